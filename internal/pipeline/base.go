@@ -1,0 +1,58 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// loadBase parses the user's base config, or loads the named or inferred
+// preset. It returns the document, the path to blame for problems inside
+// it, and whether it came from the user.
+func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
+	if spec.BaseConfig != "" {
+		path := AttrPath("base_config")
+		doc, err := stageconfig.Parse([]byte(spec.BaseConfig))
+		if err != nil {
+			ds.errorf("base_config_invalid", path, "base_config is not a usable stage config",
+				"%s. Pass a vllm-omni stage config in the stage_args or stages dialect, for example with file(\"qwen3_omni_moe.yaml\").", describeParseError(err))
+			return nil, path
+		}
+		return doc, path
+	}
+	name := spec.Preset
+	path := AttrPath("preset")
+	if name == "" {
+		inferred, ok := presets.ForModel(spec.Model)
+		if !ok {
+			ds.errorf("preset_not_inferred", AttrPath("model"), "no preset matches this model",
+				"model %q does not name a model with an embedded preset. Set preset to one of %s, or pass your own stage config in base_config.",
+				spec.Model, strings.Join(presets.Names(), ", "))
+			return nil, AttrPath("model")
+		}
+		name, path = inferred, AttrPath("model")
+	}
+	if !presets.Known(name) {
+		ds.errorf("preset_unknown", AttrPath("preset"), "unknown preset",
+			"preset %q is not embedded in this provider. Use one of %s, or pass your own stage config in base_config.",
+			name, strings.Join(presets.Names(), ", "))
+		return nil, path
+	}
+	doc, err := presets.Load(name)
+	if err != nil {
+		ds.errorf("preset_unreadable", path, "embedded preset cannot be read", "%v", err)
+		return nil, path
+	}
+	return doc, path
+}
+
+func describeParseError(err error) string {
+	var pe *stageconfig.ParseError
+	if errors.As(err, &pe) {
+		return pe.Error()
+	}
+	return fmt.Sprint(err)
+}

@@ -1,0 +1,426 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+	"go.yaml.in/yaml/v3"
+)
+
+// checkGraph applies the rules vllm-omni enforces when it loads a config,
+// plus the ones that otherwise fail only at run time, to a config as
+// written. path is where the diagnostics point (base_config, or nothing for
+// the validate function). placement adds the checks of the devices each
+// stage runs on; the planner leaves it off because it places every stage
+// itself and reports placement problems at the attributes that caused them.
+func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
+	checkInputs(g, ds, path)
+	if g.doc.Dialect == stageconfig.StageArgs {
+		checkEntryAndFinal(g, ds, path)
+		checkEdgesMatchInputs(g, ds, path)
+	}
+	checkConnectorRefs(g, ds, path)
+	checkPDPair(g, ds, path, placement)
+	if placement {
+		checkWorldSizes(g, ds, path)
+		checkSharedDevices(g, ds, path)
+	}
+}
+
+func checkInputs(g *graph, ds *Diagnostics, path Path) {
+	for _, s := range g.stages {
+		for _, in := range s.inputs {
+			switch {
+			case s.hasID && in == s.id:
+				ds.errorf("input_self", path, "a stage reads its own output",
+					"%s lists itself in engine_input_source; list the stage it reads from.", s.stage.Describe())
+			case !g.hasStage(in):
+				ds.errorf("input_unknown", path, "a stage reads from a stage that does not exist",
+					"%s reads from stage %d, which is not in the config; fix engine_input_source.", s.stage.Describe(), in)
+			}
+		}
+	}
+	if c := g.findCycle(); c != nil {
+		ds.errorf("graph_cycle", path, "the stage graph has a cycle",
+			"stages %s feed each other in a loop; every pipeline must flow from an entry stage to a final one.", describeIDs(c))
+	}
+}
+
+func (g *graph) hasStage(id int) bool { _, ok := g.byID[id]; return ok }
+
+func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
+	entry, final := false, false
+	for _, s := range g.stages {
+		if len(s.inputs) == 0 {
+			entry = true
+		}
+		if s.final {
+			final = true
+		}
+	}
+	if len(g.stages) > 0 && !entry {
+		ds.errorf("no_entry_stage", path, "no stage takes the request",
+			"every stage lists an engine_input_source, so none receives the prompt; remove the inputs of the first stage.")
+	}
+	if len(g.stages) > 0 && !final {
+		ds.errorf("no_final_output", path, "no stage returns output",
+			"set `final_output: true` (and final_output_type) on the stage whose output the API returns.")
+	}
+}
+
+func checkEdgesMatchInputs(g *graph, ds *Diagnostics, path Path) {
+	if !g.hasEdges {
+		return
+	}
+	want := map[Edge]bool{}
+	for _, e := range g.inputEdges() {
+		want[e] = true
+	}
+	have := map[Edge]bool{}
+	for _, e := range g.edges {
+		have[e] = true
+		if !want[e] {
+			ds.errorf("edge_not_in_inputs", path, "an edge does not match the stages' inputs",
+				"runtime.edges has %d → %d, but stage %d does not list %d in engine_input_source; make the edges and the inputs describe the same graph.", e.From, e.To, e.To, e.From)
+		}
+	}
+	for _, e := range g.inputEdges() {
+		if !have[e] {
+			ds.errorf("edge_missing", path, "an input has no edge",
+				"stage %d reads from stage %d but runtime.edges has no %d → %d edge; add it.", e.To, e.From, e.From, e.To)
+		}
+	}
+}
+
+// checkConnectorRefs makes sure every connector a stage names is defined,
+// and that both ends of an edge agree on it.
+func checkConnectorRefs(g *graph, ds *Diagnostics, path Path) {
+	defined := definedConnectors(g.doc)
+	out := map[Edge]string{}
+	in := map[Edge]string{}
+	for _, s := range g.stages {
+		for _, dir := range []struct {
+			key, prefix string
+			into        map[Edge]string
+			incoming    bool
+		}{{"input_connectors", "from_stage_", in, true}, {"output_connectors", "to_stage_", out, false}} {
+			m := s.stage.Get(dir.key)
+			for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+				k, v := m.Content[i].Value, m.Content[i+1]
+				name, isRef := stageconfig.ScalarString(v)
+				if !isRef {
+					continue // an inline connector definition
+				}
+				if defined != nil && !defined[name] {
+					ds.errorf("connector_undefined", path, "a stage names a connector that is not defined",
+						"%s: %s.%s names connector %q (line %d); define it under connectors or fix the name.", s.stage.Describe(), dir.key, k, name, v.Line)
+				}
+				var other int
+				if _, err := fmt.Sscanf(k, dir.prefix+"%d", &other); err != nil {
+					continue
+				}
+				e := Edge{From: s.id, To: other}
+				if dir.incoming {
+					e = Edge{From: other, To: s.id}
+				}
+				dir.into[e] = name
+			}
+		}
+	}
+	for e, a := range out {
+		if b, ok := in[e]; ok && a != b {
+			ds.errorf("connector_conflict", path, "the two ends of an edge use different connectors",
+				"edge %d → %d: stage %d sends with %q but stage %d receives with %q; use one connector.", e.From, e.To, e.From, a, e.To, b)
+		}
+	}
+}
+
+// definedConnectors returns the connector names the config defines, or nil
+// when it defines none at all (then references are resolved elsewhere).
+func definedConnectors(doc *stageconfig.Document) map[string]bool {
+	var m *yaml.Node
+	if doc.Dialect == stageconfig.Stages {
+		m = stageconfig.MapGet(doc.Top(), "connectors")
+	} else {
+		m = stageconfig.MapGet(stageconfig.MapGet(doc.Top(), "runtime"), "connectors")
+	}
+	if m == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, k := range stageconfig.MapKeys(m) {
+		out[k] = true
+	}
+	return out
+}
+
+// worldSize is how many devices a stage needs: tensor × pipeline parallel.
+func worldSize(s stageconfig.Stage) (tp, world int) {
+	tp = engineInt(s, "tensor_parallel_size", 1)
+	pp := engineInt(s, "pipeline_parallel_size", 1)
+	return tp, tp * pp
+}
+
+func engineInt(s stageconfig.Stage, key string, def int) int {
+	if v, ok := stageconfig.ScalarInt(s.Engine(key)); ok {
+		return v
+	}
+	return def
+}
+
+func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
+	for _, s := range g.stages {
+		devs, ok, err := s.stage.Devices()
+		if err != nil {
+			ds.errorf("devices_invalid", path, "a stage's devices cannot be read", "%s: %v", s.stage.Describe(), err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		tp, world := worldSize(s.stage)
+		if s.stage.StageType() == "llm" && len(devs) != world {
+			ds.errorf("devices_world_size", path, "a stage's device count does not match its parallelism",
+				"%s runs on %d device(s) (%s) but tensor_parallel_size %d × pipeline_parallel_size %d needs %d; list %d device(s) or change the parallel sizes.",
+				s.stage.Describe(), len(devs), stageconfig.FormatDevices(devs), tp, world/tp, world, world)
+		}
+	}
+}
+
+// kvConfig is a stage's kv_transfer_config, read for the checks.
+type kvConfig struct {
+	node      *yaml.Node
+	connector string
+	role      string
+	bufDevice string
+	bufSize   string
+}
+
+func readKV(s stageconfig.Stage) (kvConfig, bool) {
+	n := s.Engine("kv_transfer_config")
+	if n == nil || n.Kind != yaml.MappingNode {
+		return kvConfig{node: n}, false
+	}
+	kv := kvConfig{node: n}
+	kv.connector, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_connector"))
+	kv.role, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_role"))
+	kv.bufDevice, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_buffer_device"))
+	kv.bufSize, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_buffer_size"))
+	return kv, true
+}
+
+func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
+	var ps, dsg []graphStage
+	for _, s := range g.stages {
+		if s.prefill {
+			ps = append(ps, s)
+		}
+		if s.decode {
+			dsg = append(dsg, s)
+		}
+	}
+	if len(ps) > 1 || len(dsg) > 1 {
+		ds.errorf("pd_multiple_pairs", path, "more than one prefill/decode pair",
+			"vllm-omni supports one PD pair per pipeline; found %d prefill and %d decode stages. Run more pipelines (or num_replicas) for more capacity.", len(ps), len(dsg))
+		return
+	}
+	switch {
+	case len(ps) == 0 && len(dsg) == 0:
+		return
+	case len(ps) == 1 && len(dsg) == 0:
+		ds.errorf("pd_prefill_alone", path, "a prefill stage has no decode partner",
+			"%s is prefill-only but no stage is decode-only, so PD is silently off; mark its partner `is_decode_only: true`.", ps[0].stage.Describe())
+		return
+	case len(ps) == 0:
+		ds.errorf("pd_decode_alone", path, "a decode stage has no prefill partner",
+			"%s is decode-only but no stage is prefill-only; mark its partner `is_prefill_only: true`.", dsg[0].stage.Describe())
+		return
+	}
+	p, d := ps[0], dsg[0]
+	if g.doc.Dialect == stageconfig.StageArgs && !containsInt(d.inputs, p.id) {
+		ds.errorf("pd_decode_input", path, "the decode stage does not read from the prefill stage",
+			"%s must list %d in engine_input_source.", d.stage.Describe(), p.id)
+	}
+	pkv, pok := readKV(p.stage)
+	dkv, dok := readKV(d.stage)
+	for _, x := range []struct {
+		s  graphStage
+		kv kvConfig
+		ok bool
+	}{{p, pkv, pok}, {d, dkv, dok}} {
+		if !x.ok {
+			what := "is missing"
+			if x.kv.node != nil {
+				what = "is not a mapping"
+			}
+			ds.errorf("kv_config_missing", path, "kv_transfer_config "+what,
+				"%s needs a kv_transfer_config with kv_connector, kv_role, kv_rank and kv_parallel_size.", x.s.stage.Describe())
+		}
+	}
+	if !pok || !dok {
+		return
+	}
+	if pkv.role != kvProducer && pkv.role != "kv_both" {
+		ds.errorf("kv_role_prefill", path, "the prefill stage does not produce KV",
+			"%s has kv_role %q; use kv_producer (or kv_both).", p.stage.Describe(), pkv.role)
+	}
+	if dkv.role != kvConsumer && dkv.role != "kv_both" {
+		ds.errorf("kv_role_decode", path, "the decode stage does not consume KV",
+			"%s has kv_role %q; use kv_consumer (or kv_both).", d.stage.Describe(), dkv.role)
+	}
+	switch {
+	case pkv.connector == "" || dkv.connector == "":
+		ds.errorf("kv_connector_empty", path, "kv_connector is empty", "set the same kv_connector on both %s and %s.", p.stage.Describe(), d.stage.Describe())
+	case pkv.connector != dkv.connector:
+		ds.errorf("kv_connector_mismatch", path, "prefill and decode use different KV connectors",
+			"%s uses %q and %s uses %q; use one connector on both.", p.stage.Describe(), pkv.connector, d.stage.Describe(), dkv.connector)
+	}
+	if pkv.bufDevice != "" && dkv.bufDevice != "" && pkv.bufDevice != dkv.bufDevice {
+		ds.errorf("kv_buffer_device_mismatch", path, "kv_buffer_device differs", "prefill has %q and decode %q; set the same on both.", pkv.bufDevice, dkv.bufDevice)
+	}
+	if pkv.bufSize != "" && dkv.bufSize != "" && pkv.bufSize != dkv.bufSize {
+		ds.errorf("kv_buffer_size_mismatch", path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.bufSize, dkv.bufSize)
+	}
+	ptp, _ := worldSize(p.stage)
+	dtp, _ := worldSize(d.stage)
+	if msg := tpProblem(pkv.connector, ptp, dtp); msg != "" {
+		ds.errorf("tp_mismatch", path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
+	}
+	if placement {
+		checkPDDevices(p, d, ds, path)
+	}
+	checkBootstrapPorts(p, d, pkv, dkv, ds, path)
+}
+
+// tpProblem says why a prefill/decode tensor-parallel pair does not work
+// with a connector, or returns "".
+func tpProblem(connector string, prefill, decode int) string {
+	if prefill == decode {
+		return ""
+	}
+	if connector == connectorNixl {
+		if decode >= prefill {
+			return ""
+		}
+		return fmt.Sprintf("NixlConnector supports a decode tensor_parallel_size (%d) at least as large as prefill's (%d), not smaller; raise decode's or lower prefill's.", decode, prefill)
+	}
+	return fmt.Sprintf("%s does not support different tensor_parallel_size on prefill (%d) and decode (%d); set both to the same value, or use NixlConnector, which allows a larger decode size.", connector, prefill, decode)
+}
+
+func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {
+	pdev, pok, _ := p.stage.Devices()
+	ddev, dok, _ := d.stage.Devices()
+	if !pok || !dok {
+		return
+	}
+	if shared := intersect(pdev, ddev); len(shared) > 0 {
+		ds.errorf("pd_devices_overlap", path, "prefill and decode share GPUs",
+			"%s and %s both use device(s) %s; give each its own devices.", p.stage.Describe(), d.stage.Describe(), stageconfig.FormatDevices(shared))
+	}
+}
+
+func checkBootstrapPorts(p, d graphStage, pkv, dkv kvConfig, ds *Diagnostics, path Path) {
+	if pkv.connector != connectorMooncake {
+		return
+	}
+	port := func(kv kvConfig) (int, bool) {
+		return stageconfig.ScalarInt(stageconfig.MapGet(stageconfig.MapGet(kv.node, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
+	}
+	pp, pok := port(pkv)
+	dp, dok := port(dkv)
+	if pok && dok && pp == dp && sameHost(p.stage, d.stage) {
+		ds.errorf("port_collision", path, "prefill and decode use the same Mooncake bootstrap port",
+			"both %s and %s bind mooncake_bootstrap_port %d on one host; give each its own port.", p.stage.Describe(), d.stage.Describe(), pp)
+	}
+	for _, x := range []struct {
+		s    graphStage
+		port int
+		ok   bool
+	}{{p, pp, pok}, {d, dp, dok}} {
+		env := x.s.stage.Env()
+		if v, ok := stageconfig.ScalarString(stageconfig.MapGet(env, "VLLM_MOONCAKE_BOOTSTRAP_PORT")); ok && x.ok && v != fmt.Sprint(x.port) {
+			ds.errorf("bootstrap_env_mismatch", path, "the bootstrap port in env differs from the one in kv_connector_extra_config",
+				"%s: VLLM_MOONCAKE_BOOTSTRAP_PORT is %s but mooncake_bootstrap_port is %d; the server binds one and peers dial the other. Make them equal.", x.s.stage.Describe(), v, x.port)
+		}
+	}
+}
+
+// sameHost compares the stages' VLLM_HOST_IP, which is how a config says
+// where a stage runs; no address on either means one host.
+func sameHost(a, b stageconfig.Stage) bool {
+	ha, _ := stageconfig.ScalarString(stageconfig.MapGet(a.Env(), "VLLM_HOST_IP"))
+	hb, _ := stageconfig.ScalarString(stageconfig.MapGet(b.Env(), "VLLM_HOST_IP"))
+	return ha == hb
+}
+
+// checkSharedDevices adds up gpu_memory_utilization of the stages that share
+// a device: over 1.0 cannot start; close to it leaves no headroom.
+func checkSharedDevices(g *graph, ds *Diagnostics, path Path) {
+	type share struct {
+		total  float64
+		stages []string
+	}
+	byDevice := map[string]*share{}
+	var order []string
+	for _, s := range g.stages {
+		devs, ok, err := s.stage.Devices()
+		if !ok || err != nil {
+			continue
+		}
+		host, _ := stageconfig.ScalarString(stageconfig.MapGet(s.stage.Env(), "VLLM_HOST_IP"))
+		mem := defaultGPUMemoryShare
+		if v, ok := stageconfig.ScalarFloat(s.stage.Engine("gpu_memory_utilization")); ok {
+			mem = v
+		}
+		for _, dev := range devs {
+			key := fmt.Sprintf("%s/%d", host, dev)
+			sh := byDevice[key]
+			if sh == nil {
+				sh = &share{}
+				byDevice[key] = sh
+				order = append(order, key)
+			}
+			sh.total += mem
+			sh.stages = append(sh.stages, fmt.Sprintf("%s %.2f", s.stage.Describe(), mem))
+		}
+	}
+	for _, key := range order {
+		reportShare(ds, path, key, byDevice[key].total, byDevice[key].stages)
+	}
+}
+
+func reportShare(ds *Diagnostics, path Path, device string, total float64, stages []string) {
+	if len(stages) < 2 {
+		return
+	}
+	dev := device[strings.IndexByte(device, '/')+1:]
+	list := strings.Join(stages, ", ")
+	switch {
+	case total > 1.0+1e-9:
+		ds.errorf("gpu_memory_oversubscribed", path, "stages sharing a GPU ask for more than all of its memory",
+			"device %s: %s add up to %.2f of its memory; lower gpu_memory_utilization so the sum is at most 1.0, or move a stage to another device.", dev, list, total)
+	case total > sharedDeviceHeadroom+1e-9:
+		ds.warnf("gpu_memory_tight", path, "stages sharing a GPU leave little memory headroom",
+			"device %s: %s add up to %.2f; above %.1f, activation peaks can run it out of memory.", dev, list, total, sharedDeviceHeadroom)
+	}
+}
+
+func containsInt(xs []int, v int) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func intersect(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		if containsInt(b, x) && !containsInt(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Severity of a Diagnostic.
+type Severity int
+
+const (
+	// SeverityError stops the plan.
+	SeverityError Severity = iota
+	// SeverityWarning is reported and the plan goes on.
+	SeverityWarning
+)
+
+// Step is one step of an attribute path: an attribute (or object key) name,
+// or a list index when Name is empty.
+type Step struct {
+	Name  string
+	Index int
+}
+
+// Path locates the input a Diagnostic concerns, in the provider's schema.
+type Path []Step
+
+// AttrPath builds a path of attribute names.
+func AttrPath(names ...string) Path {
+	p := make(Path, len(names))
+	for i, n := range names {
+		p[i] = Step{Name: n}
+	}
+	return p
+}
+
+// Attr extends the path with an attribute name.
+func (p Path) Attr(name string) Path {
+	return append(p[:len(p):len(p)], Step{Name: name})
+}
+
+// Index extends the path with a list index.
+func (p Path) Index(i int) Path {
+	return append(p[:len(p):len(p)], Step{Index: i})
+}
+
+// String renders the path as Terraform prints one: prefill.devices[1].
+func (p Path) String() string {
+	var b strings.Builder
+	for i, s := range p {
+		switch {
+		case s.Name == "":
+			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
+		case i > 0:
+			b.WriteString("." + s.Name)
+		default:
+			b.WriteString(s.Name)
+		}
+	}
+	return b.String()
+}
+
+// Diagnostic is one problem found while planning.
+type Diagnostic struct {
+	Severity Severity
+	Code     string // stable identifier, such as "tp_mismatch"
+	Path     Path
+	Summary  string
+	Detail   string // what is wrong and how to fix it
+}
+
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	if d.Severity == SeverityWarning {
+		b.WriteString("warning: ")
+	}
+	if len(d.Path) > 0 {
+		b.WriteString(d.Path.String() + ": ")
+	}
+	b.WriteString(d.Summary)
+	if d.Detail != "" {
+		b.WriteString(": " + d.Detail)
+	}
+	b.WriteString(" [" + d.Code + "]")
+	return b.String()
+}
+
+// Diagnostics collects problems in the order they were found.
+type Diagnostics []Diagnostic
+
+// HasErrors reports whether any diagnostic is an error.
+func (ds Diagnostics) HasErrors() bool {
+	for _, d := range ds {
+		if d.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// Errors returns only the errors.
+func (ds Diagnostics) Errors() Diagnostics { return ds.filter(SeverityError) }
+
+// Warnings returns only the warnings.
+func (ds Diagnostics) Warnings() Diagnostics { return ds.filter(SeverityWarning) }
+
+func (ds Diagnostics) filter(s Severity) Diagnostics {
+	var out Diagnostics
+	for _, d := range ds {
+		if d.Severity == s {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Codes lists the codes in order, for tests and summaries.
+func (ds Diagnostics) Codes() []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Code
+	}
+	return out
+}
+
+func (ds *Diagnostics) errorf(code string, path Path, summary, detail string, args ...any) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityError, Code: code, Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
+}
+
+func (ds *Diagnostics) warnf(code string, path Path, summary, detail string, args ...any) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Code: code, Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
+}

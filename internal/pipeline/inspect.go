@@ -1,0 +1,61 @@
+package pipeline
+
+import (
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// ConfigSummary is what parse_stage_config reports about a config.
+type ConfigSummary struct {
+	Format string
+	Stages []SummaryStage
+	Edges  []Edge
+}
+
+// SummaryStage is one stage as written in a config.
+type SummaryStage struct {
+	StageID     int
+	ModelStage  string
+	Inputs      []int
+	Devices     []int
+	FinalOutput bool
+}
+
+// Inspect parses a config in either dialect and summarises its stage graph.
+// Only a config that cannot be read is an error; use Check for the rules.
+// Edges are the ones the config writes, or, when it writes none, the ones
+// its stages' inputs imply.
+func Inspect(src []byte) (*ConfigSummary, error) {
+	doc, err := stageconfig.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	var ds Diagnostics
+	g := readGraph(doc, &ds, nil)
+	sum := &ConfigSummary{Format: string(doc.Dialect), Stages: make([]SummaryStage, 0, len(g.stages))}
+	for _, s := range g.stages {
+		devs, _, _ := s.stage.Devices()
+		sum.Stages = append(sum.Stages, SummaryStage{
+			StageID: s.id, ModelStage: s.modelStage, Inputs: s.inputs, Devices: devs, FinalOutput: s.final,
+		})
+	}
+	if g.hasEdges {
+		sum.Edges = g.edges
+	} else {
+		sum.Edges = g.inputEdges()
+	}
+	return sum, nil
+}
+
+// Check runs every rule vllm-omni applies to a config, and the ones this
+// provider adds, on a config as written. It returns nil for a sound config.
+// A config that cannot be parsed gives one diagnostic that says where.
+func Check(src []byte) Diagnostics {
+	doc, err := stageconfig.Parse(src)
+	if err != nil {
+		return Diagnostics{{Severity: SeverityError, Code: "config_unreadable", Summary: "the config cannot be read", Detail: describeParseError(err)}}
+	}
+	var ds Diagnostics
+	g := readGraph(doc, &ds, nil)
+	checkGraph(g, &ds, nil, true)
+	return ds
+}

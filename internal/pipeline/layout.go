@@ -1,0 +1,337 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// plannedStage is one stage of the output pipeline and every choice the
+// planner makes for it.
+type plannedStage struct {
+	key      string // prefill, decode, or the model_stage name
+	role     string
+	base     graphStage // the base stage it comes from
+	id       int
+	inputs   []int
+	host     string
+	path     Path // where the user configures it
+	override *StageOverride
+
+	devices      []int
+	devicesGiven bool
+	tp, world    int
+	memory       float64
+	maxNumSeqs   *int
+
+	kvRole        *string
+	kvRank        int
+	handshakePort int // Mooncake bootstrap or NIXL side-channel base; 0 if none
+}
+
+func (s *plannedStage) info() StageInfo {
+	info := StageInfo{
+		StageID:            s.id,
+		Role:               s.role,
+		ModelStage:         s.base.modelStage,
+		Devices:            s.devices,
+		TensorParallelSize: s.tp,
+		Inputs:             s.inputs,
+		KVRole:             s.kvRole,
+		Host:               s.host,
+		FinalOutput:        s.base.final && s.role != RolePrefill,
+	}
+	if s.handshakePort != 0 {
+		port := s.handshakePort
+		info.BootstrapPort = &port
+	}
+	return info
+}
+
+// describe names the stage in messages: "prefill (stage 0)".
+func (s *plannedStage) describe() string {
+	if s.role == RoleStage {
+		return fmt.Sprintf("%s (stage %d)", s.key, s.id)
+	}
+	return fmt.Sprintf("%s (stage %d)", s.role, s.id)
+}
+
+// checkNotSplit refuses a base that already has a PD pair: splitting it
+// again would make a second pair, which vllm-omni rejects.
+func (p *planner) checkNotSplit() bool {
+	for _, s := range p.g.stages {
+		if s.prefill || s.decode {
+			p.ds.errorf("base_already_split", p.basePath, "the base config is already split into prefill and decode",
+				"%s is marked is_prefill_only or is_decode_only. Pass the config before the split (with one thinker stage); the provider makes the PD pair.", s.stage.Describe())
+			return false
+		}
+	}
+	return true
+}
+
+// chooseSplit finds the stage to split: split_stage when set, otherwise the
+// thinker, otherwise the first autoregressive stage that takes the request.
+func (p *planner) chooseSplit() bool {
+	if id := p.spec.SplitStage; id != nil {
+		s, ok := p.g.stageByID(*id)
+		if !ok {
+			p.ds.errorf("split_stage_unknown", AttrPath("split_stage"), "no stage has this id",
+				"split_stage is %d but the base config has stages %s.", *id, describeInts(p.stageIDs()))
+			return false
+		}
+		if why := notSplittable(s); why != "" {
+			p.ds.errorf("split_stage_not_autoregressive", AttrPath("split_stage"), "this stage cannot be split into prefill and decode",
+				"%s %s; PD splits an autoregressive (worker_type: ar) LLM stage such as the thinker.", s.stage.Describe(), why)
+			return false
+		}
+		p.split = s
+		return true
+	}
+	for _, s := range p.g.stages {
+		if s.modelStage == "thinker" && notSplittable(s) == "" {
+			p.split = s
+			return true
+		}
+	}
+	for _, s := range p.g.stages {
+		if len(s.inputs) == 0 && notSplittable(s) == "" {
+			p.split = s
+			return true
+		}
+	}
+	p.ds.errorf("split_stage_not_found", AttrPath("split_stage"), "no stage to split",
+		"the base config has no thinker and no autoregressive entry stage; set split_stage to the id of the autoregressive stage to split.")
+	return false
+}
+
+func notSplittable(s graphStage) string {
+	if t := s.stage.StageType(); t != "llm" {
+		return fmt.Sprintf("is a %s stage", t)
+	}
+	if w := s.stage.WorkerType(); w == "generation" || strings.Contains(strings.ToLower(w), "generation") {
+		return "runs a generation worker"
+	}
+	return ""
+}
+
+func (p *planner) stageIDs() []int {
+	ids := make([]int, 0, len(p.g.stages))
+	for _, s := range p.g.stages {
+		ids = append(ids, s.id)
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+// newID maps a base stage id to its id after the split; a reference to the
+// split stage itself means the decode stage, which now produces its output.
+func (p *planner) newID(old int) int {
+	k := p.split.id
+	if old >= k {
+		return old + 1
+	}
+	return old
+}
+
+// layout builds the output stages: ids, inputs, hosts and the settings
+// each one takes from the user.
+func (p *planner) layout() {
+	k := p.split.id
+	overrides := p.spec.StageOverrides
+	p.checkOverrideKeys()
+	for _, s := range p.g.stages {
+		if s.id == k {
+			pre := &plannedStage{key: prefillKey, role: RolePrefill, base: s, id: k, path: AttrPath(prefillKey)}
+			for _, in := range s.inputs {
+				pre.inputs = append(pre.inputs, p.newID(in))
+			}
+			dec := &plannedStage{key: decodeKey, role: RoleDecode, base: s, id: k + 1, inputs: []int{k}, path: AttrPath(decodeKey)}
+			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, kvProducer, 0)
+			p.add(pre)
+			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, kvConsumer, 1)
+			p.add(dec)
+			continue
+		}
+		ps := &plannedStage{key: stageKey(s), role: RoleStage, base: s, id: p.newID(s.id)}
+		for _, in := range s.inputs {
+			ps.inputs = append(ps.inputs, p.newID(in))
+		}
+		if o, ok := overrides[ps.key]; ok {
+			o := o
+			ps.override = &o
+		}
+		ps.path = AttrPath("stage_overrides", ps.key)
+		p.configureStage(ps)
+		p.add(ps)
+	}
+	// Hosts: the decode side defaults to the prefill host, and the other
+	// stages to the decode host, since they consume what decode produces.
+	pre, dec := p.byKey[prefillKey], p.byKey[decodeKey]
+	pre.host = p.spec.Prefill.Host
+	dec.host = firstNonEmpty(p.spec.Decode.Host, pre.host)
+	for _, s := range p.stages {
+		if s.role == RoleStage {
+			h := ""
+			if s.override != nil {
+				h = s.override.Host
+			}
+			s.host = firstNonEmpty(h, dec.host)
+		}
+		if !containsString(p.hosts, s.host) {
+			p.hosts = append(p.hosts, s.host)
+		}
+	}
+	p.checkHosts()
+}
+
+// stageKey names a stage that is not split: its model_stage, or stage_<id>
+// when it has none.
+func stageKey(s graphStage) string {
+	if s.modelStage != "" {
+		return s.modelStage
+	}
+	return fmt.Sprintf("stage_%d", s.id)
+}
+
+func (p *planner) add(s *plannedStage) {
+	if _, dup := p.byKey[s.key]; dup && s.role == RoleStage {
+		// Two stages share a model_stage name; key the later one by id so
+		// that overrides and allocations stay unambiguous.
+		s.key = fmt.Sprintf("stage_%d", s.base.id)
+	}
+	p.stages = append(p.stages, s)
+	p.byKey[s.key] = s
+}
+
+func (p *planner) checkOverrideKeys() {
+	known := map[string]bool{}
+	var names []string
+	for _, s := range p.g.stages {
+		if s.id == p.split.id {
+			continue
+		}
+		known[stageKey(s)] = true
+		names = append(names, stageKey(s))
+	}
+	for _, name := range sortedStrings(p.spec.StageOverrides) {
+		path := AttrPath("stage_overrides", name)
+		switch {
+		case name == p.split.modelStage || name == prefillKey || name == decodeKey:
+			p.ds.errorf("override_split_stage", path, "the split stage is configured through prefill and decode",
+				"move these settings to the prefill and decode attributes.")
+		case !known[name]:
+			p.ds.errorf("override_unknown_stage", path, "no stage has this model_stage",
+				"the stages that can be overridden are %s.", strings.Join(names, ", "))
+		}
+	}
+}
+
+func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, role string, rank int) {
+	s.tp = DefaultTensorParallel
+	if r.TensorParallelSize != nil {
+		s.tp = *r.TensorParallelSize
+	}
+	pp := engineInt(s.base.stage, "pipeline_parallel_size", 1)
+	s.world = s.tp * pp
+	if r.Devices != nil {
+		s.devices, s.devicesGiven = r.Devices, true
+	}
+	seqs := defaultSeqs
+	if r.MaxNumSeqs != nil {
+		seqs = *r.MaxNumSeqs
+	}
+	s.maxNumSeqs = &seqs
+	s.memory = baseMemory(s.base.stage)
+	if r.GPUMemoryUtilization != nil {
+		s.memory = *r.GPUMemoryUtilization
+	}
+	kvRole := role
+	s.kvRole, s.kvRank = &kvRole, rank
+	if s.role == RoleDecode {
+		pre := p.byKey[prefillKey]
+		if msg := tpProblemFor(p.conn, pre.tp, s.tp); msg != "" {
+			p.ds.errorf("tp_mismatch", AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
+		}
+	}
+}
+
+func tpProblemFor(c connector, prefill, decode int) string {
+	if prefill == decode || (c.allowsLargerDecodeTP && decode > prefill) {
+		return ""
+	}
+	return tpProblem(c.name, prefill, decode)
+}
+
+func (p *planner) configureStage(s *plannedStage) {
+	s.tp, s.world = worldSize(s.base.stage)
+	s.memory = baseMemory(s.base.stage)
+	o := s.override
+	if o == nil {
+		return
+	}
+	if v, ok := o.EngineArgs["tensor_parallel_size"]; ok {
+		if n, isInt := v.(int64); isInt && n >= 1 {
+			pp := engineInt(s.base.stage, "pipeline_parallel_size", 1)
+			s.tp, s.world = int(n), int(n)*pp
+		} else {
+			p.ds.errorf("tensor_parallel_size_range", s.path.Attr("engine_args").Attr("tensor_parallel_size"), "tensor_parallel_size must be a whole number of at least 1", "it is %v.", v)
+		}
+	}
+	if o.Devices != nil {
+		s.devices, s.devicesGiven = o.Devices, true
+	}
+	s.maxNumSeqs = o.MaxNumSeqs
+	if o.GPUMemoryUtilization != nil {
+		s.memory = *o.GPUMemoryUtilization
+	}
+}
+
+func baseMemory(s stageconfig.Stage) float64 {
+	if v, ok := stageconfig.ScalarFloat(s.Engine("gpu_memory_utilization")); ok {
+		return v
+	}
+	return defaultGPUMemoryShare
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func containsString(xs []string, v string) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *planner) multiHost() bool { return len(p.hosts) > 1 }
+
+// checkHosts rejects, across hosts, addresses the other side cannot reach.
+func (p *planner) checkHosts() {
+	if !p.multiHost() {
+		return
+	}
+	for _, s := range p.stages {
+		if s.host == "" {
+			p.ds.errorf("host_missing", s.path.Attr("host"), "a stage has no host while others do",
+				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.hosts))
+			continue
+		}
+		if isLoopbackOrWildcard(s.host) && (s.role != RoleStage || s.override != nil && s.override.Host != "") {
+			p.ds.errorf("host_unreachable", s.path.Attr("host"), "this address cannot be reached from another host",
+				"%s: %q is a loopback or wildcard address, but the pipeline spans hosts; use the address other hosts reach it at.", s.describe(), s.host)
+		}
+	}
+}
+
+func isLoopbackOrWildcard(h string) bool {
+	h = strings.ToLower(h)
+	return h == "localhost" || h == "0.0.0.0" || h == "::" || h == "::1" || strings.HasPrefix(h, "127.") || strings.HasSuffix(h, ".localhost")
+}

@@ -1,0 +1,141 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+)
+
+// DecodeStageOverrides reads the free-form `stage_overrides` value (an
+// object keyed by model_stage name) into typed overrides, reporting every
+// shape problem at the entry's attribute path. v is nil, or a map[string]any
+// whose values are maps with the keys devices, max_num_seqs,
+// gpu_memory_utilization, host and engine_args.
+func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
+	var ds Diagnostics
+	root := AttrPath("stage_overrides")
+	if v == nil {
+		return nil, nil
+	}
+	entries, ok := v.(map[string]any)
+	if !ok {
+		ds.errorf("stage_overrides_shape", root, "stage_overrides must be an object keyed by model_stage",
+			"write stage_overrides = { talker = { devices = [2] } }; got %s.", describeType(v))
+		return nil, ds
+	}
+	out := make(map[string]StageOverride, len(entries))
+	for _, name := range sortedStrings(entries) {
+		path := root.Attr(name)
+		fields, ok := entries[name].(map[string]any)
+		if !ok {
+			ds.errorf("stage_overrides_shape", path, "a stage override must be an object",
+				"write %s = { max_num_seqs = 8 }; got %s.", name, describeType(entries[name]))
+			continue
+		}
+		var o StageOverride
+		for _, key := range sortedStrings(fields) {
+			val := fields[key]
+			fpath := path.Attr(key)
+			if val == nil {
+				continue
+			}
+			switch key {
+			case "devices":
+				o.Devices = decodeIntList(&ds, fpath, val)
+				checkDevices(&ds, fpath, o.Devices)
+			case "max_num_seqs":
+				if n, ok := decodeInt(&ds, fpath, val); ok {
+					if n < 1 {
+						ds.errorf("max_num_seqs_range", fpath, "max_num_seqs must be at least 1", "it is %d.", n)
+					}
+					o.MaxNumSeqs = &n
+				}
+			case "gpu_memory_utilization":
+				if f, ok := decodeFloat(&ds, fpath, val); ok {
+					o.GPUMemoryUtilization = &f
+					checkMemory(&ds, path, o.GPUMemoryUtilization)
+				}
+			case "host":
+				if s, ok := val.(string); ok {
+					o.Host = s
+					checkHost(&ds, fpath, s)
+				} else {
+					ds.errorf("stage_overrides_type", fpath, "host must be a string", "got %s.", describeType(val))
+				}
+			case "engine_args":
+				if m, ok := val.(map[string]any); ok {
+					o.EngineArgs = m
+					checkEngineArgs(&ds, fpath, m, overrideManagedKeys)
+				} else {
+					ds.errorf("stage_overrides_type", fpath, "engine_args must be an object", "got %s.", describeType(val))
+				}
+			default:
+				ds.errorf("stage_overrides_unknown_key", fpath, "unknown stage override setting",
+					"%q is not a stage override setting; use devices, max_num_seqs, gpu_memory_utilization, host or engine_args (other engine settings go in engine_args).", key)
+			}
+		}
+		out[name] = o
+	}
+	return out, ds
+}
+
+func decodeInt(ds *Diagnostics, path Path, v any) (int, bool) {
+	switch x := v.(type) {
+	case int64:
+		return int(x), true
+	case int:
+		return x, true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<31 {
+			return int(x), true
+		}
+	}
+	ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s.", describeType(v))
+	return 0, false
+}
+
+func decodeFloat(ds *Diagnostics, path Path, v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	ds.errorf("stage_overrides_type", path, "must be a number", "got %s.", describeType(v))
+	return 0, false
+}
+
+func decodeIntList(ds *Diagnostics, path Path, v any) []int {
+	list, ok := v.([]any)
+	if !ok {
+		ds.errorf("stage_overrides_type", path, "must be a list of GPU indices", "write devices = [2]; got %s.", describeType(v))
+		return nil
+	}
+	out := make([]int, 0, len(list))
+	for i, e := range list {
+		n, ok := decodeInt(ds, path.Index(i), e)
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func describeType(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case bool:
+		return fmt.Sprintf("the bool %t", x)
+	case int64, int, float64:
+		return fmt.Sprintf("the number %v", x)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
+}

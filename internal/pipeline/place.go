@@ -1,0 +1,208 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// place gives every stage its devices. Devices the user lists are kept as
+// given. Prefill and decode get their own devices, lowest free index first
+// (or the devices an earlier plan gave them, while those still fit); the
+// other stages share the first device left after the PD pair, as the
+// recipe puts talker and code2wav together on one GPU.
+func (p *planner) place() {
+	used := map[string]map[int]bool{} // host -> devices taken by P and D
+	take := func(host string, devs []int) {
+		if used[host] == nil {
+			used[host] = map[int]bool{}
+		}
+		for _, d := range devs {
+			used[host][d] = true
+		}
+	}
+	pre, dec := p.byKey[prefillKey], p.byKey[decodeKey]
+	for _, s := range []*plannedStage{pre, dec} {
+		if s.devicesGiven {
+			p.checkWorld(s)
+			take(s.host, s.devices)
+		}
+	}
+	for _, s := range []*plannedStage{pre, dec} {
+		if s.devicesGiven {
+			continue
+		}
+		if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
+			s.devices = prev
+		} else {
+			s.devices = lowestFree(used[s.host], s.world)
+		}
+		take(s.host, s.devices)
+	}
+	if pre.host == dec.host {
+		if shared := intersect(pre.devices, dec.devices); len(shared) > 0 {
+			p.ds.errorf("pd_devices_overlap", dec.path.Attr("devices"), "prefill and decode share GPUs",
+				"device(s) %s are in both prefill.devices and decode.devices; give each side its own GPUs (they run as separate engines).",
+				stageconfig.FormatDevices(shared))
+		}
+	}
+	for _, s := range p.stages {
+		if s.role != RoleStage {
+			continue
+		}
+		if s.devicesGiven {
+			p.checkWorld(s)
+			continue
+		}
+		if prev, ok := p.previousDevices(s); ok && !anyUsed(pdDevices(pre, dec, s.host), prev) {
+			s.devices = prev
+			continue
+		}
+		first := lowestFree(used[s.host], 1)[0]
+		s.devices = make([]int, s.world)
+		for i := range s.devices {
+			s.devices[i] = first + i
+		}
+	}
+	p.checkGPULimit()
+	p.checkMemory()
+}
+
+func (p *planner) checkWorld(s *plannedStage) {
+	if len(s.devices) != s.world {
+		p.ds.errorf("devices_world_size", s.path.Attr("devices"), "the device count does not match the parallelism",
+			"%s lists %d device(s) but tensor_parallel_size %d × pipeline_parallel_size %d needs %d; list %d device(s) or change tensor_parallel_size.",
+			s.describe(), len(s.devices), s.tp, s.world/s.tp, s.world, s.world)
+	}
+}
+
+// previousDevices returns the devices an earlier plan chose for the stage
+// when they still fit its size and the host's GPUs.
+func (p *planner) previousDevices(s *plannedStage) ([]int, bool) {
+	if p.spec.Previous == nil {
+		return nil, false
+	}
+	prev, ok := p.spec.Previous.Devices[s.key]
+	if !ok || len(prev) != s.world {
+		return nil, false
+	}
+	seen := map[int]bool{}
+	for _, d := range prev {
+		if d < 0 || seen[d] || (p.spec.GPUs != nil && d >= *p.spec.GPUs) {
+			return nil, false
+		}
+		seen[d] = true
+	}
+	return append([]int(nil), prev...), true
+}
+
+func pdDevices(pre, dec *plannedStage, host string) map[int]bool {
+	out := map[int]bool{}
+	for _, s := range []*plannedStage{pre, dec} {
+		if s.host == host {
+			for _, d := range s.devices {
+				out[d] = true
+			}
+		}
+	}
+	return out
+}
+
+func anyUsed(used map[int]bool, devs []int) bool {
+	for _, d := range devs {
+		if used[d] {
+			return true
+		}
+	}
+	return false
+}
+
+// lowestFree returns the n lowest device indices not in used.
+func lowestFree(used map[int]bool, n int) []int {
+	out := make([]int, 0, n)
+	for d := 0; len(out) < n; d++ {
+		if !used[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// checkGPULimit reports a layout that needs more GPUs than a host has,
+// saying which stage sits where so the user sees what to shrink.
+func (p *planner) checkGPULimit() {
+	if p.spec.GPUs == nil {
+		return
+	}
+	limit := *p.spec.GPUs
+	for _, host := range p.hosts {
+		need := 0
+		var where []string
+		var blame Path
+		for _, s := range p.stages {
+			if s.host != host {
+				continue
+			}
+			where = append(where, fmt.Sprintf("%s on %s", s.describe(), stageconfig.FormatDevices(s.devices)))
+			for _, d := range s.devices {
+				if d+1 > need {
+					need = d + 1
+					blame = AttrPath("gpus")
+					if s.devicesGiven {
+						blame = s.path.Attr("devices")
+					}
+				}
+			}
+		}
+		if need > limit {
+			on := ""
+			if host != "" {
+				on = " on host " + host
+			}
+			p.ds.errorf("gpus_exceeded", blame, "the layout needs more GPUs than the host has",
+				"the layout needs devices 0-%d (%d GPUs)%s but gpus = %d: %s. Raise gpus, lower tensor_parallel_size, or list devices that exist.",
+				need-1, need, on, limit, strings.Join(where, "; "))
+		}
+	}
+}
+
+// checkMemory adds up the memory share of the stages on each device.
+func (p *planner) checkMemory() {
+	type share struct {
+		total  float64
+		stages []string
+		last   *plannedStage
+	}
+	byDevice := map[string]*share{}
+	var order []string
+	for _, s := range p.stages {
+		for _, d := range s.devices {
+			key := fmt.Sprintf("%s/%d", s.host, d)
+			sh := byDevice[key]
+			if sh == nil {
+				sh = &share{}
+				byDevice[key] = sh
+				order = append(order, key)
+			}
+			sh.total += s.memory
+			sh.stages = append(sh.stages, fmt.Sprintf("%s %.2f", s.describe(), s.memory))
+			sh.last = s
+		}
+	}
+	for _, key := range order {
+		sh := byDevice[key]
+		reportShare(&p.ds, sh.last.path.Attr("gpu_memory_utilization"), key, sh.total, sh.stages)
+	}
+}
+
+// gpuCount is the number of distinct GPUs the layout uses, across hosts.
+func (p *planner) gpuCount() int {
+	seen := map[string]bool{}
+	for _, s := range p.stages {
+		for _, d := range s.devices {
+			seen[fmt.Sprintf("%s/%d", s.host, d)] = true
+		}
+	}
+	return len(seen)
+}

@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// DefaultConfigPath is where the launch command expects the deploy config
+// when the user does not say.
+const DefaultConfigPath = "/etc/vllm-omni/deploy-config.yaml"
+
+// planner carries one plan's state through its steps. Each step appends
+// what it finds to ds and goes on where it can, so that one plan reports
+// every problem.
+type planner struct {
+	spec       Spec
+	ds         Diagnostics
+	base       *stageconfig.Document
+	basePath   Path
+	g          *graph
+	split      graphStage
+	format     stageconfig.Dialect
+	conn       connector
+	stages     []*plannedStage // in output order
+	byKey      map[string]*plannedStage
+	ports      []Port
+	apiPort    int
+	masterPort int      // multi-host only
+	hosts      []string // distinct hosts in stage order
+}
+
+// Plan computes a pipeline from a Spec. When the returned Diagnostics hold
+// an error the Result is nil; warnings come with a Result.
+func Plan(spec Spec) (*Result, Diagnostics) {
+	p := &planner{spec: spec, byKey: map[string]*plannedStage{}}
+	p.checkSpec()
+	p.base, p.basePath = loadBase(spec, &p.ds)
+	if p.base == nil {
+		return nil, p.ds
+	}
+	p.g = readGraph(p.base, &p.ds, p.basePath)
+	checkGraph(p.g, &p.ds, p.basePath, false)
+	if p.ds.HasErrors() {
+		return nil, p.ds
+	}
+	if !p.checkNotSplit() || !p.chooseSplit() {
+		return nil, p.ds
+	}
+	p.layout()
+	p.place()
+	p.allocatePorts()
+	if p.ds.HasErrors() {
+		return nil, p.ds
+	}
+	doc, err := p.apply()
+	if err != nil {
+		p.ds.errorf("render_failed", nil, "the deploy config cannot be written", "%v", err)
+		return nil, p.ds
+	}
+	// The planned config must pass the same checks as any config; a failure
+	// here means an input combination the earlier steps did not catch.
+	var post Diagnostics
+	checkGraph(readGraph(doc, &post, nil), &post, nil, false)
+	if post.HasErrors() {
+		for _, d := range post.Errors() {
+			d.Summary = "the planned config fails a check: " + d.Summary
+			p.ds = append(p.ds, d)
+		}
+		return nil, p.ds
+	}
+	res, err := p.result(doc)
+	if err != nil {
+		p.ds.errorf("render_failed", nil, "the deploy config cannot be written", "%v", err)
+		return nil, p.ds
+	}
+	return res, p.ds
+}
+
+func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
+	yamlBytes, err := doc.Render()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Format:     string(doc.Dialect),
+		ConfigYAML: string(yamlBytes),
+		Ports:      p.ports,
+		GPUCount:   p.gpuCount(),
+	}
+	for _, s := range p.stages {
+		res.Stages = append(res.Stages, s.info())
+		for _, in := range s.inputs {
+			res.Edges = append(res.Edges, Edge{From: in, To: s.id})
+		}
+	}
+	sortEdges(res.Edges)
+	res.ServeArgs = p.serveArgs()
+	res.ServeCommand = ShellJoin(res.ServeArgs)
+	res.Launches = p.launches(res)
+	res.Diagram = p.diagram(res)
+	res.Allocations = p.allocations()
+	sum := sha256.Sum256(yamlBytes)
+	res.ID = hex.EncodeToString(sum[:])
+	return res, nil
+}

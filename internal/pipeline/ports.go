@@ -1,0 +1,209 @@
+package pipeline
+
+import (
+	"fmt"
+)
+
+// Port names, as reported for firewall rules and kept stable by name.
+const (
+	portAPI         = "api"
+	portOmniMaster  = "omni_master"
+	suffixBootstrap = "_bootstrap"
+	suffixSide      = "_side_channel"
+)
+
+// portTable tracks which ports are taken on each host. Ports are unique per
+// host, not globally: two machines may both listen on 25201.
+type portTable struct {
+	used     map[string]map[int]string // host -> port -> name
+	reserved map[int]bool
+	first    int
+	last     int
+}
+
+func newPortTable(spec Spec) *portTable {
+	t := &portTable{used: map[string]map[int]string{}, reserved: map[int]bool{}, first: DefaultPortRangeFirst, last: DefaultPortRangeLast}
+	if spec.PortRange != nil {
+		t.first, t.last = spec.PortRange.First, spec.PortRange.Last
+	}
+	for _, r := range spec.ReservedPorts {
+		t.reserved[r] = true
+	}
+	return t
+}
+
+func (t *portTable) owner(host string, port int) (string, bool) {
+	name, ok := t.used[host][port]
+	return name, ok
+}
+
+func (t *portTable) mark(host string, port int, name string) {
+	if t.used[host] == nil {
+		t.used[host] = map[int]string{}
+	}
+	t.used[host][port] = name
+}
+
+func (t *portTable) free(host string, port int) bool {
+	_, taken := t.owner(host, port)
+	return !taken && !t.reserved[port] && port != connectorZMQBasePort && port >= 1 && port <= 65535
+}
+
+// block finds n consecutive free ports in the range, lowest first, or
+// prefers start when it is given and the whole block there is free.
+func (t *portTable) block(host string, n, prefer int) (int, bool) {
+	fits := func(start int) bool {
+		if start < t.first || start+n-1 > t.last {
+			return false
+		}
+		for p := start; p < start+n; p++ {
+			if !t.free(host, p) {
+				return false
+			}
+		}
+		return true
+	}
+	if prefer != 0 && fits(prefer) {
+		return prefer, true
+	}
+	for start := t.first; start+n-1 <= t.last; start++ {
+		if fits(start) {
+			return start, true
+		}
+	}
+	return 0, false
+}
+
+// portRequest is one named port (or block of ports) the plan needs.
+type portRequest struct {
+	name  string
+	host  string
+	stage *plannedStage // nil for the API and master ports
+	count int           // ports in the block: one per tensor-parallel rank for NIXL
+	given *int
+	path  Path
+	out   *int
+}
+
+// allocatePorts claims every port the user gave, then hands out the rest
+// from port_range, preferring the ports an earlier plan chose.
+func (p *planner) allocatePorts() {
+	t := newPortTable(p.spec)
+	head := p.stages[0].host
+	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &p.apiPort}}
+	if p.spec.APIPort == nil {
+		api := DefaultAPIPort
+		reqs[0].given = &api
+	}
+	if p.multiHost() {
+		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &p.masterPort})
+	}
+	for _, key := range []string{prefillKey, decodeKey} {
+		s := p.byKey[key]
+		r := &portRequest{host: s.host, stage: s, count: 1, path: s.path.Attr("bootstrap_port"), out: &s.handshakePort}
+		if key == prefillKey {
+			r.given = p.spec.Prefill.BootstrapPort
+		} else {
+			r.given = p.spec.Decode.BootstrapPort
+		}
+		switch {
+		case p.conn.bootstrapPorts:
+			r.name = key + suffixBootstrap
+		case p.conn.sideChannel:
+			r.name, r.count = key+suffixSide, s.tp
+		default:
+			continue
+		}
+		reqs = append(reqs, r)
+	}
+	for _, r := range reqs {
+		if r.given != nil {
+			p.claim(t, r)
+		}
+	}
+	for _, r := range reqs {
+		if r.given == nil {
+			p.allocate(t, r)
+		}
+	}
+	for _, r := range reqs {
+		if *r.out == 0 {
+			continue
+		}
+		var stageID *int
+		if r.stage != nil {
+			id := r.stage.id
+			stageID = &id
+		}
+		for i := 0; i < r.count; i++ {
+			name := r.name
+			if r.count > 1 || p.conn.sideChannel && r.stage != nil {
+				name = fmt.Sprintf("%s_rank%d", r.name, i)
+			}
+			p.ports = append(p.ports, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
+		}
+	}
+}
+
+func (p *planner) claim(t *portTable, r *portRequest) {
+	ok := true
+	for port := *r.given; port < *r.given+r.count; port++ {
+		switch owner, taken := t.owner(r.host, port); {
+		case taken:
+			p.ds.errorf("port_collision", r.path, "a port is used twice on one host",
+				"port %d is both %s and %s%s; choose another port.", port, owner, r.name, onHost(r.host))
+			ok = false
+		case t.reserved[port]:
+			p.ds.errorf("port_reserved", r.path, "the port is in reserved_ports",
+				"%s would listen on %d, which reserved_ports keeps free; choose another port or unreserve it.", r.name, port)
+			ok = false
+		case port == connectorZMQBasePort:
+			p.ds.errorf("port_collision", r.path, "the port is the connectors' ZMQ base port",
+				"%s would listen on %d, where vllm-omni's connectors (and Mooncake's master) listen by default; choose another port.", r.name, port)
+			ok = false
+		}
+		t.mark(r.host, port, r.name)
+	}
+	if ok {
+		*r.out = *r.given
+	}
+}
+
+func (p *planner) allocate(t *portTable, r *portRequest) {
+	prefer := 0
+	if p.spec.Previous != nil {
+		prefer = p.spec.Previous.Ports[r.name]
+		if r.count > 1 || p.conn.sideChannel && r.stage != nil {
+			prefer = p.spec.Previous.Ports[r.name+"_rank0"]
+		}
+	}
+	start, ok := t.block(r.host, r.count, prefer)
+	if !ok {
+		p.ds.errorf("port_range_exhausted", AttrPath("port_range"), "port_range has no room for every port",
+			"%s needs %d free port(s)%s between %d and %d, after reserved_ports and the ports already given; widen port_range.", r.name, r.count, onHost(r.host), t.first, t.last)
+		return
+	}
+	for port := start; port < start+r.count; port++ {
+		t.mark(r.host, port, r.name)
+	}
+	*r.out = start
+}
+
+func onHost(h string) string {
+	if h == "" {
+		return ""
+	}
+	return " on host " + h
+}
+
+// allocations reports the choices a resource keeps stable.
+func (p *planner) allocations() Allocations {
+	a := Allocations{Ports: map[string]int{}, Devices: map[string][]int{}}
+	for _, port := range p.ports {
+		a.Ports[port.Name] = port.Port
+	}
+	for _, s := range p.stages {
+		a.Devices[s.key] = s.devices
+	}
+	return a
+}

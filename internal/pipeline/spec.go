@@ -1,0 +1,93 @@
+package pipeline
+
+// Spec is everything a user can say about a pipeline. Optional numbers are
+// pointers so that "unset" differs from zero; every default is applied by
+// the planner, never by the caller.
+type Spec struct {
+	Model      string
+	Preset     string // embedded base config; inferred from Model when empty
+	BaseConfig string // YAML text of a base config in either dialect
+	Format     string // output dialect; "" means stage_args
+
+	SplitStage *int // stage id to split; nil means the thinker
+
+	Prefill RoleSpec
+	Decode  RoleSpec
+
+	// StageOverrides is keyed by model_stage name (talker, code2wav, ...).
+	StageOverrides map[string]StageOverride
+
+	GPUs          *int // GPUs on each host; nil means no limit is checked
+	Connector     ConnectorSpec
+	APIPort       *int
+	PortRange     *PortRange
+	ReservedPorts []int
+	ConfigPath    string
+
+	// Previous holds the allocations of an earlier plan that should be kept
+	// while they stay valid. The resource sets it from its state; the data
+	// source leaves it nil.
+	Previous *Allocations
+}
+
+// RoleSpec configures the prefill or the decode stage.
+type RoleSpec struct {
+	Devices              []int
+	TensorParallelSize   *int
+	MaxNumSeqs           *int
+	GPUMemoryUtilization *float64
+	BootstrapPort        *int
+	Host                 string
+	// EngineArgs is merged over the split stage's engine args. Values are
+	// nil, bool, string, int64, float64, []any or map[string]any.
+	EngineArgs map[string]any
+}
+
+// StageOverride configures one of the stages that are not split.
+type StageOverride struct {
+	Devices              []int
+	MaxNumSeqs           *int
+	GPUMemoryUtilization *float64
+	Host                 string
+	EngineArgs           map[string]any
+}
+
+// ConnectorSpec chooses the KV connector between prefill and decode.
+type ConnectorSpec struct {
+	Name        string // "" means MooncakeConnector
+	Protocol    string // Mooncake transport: tcp or rdma
+	DeviceName  string // RDMA NIC for Mooncake
+	ExtraConfig map[string]any
+}
+
+// PortRange bounds the ports the allocator may hand out, both ends included.
+type PortRange struct {
+	First, Last int
+}
+
+// Allocations are the choices a plan made that a resource keeps stable:
+// ports by name and devices by stage key ("prefill", "decode" or a
+// model_stage name).
+type Allocations struct {
+	Ports   map[string]int
+	Devices map[string][]int
+}
+
+// Defaults, as in vllm-omni's PD recipe.
+const (
+	DefaultAPIPort         = 8091
+	DefaultPortRangeFirst  = 25201
+	DefaultPortRangeLast   = 25300
+	DefaultPrefillMaxSeqs  = 16
+	DefaultDecodeMaxSeqs   = 64
+	DefaultConnector       = "MooncakeConnector"
+	DefaultTensorParallel  = 1
+	defaultGPUMemoryShare  = 0.9 // vLLM's gpu_memory_utilization default
+	connectorZMQBasePort   = 50051
+	prefillKey, decodeKey  = "prefill", "decode"
+	defaultHost            = ""
+	sharedDeviceHeadroom   = 0.9
+	connectorMooncake      = "MooncakeConnector"
+	connectorNixl          = "NixlConnector"
+	kvProducer, kvConsumer = "kv_producer", "kv_consumer"
+)

@@ -1,0 +1,198 @@
+package pipeline
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// modelID matches a Hugging Face repository id: org/name.
+var modelID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// checkSpec checks the inputs that need no base config. It never stops
+// early: every problem is reported.
+func (p *planner) checkSpec() {
+	s := p.spec
+	p.checkModel()
+	if s.Format == "" {
+		p.format = stageconfig.StageArgs
+	} else if f, err := stageconfig.ParseDialect(s.Format); err != nil {
+		p.ds.errorf("format_unknown", AttrPath("format"), "unknown format", "%v.", err)
+	} else {
+		p.format = f
+	}
+	if s.Preset != "" && s.BaseConfig != "" {
+		p.ds.errorf("preset_and_base_config", AttrPath("base_config"), "preset and base_config both set",
+			"base_config replaces the preset; remove one of them.")
+	}
+	if s.ConfigPath != "" {
+		checkPathString(&p.ds, AttrPath("config_path"), s.ConfigPath, "config_path")
+	}
+	for _, r := range []struct {
+		name string
+		spec RoleSpec
+	}{{prefillKey, s.Prefill}, {decodeKey, s.Decode}} {
+		checkRole(&p.ds, AttrPath(r.name), r.spec)
+	}
+	if s.GPUs != nil && *s.GPUs < 1 {
+		p.ds.errorf("gpus_range", AttrPath("gpus"), "gpus must be at least 1", "gpus is %d; set the number of GPUs on each host.", *s.GPUs)
+	}
+	if s.SplitStage != nil && *s.SplitStage < 0 {
+		p.ds.errorf("split_stage_range", AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0.", *s.SplitStage)
+	}
+	p.checkPortInputs()
+	p.conn = p.checkConnector()
+}
+
+func (p *planner) checkModel() {
+	m := p.spec.Model
+	path := AttrPath("model")
+	switch {
+	case m == "":
+		p.ds.errorf("model_empty", path, "model is empty", "set model to a Hugging Face id such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\" or an absolute local path.")
+	case strings.HasPrefix(m, "/"):
+		checkPathString(&p.ds, path, m, "model")
+	case !modelID.MatchString(m):
+		p.ds.errorf("model_invalid", path, "model is not a model id or an absolute path",
+			"%q: use an id of the form org/name (letters, digits, '.', '_', '-') such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.", m)
+	}
+}
+
+// checkPathString rejects what a path must not hold: it ends up in a shell
+// command and in a process's argv, where a control character or a leading
+// dash would change what runs.
+func checkPathString(ds *Diagnostics, path Path, v, what string) {
+	if !strings.HasPrefix(v, "/") {
+		ds.errorf(what+"_not_absolute", path, what+" must be an absolute path", "%q does not start with /; write the full path on the host.", v)
+		return
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			ds.errorf(what+"_control_character", path, what+" holds a control character",
+				"%q: remove newlines, tabs and other control characters.", v)
+			return
+		}
+	}
+}
+
+func checkRole(ds *Diagnostics, path Path, r RoleSpec) {
+	if r.TensorParallelSize != nil && *r.TensorParallelSize < 1 {
+		ds.errorf("tensor_parallel_size_range", path.Attr("tensor_parallel_size"), "tensor_parallel_size must be at least 1", "it is %d.", *r.TensorParallelSize)
+	}
+	if r.MaxNumSeqs != nil && *r.MaxNumSeqs < 1 {
+		ds.errorf("max_num_seqs_range", path.Attr("max_num_seqs"), "max_num_seqs must be at least 1", "it is %d.", *r.MaxNumSeqs)
+	}
+	checkMemory(ds, path, r.GPUMemoryUtilization)
+	checkDevices(ds, path.Attr("devices"), r.Devices)
+	if r.Host != "" {
+		checkHost(ds, path.Attr("host"), r.Host)
+	}
+	checkEngineArgs(ds, path.Attr("engine_args"), r.EngineArgs, roleManagedKeys)
+}
+
+func checkMemory(ds *Diagnostics, path Path, v *float64) {
+	if v != nil && (*v <= 0 || *v > 1) {
+		ds.errorf("gpu_memory_utilization_range", path.Attr("gpu_memory_utilization"), "gpu_memory_utilization must be in (0, 1]",
+			"it is %g; it is the share of one GPU's memory the stage may use, such as 0.9.", *v)
+	}
+}
+
+func checkDevices(ds *Diagnostics, path Path, devs []int) {
+	seen := map[int]bool{}
+	for i, d := range devs {
+		if d < 0 {
+			ds.errorf("device_negative", path.Index(i), "a device index is negative", "device %d: GPU indices start at 0.", d)
+		}
+		if seen[d] {
+			ds.errorf("device_repeated", path.Index(i), "a device is listed twice", "device %d appears more than once; list each GPU once.", d)
+		}
+		seen[d] = true
+	}
+	if devs != nil && len(devs) == 0 {
+		ds.errorf("devices_empty", path, "devices is empty", "list at least one GPU index, or leave devices unset to place the stage automatically.")
+	}
+}
+
+// hostName matches an IPv4 or IPv6 address or a DNS name.
+var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$`)
+
+func checkHost(ds *Diagnostics, path Path, h string) {
+	if !hostName.MatchString(h) || len(h) > 253 {
+		ds.errorf("host_invalid", path, "host is not an address or a host name",
+			"%q: use an IP address or a DNS name (letters, digits, '.', '-', ':').", h)
+	}
+}
+
+// Engine settings the provider computes for the PD pair: setting them in
+// engine_args would fight the typed attributes, so each names its attribute.
+var roleManagedKeys = map[string]string{
+	"tensor_parallel_size":   "tensor_parallel_size",
+	"max_num_seqs":           "max_num_seqs",
+	"gpu_memory_utilization": "gpu_memory_utilization",
+	"kv_transfer_config":     "the connector attribute",
+	"model_stage":            "split_stage",
+}
+
+// Settings a stage override has typed attributes for.
+var overrideManagedKeys = map[string]string{
+	"max_num_seqs":           "max_num_seqs",
+	"gpu_memory_utilization": "gpu_memory_utilization",
+	"model_stage":            "the stage_overrides key",
+}
+
+func checkEngineArgs(ds *Diagnostics, path Path, args map[string]any, managed map[string]string) {
+	for _, k := range sortedStrings(args) {
+		if attr, ok := managed[k]; ok {
+			ds.errorf("engine_args_managed_key", path.Attr(k), "this engine setting has its own attribute",
+				"%s is computed by the provider; set %s instead of engine_args.%s.", k, attr, k)
+		}
+		if _, err := stageconfig.ValueNode(args[k]); err != nil {
+			ds.errorf("engine_args_value", path.Attr(k), "value cannot be written to YAML", "%v.", err)
+		}
+	}
+}
+
+func (p *planner) checkPortInputs() {
+	s := p.spec
+	if s.PortRange != nil {
+		r := *s.PortRange
+		path := AttrPath("port_range")
+		switch {
+		case r.First < 1 || r.First > 65535:
+			p.ds.errorf("port_range_invalid", path.Attr("first"), "port_range.first is not a port", "it is %d; use 1-65535 (1024 and above avoids privileged ports).", r.First)
+		case r.Last < 1 || r.Last > 65535:
+			p.ds.errorf("port_range_invalid", path.Attr("last"), "port_range.last is not a port", "it is %d; use 1-65535.", r.Last)
+		case r.First > r.Last:
+			p.ds.errorf("port_range_inverted", path, "port_range is empty", "first (%d) is above last (%d); swap them.", r.First, r.Last)
+		}
+	}
+	for _, v := range s.ReservedPorts {
+		if v < 1 || v > 65535 {
+			p.ds.errorf("reserved_port_invalid", AttrPath("reserved_ports"), "a reserved port is not a port", "%d is outside 1-65535.", v)
+		}
+	}
+	check := func(path Path, v *int) {
+		if v != nil && (*v < 1 || *v > 65535) {
+			p.ds.errorf("port_invalid", path, "not a port", "%d is outside 1-65535.", *v)
+		}
+	}
+	check(AttrPath("api_port"), s.APIPort)
+	check(AttrPath(prefillKey, "bootstrap_port"), s.Prefill.BootstrapPort)
+	check(AttrPath(decodeKey, "bootstrap_port"), s.Decode.BootstrapPort)
+}
+
+func sortedStrings[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+func describeInts(xs []int) string {
+	return strings.Trim(strings.ReplaceAll(fmt.Sprint(xs), " ", ", "), "[]")
+}

@@ -1,0 +1,101 @@
+// Package presets holds the base stage configs the provider ships, and
+// picks one from a model id when the user names neither a preset nor a base
+// config.
+package presets
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Preset names, one per embedded file.
+const (
+	Qwen3OmniMoe = "qwen3_omni_moe"
+	Qwen25Omni   = "qwen2_5_omni"
+)
+
+// modelHints maps a lower-cased fragment of a model id or path to the
+// preset that serves it. Longer, more specific fragments come first.
+var modelHints = []struct{ fragment, preset string }{
+	{"qwen3-omni", Qwen3OmniMoe},
+	{"qwen3_omni", Qwen3OmniMoe},
+	{"qwen2.5-omni", Qwen25Omni},
+	{"qwen2_5-omni", Qwen25Omni},
+	{"qwen2_5_omni", Qwen25Omni},
+}
+
+// Names lists the embedded presets in sorted order.
+func Names() []string {
+	entries, _ := files.ReadDir(".")
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), path.Ext(e.Name())))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ForModel infers the preset from a model id such as
+// "Qwen/Qwen3-Omni-30B-A3B-Instruct" or a local path that names the model.
+func ForModel(model string) (string, bool) {
+	m := strings.ToLower(model)
+	for _, h := range modelHints {
+		if strings.Contains(m, h.fragment) {
+			return h.preset, true
+		}
+	}
+	return "", false
+}
+
+type parsed struct {
+	doc *stageconfig.Document
+	err error
+}
+
+// cache holds each preset parsed once; Load hands out copies, so callers
+// may edit what they get and plans can run concurrently.
+var cache sync.Map // name -> func() parsed
+
+// Load returns a fresh, editable copy of a preset's parsed document.
+func Load(name string) (*stageconfig.Document, error) {
+	if !Known(name) {
+		return nil, fmt.Errorf("unknown preset %q: use one of %s", name, strings.Join(Names(), ", "))
+	}
+	once, _ := cache.LoadOrStore(name, sync.OnceValue(func() parsed {
+		src, err := files.ReadFile(name + ".yaml")
+		if err != nil {
+			return parsed{err: err}
+		}
+		doc, err := stageconfig.Parse(src)
+		return parsed{doc: doc, err: err}
+	}))
+	p := once.(func() parsed)()
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.doc.Clone(), nil
+}
+
+// Known reports whether name is an embedded preset.
+func Known(name string) bool {
+	for _, n := range Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Source returns a preset's YAML text.
+func Source(name string) ([]byte, error) {
+	return files.ReadFile(name + ".yaml")
+}

@@ -1,0 +1,283 @@
+package stageconfig
+
+import (
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Tags of the YAML core schema, as yaml.v3 reports them on resolved nodes.
+const (
+	tagStr   = "!!str"
+	tagInt   = "!!int"
+	tagFloat = "!!float"
+	tagBool  = "!!bool"
+	tagNull  = "!!null"
+	tagMap   = "!!map"
+	tagSeq   = "!!seq"
+)
+
+// MapGet returns the value node stored under key in a mapping node, or nil
+// when the node is not a mapping or has no such key.
+func MapGet(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// mapIndex returns the index of key's key node in m.Content, or -1.
+func mapIndex(m *yaml.Node, key string) int {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return -1
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// MapKeys lists a mapping's keys in document order.
+func MapKeys(m *yaml.Node) []string {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	keys := make([]string, 0, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		keys = append(keys, m.Content[i].Value)
+	}
+	return keys
+}
+
+// MapSet stores value under key. An existing key keeps its position and its
+// key node (and so the comments attached to it); the value node's comments
+// move to the new value so that a replaced scalar keeps its line comment.
+// A new key is appended.
+func MapSet(m *yaml.Node, key string, value *yaml.Node) {
+	if i := mapIndex(m, key); i >= 0 {
+		old := m.Content[i+1]
+		if value.LineComment == "" && value.Kind == yaml.ScalarNode {
+			value.LineComment = old.LineComment
+		}
+		if value.HeadComment == "" {
+			value.HeadComment = old.HeadComment
+		}
+		if value.FootComment == "" {
+			value.FootComment = old.FootComment
+		}
+		m.Content[i+1] = value
+		return
+	}
+	m.Content = append(m.Content, KeyNode(key), value)
+}
+
+// MapInsertAfter stores value under key. An existing key is replaced in
+// place; a new key goes right after the first of the anchors present in m
+// (so that generated keys land where a person would write them), or at the
+// end when none is present.
+func MapInsertAfter(m *yaml.Node, key string, value *yaml.Node, anchors ...string) {
+	if mapIndex(m, key) >= 0 {
+		MapSet(m, key, value)
+		return
+	}
+	for _, a := range anchors {
+		if i := mapIndex(m, a); i >= 0 {
+			insertAt(m, i+2, key, value)
+			return
+		}
+	}
+	MapSet(m, key, value)
+}
+
+// MapInsertBefore is MapInsertAfter's mirror: a new key goes right before the
+// first of the anchors present in m.
+func MapInsertBefore(m *yaml.Node, key string, value *yaml.Node, anchors ...string) {
+	if mapIndex(m, key) >= 0 {
+		MapSet(m, key, value)
+		return
+	}
+	for _, a := range anchors {
+		if i := mapIndex(m, a); i >= 0 {
+			insertAt(m, i, key, value)
+			return
+		}
+	}
+	MapSet(m, key, value)
+}
+
+func insertAt(m *yaml.Node, at int, key string, value *yaml.Node) {
+	m.Content = append(m.Content, nil, nil)
+	copy(m.Content[at+2:], m.Content[at:])
+	m.Content[at] = KeyNode(key)
+	m.Content[at+1] = value
+}
+
+// MapDelete removes key from m and reports whether it was there.
+func MapDelete(m *yaml.Node, key string) bool {
+	i := mapIndex(m, key)
+	if i < 0 {
+		return false
+	}
+	m.Content = append(m.Content[:i], m.Content[i+2:]...)
+	return true
+}
+
+// MapEnsure returns the mapping stored under key, creating an empty block
+// mapping there (appended) when the key is absent or not a mapping.
+func MapEnsure(m *yaml.Node, key string) *yaml.Node {
+	if v := MapGet(m, key); v != nil && v.Kind == yaml.MappingNode {
+		return v
+	}
+	v := NewMap()
+	MapSet(m, key, v)
+	return v
+}
+
+// DeepCopy copies a node tree. Aliases are copied as aliases to the same
+// anchor node, which is what a copy of a subtree inside one document needs.
+func DeepCopy(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, child := range n.Content {
+			c.Content[i] = DeepCopy(child)
+		}
+	}
+	return &c
+}
+
+// KeyNode builds a plain string key.
+func KeyNode(key string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: key}
+}
+
+// NewMap builds an empty block mapping.
+func NewMap() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap} }
+
+// NewSeq builds an empty block sequence.
+func NewSeq() *yaml.Node { return &yaml.Node{Kind: yaml.SequenceNode, Tag: tagSeq} }
+
+// IntNode builds an integer scalar.
+func IntNode(v int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagInt, Value: strconv.Itoa(v)}
+}
+
+// BoolNode builds a boolean scalar spelled true/false.
+func BoolNode(v bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagBool, Value: strconv.FormatBool(v)}
+}
+
+// FloatNode builds a float scalar in its shortest exact spelling, keeping a
+// decimal point so that YAML reads it back as a float.
+func FloatNode(v float64) *yaml.Node {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if _, err := strconv.Atoi(s); err == nil {
+		s += ".0"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagFloat, Value: s}
+}
+
+// StrNode builds a plain string scalar; the encoder quotes it when it would
+// otherwise read back as another type.
+func StrNode(v string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v}
+}
+
+// QuotedStrNode builds a double-quoted string scalar, the style vllm-omni's
+// own configs use for device lists and connector names.
+func QuotedStrNode(v string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v, Style: yaml.DoubleQuotedStyle}
+}
+
+// NullNode builds a null scalar.
+func NullNode() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagNull, Value: "null"} }
+
+// FlowIntSeq builds a flow-style list of integers, such as `[0]`.
+func FlowIntSeq(vs []int) *yaml.Node {
+	s := &yaml.Node{Kind: yaml.SequenceNode, Tag: tagSeq, Style: yaml.FlowStyle}
+	for _, v := range vs {
+		s.Content = append(s.Content, IntNode(v))
+	}
+	return s
+}
+
+// resolve follows aliases so that readers see the value an alias stands for.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// ScalarInt reads an integer scalar.
+func ScalarInt(n *yaml.Node) (int, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagInt {
+		return 0, false
+	}
+	var v int
+	if err := n.Decode(&v); err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// ScalarFloat reads an integer or float scalar as a float.
+func ScalarFloat(n *yaml.Node) (float64, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || (n.Tag != tagInt && n.Tag != tagFloat) {
+		return 0, false
+	}
+	var v float64
+	if err := n.Decode(&v); err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// ScalarBool reads a boolean scalar (true, True, TRUE, false, ...).
+func ScalarBool(n *yaml.Node) (bool, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagBool {
+		return false, false
+	}
+	var v bool
+	if err := n.Decode(&v); err != nil {
+		return false, false
+	}
+	return v, true
+}
+
+// ScalarString reads any scalar's text; null reads as absent.
+func ScalarString(n *yaml.Node) (string, bool) {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == tagNull {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// Unalias replaces every alias below n with a copy of the node it stands
+// for, so that editing one place cannot change another place that shares
+// the same anchor. The data is unchanged; only the anchor spelling goes.
+func Unalias(n *yaml.Node) {
+	for i, c := range n.Content {
+		if c.Kind == yaml.AliasNode {
+			cp := DeepCopy(resolve(c))
+			cp.Anchor = ""
+			n.Content[i] = cp
+			c = cp
+		}
+		Unalias(c)
+	}
+}

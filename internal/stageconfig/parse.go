@@ -1,0 +1,174 @@
+package stageconfig
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits that keep a stray input from stalling a plan. Real stage configs
+// are a few kilobytes and a handful of levels deep.
+const (
+	// MaxBytes bounds the size of a config document.
+	MaxBytes = 1 << 20
+	// MaxDepth bounds how deeply mappings and sequences may nest.
+	MaxDepth = 64
+	// MaxNodes bounds the number of nodes, aliases expanded once each.
+	MaxNodes = 200_000
+)
+
+// ParseError says where in a document parsing failed. Line and Column are
+// 1-based; zero means the position is unknown.
+type ParseError struct {
+	Line, Column int
+	Msg          string
+}
+
+func (e *ParseError) Error() string {
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+func errAt(n *yaml.Node, format string, args ...any) *ParseError {
+	return &ParseError{Line: n.Line, Column: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// wrapYAMLError turns a yaml.v3 error into a ParseError, lifting the line
+// number out of its text so callers can report it uniformly.
+func wrapYAMLError(err error) *ParseError {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &ParseError{Line: line, Msg: m[2]}
+	}
+	const prefix = "yaml: "
+	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
+		msg = msg[len(prefix):]
+	}
+	return &ParseError{Msg: msg}
+}
+
+// Parse reads a stage config in either dialect. It rejects documents that
+// are too large, not UTF-8, malformed, in neither dialect, in both at once,
+// or that repeat a mapping key (YAML forbids it, and the loader would keep
+// only one of the values silently).
+func Parse(src []byte) (*Document, error) {
+	if len(src) > MaxBytes {
+		return nil, &ParseError{Msg: fmt.Sprintf("the document is %d bytes; the limit is %d bytes (1 MiB)", len(src), MaxBytes)}
+	}
+	if !utf8.Valid(src) {
+		return nil, &ParseError{Line: invalidUTF8Line(src), Msg: "the document is not valid UTF-8"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &ParseError{Line: 1, Msg: "the document is empty: expected a mapping with a `stage_args:` or `stages:` list"}
+		}
+		return nil, wrapYAMLError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, errAt(&extra, "a second YAML document starts here; a stage config is a single document")
+	} else if !errors.Is(err, io.EOF) {
+		return nil, wrapYAMLError(err)
+	}
+	if err := checkShape(&root); err != nil {
+		return nil, err
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, errAt(top, "expected a mapping with a `stage_args:` or `stages:` list at the top level")
+	}
+	d := &Document{Root: &root}
+	hasArgs, hasStages := MapGet(top, string(StageArgs)), MapGet(top, string(Stages))
+	switch {
+	case hasArgs != nil && hasStages != nil:
+		return nil, errAt(hasArgs, "the document has both `stage_args:` and `stages:`; vllm-omni rejects `stage_args` in a `stages` file: keep one list")
+	case hasArgs != nil:
+		d.Dialect = StageArgs
+	case hasStages != nil:
+		d.Dialect = Stages
+	default:
+		return nil, errAt(top, "neither `stage_args:` nor `stages:` is at the top level, so this is not a vllm-omni stage config")
+	}
+	list := d.StageList()
+	if list == nil || list.Kind != yaml.SequenceNode {
+		n := MapGet(top, d.Dialect.listKey())
+		return nil, errAt(n, "`%s:` must be a list of stages", d.Dialect)
+	}
+	for _, s := range list.Content {
+		if resolve(s).Kind != yaml.MappingNode {
+			return nil, errAt(s, "each entry of `%s:` must be a mapping that describes one stage", d.Dialect)
+		}
+	}
+	return d, nil
+}
+
+// checkShape bounds depth and size, and rejects duplicate mapping keys,
+// walking every node once (aliases are not followed: their targets are
+// walked where they are defined).
+func checkShape(root *yaml.Node) error {
+	type item struct {
+		n     *yaml.Node
+		depth int
+	}
+	count := 0
+	stack := []item{{root, 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		count++
+		if count > MaxNodes {
+			return errAt(it.n, "the document has more than %d nodes", MaxNodes)
+		}
+		if it.depth > MaxDepth {
+			return errAt(it.n, "the document nests more than %d levels deep", MaxDepth)
+		}
+		if it.n.Kind == yaml.MappingNode {
+			seen := make(map[string]int, len(it.n.Content)/2)
+			for i := 0; i+1 < len(it.n.Content); i += 2 {
+				k := it.n.Content[i]
+				if k.Kind == yaml.ScalarNode {
+					if first, dup := seen[k.Value]; dup {
+						return errAt(k, "key %q appears twice in one mapping (first at line %d); YAML keeps only one of them: remove the other", k.Value, first)
+					}
+					seen[k.Value] = k.Line
+				}
+			}
+		}
+		for _, c := range it.n.Content {
+			stack = append(stack, item{c, it.depth + 1})
+		}
+	}
+	return nil
+}
+
+// invalidUTF8Line finds the line of the first byte that is not UTF-8.
+func invalidUTF8Line(src []byte) int {
+	line := 1
+	for len(src) > 0 {
+		r, size := utf8.DecodeRune(src)
+		if r == utf8.RuneError && size == 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		src = src[size:]
+	}
+	return line
+}

@@ -1,0 +1,321 @@
+package stageconfig
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Stage is a view of one stage's mapping node. It knows where each dialect
+// keeps a setting, so callers read and write settings without caring which
+// dialect the document is in.
+type Stage struct {
+	Node    *yaml.Node
+	Dialect Dialect
+	Index   int // position in the stage list
+}
+
+// Keys a stage holds at its own level in the `stage_args` dialect; in the
+// `stages` dialect every key that is not reserved is an engine setting.
+var stagesReservedKeys = map[string]bool{
+	"stage_id": true, "devices": true, "num_replicas": true, "env": true,
+	"async_chunk": true, "input_connectors": true, "output_connectors": true,
+	"default_sampling_params": true, "default_pooling_params": true,
+	"engine_extras": true, "engine_args": true, "runtime": true,
+}
+
+// IsEngineKey reports whether a flat key of a `stages`-dialect stage is an
+// engine setting.
+func IsEngineKey(key string) bool { return !stagesReservedKeys[key] }
+
+// ID returns the stage's `stage_id`.
+func (s Stage) ID() (int, bool) { return ScalarInt(MapGet(s.Node, "stage_id")) }
+
+// Get returns a stage-level key.
+func (s Stage) Get(key string) *yaml.Node { return resolve(MapGet(s.Node, key)) }
+
+// EngineArgs returns the nested `engine_args:` mapping, or nil.
+func (s Stage) EngineArgs() *yaml.Node {
+	n := resolve(MapGet(s.Node, "engine_args"))
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return n
+}
+
+// Engine returns an engine setting: under `engine_args:` in the
+// `stage_args` dialect; flat on the stage in the `stages` dialect, where a
+// nested `engine_args:` is still read as a fallback.
+func (s Stage) Engine(key string) *yaml.Node {
+	if s.Dialect == Stages {
+		if v := MapGet(s.Node, key); v != nil {
+			return resolve(v)
+		}
+	}
+	return resolve(MapGet(s.EngineArgs(), key))
+}
+
+// SetEngine writes an engine setting where the dialect keeps it. In the
+// `stages` dialect a key already nested under `engine_args:` is updated
+// there so that it is not written twice.
+func (s Stage) SetEngine(key string, v *yaml.Node) {
+	if s.Dialect == Stages {
+		if ea := s.EngineArgs(); ea != nil && MapGet(ea, key) != nil && MapGet(s.Node, key) == nil {
+			MapSet(ea, key, v)
+			return
+		}
+		MapInsertBefore(s.Node, key, v, "default_sampling_params", "input_connectors", "output_connectors")
+		return
+	}
+	MapSet(s.ensureEngineArgs(), key, v)
+}
+
+// ensureEngineArgs returns `engine_args:`, creating it after `runtime:` (or
+// the stage id) when absent.
+func (s Stage) ensureEngineArgs() *yaml.Node {
+	if ea := s.EngineArgs(); ea != nil {
+		return ea
+	}
+	ea := NewMap()
+	MapInsertAfter(s.Node, "engine_args", ea, "runtime", "stage_type", "stage_id")
+	return ea
+}
+
+// ModelStage returns the `model_stage` name (thinker, talker, ...), or "".
+func (s Stage) ModelStage() string {
+	v, _ := ScalarString(s.Engine("model_stage"))
+	return v
+}
+
+// WorkerType returns `worker_type`, reading the older `worker_cls` spelling
+// too, or "".
+func (s Stage) WorkerType() string {
+	if v, ok := ScalarString(s.Engine("worker_type")); ok {
+		return v
+	}
+	v, _ := ScalarString(s.Engine("worker_cls"))
+	return v
+}
+
+// StageType returns `stage_type`, which defaults to llm.
+func (s Stage) StageType() string {
+	if v, ok := ScalarString(s.Get("stage_type")); ok {
+		return v
+	}
+	return "llm"
+}
+
+// Inputs returns `engine_input_source`. ok is false when the key is absent;
+// malformed entries are reported through err.
+func (s Stage) Inputs() (ids []int, ok bool, err error) {
+	n := s.Get("engine_input_source")
+	if n == nil {
+		return nil, false, nil
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == tagNull {
+		return nil, true, nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, true, errAt(n, "engine_input_source must be a list of stage ids, such as [0]")
+	}
+	ids = make([]int, 0, len(n.Content))
+	for _, c := range n.Content {
+		v, isInt := ScalarInt(c)
+		if !isInt {
+			return nil, true, errAt(c, "engine_input_source entry %q is not a stage id (a whole number)", c.Value)
+		}
+		ids = append(ids, v)
+	}
+	return ids, true, nil
+}
+
+// ConnectorStages reads the stage ids named by `input_connectors`
+// (`from_stage_<n>`) or `output_connectors` (`to_stage_<n>`) keys.
+func (s Stage) ConnectorStages(key, prefix string) []int {
+	m := s.Get(key)
+	var ids []int
+	for _, k := range MapKeys(m) {
+		if id, ok := connectorStageID(k, prefix); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func connectorStageID(key, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(key, prefix)
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.Atoi(rest)
+	return id, err == nil && id >= 0
+}
+
+// devicesNode returns the node holding the device list and whether it sits
+// under `runtime:`.
+func (s Stage) devicesNode() *yaml.Node {
+	if s.Dialect == Stages {
+		if n := s.Get("devices"); n != nil {
+			return n
+		}
+	}
+	return resolve(MapGet(resolve(MapGet(s.Node, "runtime")), "devices"))
+}
+
+// Devices returns the device indices the stage runs on. ok is false when no
+// device list is set.
+func (s Stage) Devices() (devs []int, ok bool, err error) {
+	n := s.devicesNode()
+	if n == nil {
+		return nil, false, nil
+	}
+	devs, err = ParseDevices(n)
+	return devs, true, err
+}
+
+// ParseDevices reads a device list written as "0,1", 0 or [0, 1].
+func ParseDevices(n *yaml.Node) ([]int, error) {
+	n = resolve(n)
+	var parts []string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if strings.TrimSpace(n.Value) == "" {
+			return nil, errAt(n, "devices is empty: list device indices such as \"0,1\"")
+		}
+		parts = strings.Split(n.Value, ",")
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			parts = append(parts, resolve(c).Value)
+		}
+	default:
+		return nil, errAt(n, "devices must be a comma-separated string such as \"0,1\"")
+	}
+	devs := make([]int, 0, len(parts))
+	for _, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < 0 {
+			return nil, errAt(n, "device %q is not a GPU index (a whole number from 0)", strings.TrimSpace(p))
+		}
+		devs = append(devs, v)
+	}
+	return devs, nil
+}
+
+// FormatDevices writes device indices the way vllm-omni's configs do: "0,1".
+func FormatDevices(devs []int) string {
+	var b strings.Builder
+	for i, d := range devs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	return b.String()
+}
+
+// SetDevices writes the device list where the dialect keeps it, keeping an
+// existing key's position and comments.
+func (s Stage) SetDevices(devs []int) {
+	v := QuotedStrNode(FormatDevices(devs))
+	if s.Dialect == Stages && MapGet(resolve(MapGet(s.Node, "runtime")), "devices") == nil {
+		MapInsertAfter(s.Node, "devices", v, "stage_id")
+		return
+	}
+	MapSet(s.ensureRuntime(), "devices", v)
+}
+
+// ensureRuntime returns `runtime:`, creating it after the stage's identity
+// keys when absent.
+func (s Stage) ensureRuntime() *yaml.Node {
+	if rt := resolve(MapGet(s.Node, "runtime")); rt != nil && rt.Kind == yaml.MappingNode {
+		return rt
+	}
+	rt := NewMap()
+	MapInsertAfter(s.Node, "runtime", rt, "is_decode_only", "is_prefill_only", "stage_type", "stage_id")
+	return rt
+}
+
+// Env returns the stage's environment mapping for reading, or nil.
+func (s Stage) Env() *yaml.Node {
+	if s.Dialect == Stages {
+		if n := s.Get("env"); n != nil {
+			return n
+		}
+	}
+	return resolve(MapGet(resolve(MapGet(s.Node, "runtime")), "env"))
+}
+
+// SetEnv sets one environment variable for the stage's processes.
+func (s Stage) SetEnv(name, value string) {
+	var env *yaml.Node
+	if s.Dialect == Stages {
+		env = MapGet(s.Node, "env")
+		if env == nil {
+			env = NewMap()
+			MapInsertAfter(s.Node, "env", env, "devices", "stage_id")
+		}
+	} else {
+		env = MapEnsure(s.ensureRuntime(), "env")
+	}
+	MapSet(env, name, QuotedStrNode(value))
+}
+
+// Describe names the stage for messages: "stage 2 (talker)".
+func (s Stage) Describe() string {
+	id, ok := s.ID()
+	name := s.ModelStage()
+	switch {
+	case ok && name != "":
+		return fmt.Sprintf("stage %d (%s)", id, name)
+	case ok:
+		return fmt.Sprintf("stage %d", id)
+	case name != "":
+		return fmt.Sprintf("stage #%d (%s)", s.Index+1, name)
+	}
+	return fmt.Sprintf("stage #%d", s.Index+1)
+}
+
+// MergeEngine merges a plain Go value into an engine setting: a map merges
+// key by key into an existing mapping, anything else replaces the setting.
+func (s Stage) MergeEngine(key string, v any) error {
+	if s.Dialect == Stages {
+		if ea := s.EngineArgs(); ea != nil && MapGet(ea, key) != nil && MapGet(s.Node, key) == nil {
+			return MergeValue(ea, key, v)
+		}
+		if MapGet(s.Node, key) == nil {
+			n, err := ValueNode(v)
+			if err != nil {
+				return err
+			}
+			s.SetEngine(key, n)
+			return nil
+		}
+		return MergeValue(s.Node, key, v)
+	}
+	return MergeValue(s.ensureEngineArgs(), key, v)
+}
+
+// SetMaxNumSeqs writes the stage's batch limit where the config keeps it:
+// `max_num_seqs` in the engine settings, or the legacy
+// `runtime.max_batch_size` when only that is present (both when both are,
+// so they cannot disagree).
+func (s Stage) SetMaxNumSeqs(v int) {
+	rt := resolve(MapGet(s.Node, "runtime"))
+	legacy := MapGet(rt, "max_batch_size") != nil
+	if legacy {
+		MapSet(rt, "max_batch_size", IntNode(v))
+	}
+	if !legacy || s.Engine("max_num_seqs") != nil {
+		s.SetEngine("max_num_seqs", IntNode(v))
+	}
+}
+
+// MaxNumSeqs reads the stage's batch limit from either spelling.
+func (s Stage) MaxNumSeqs() (int, bool) {
+	if v, ok := ScalarInt(s.Engine("max_num_seqs")); ok {
+		return v, true
+	}
+	return ScalarInt(MapGet(resolve(MapGet(s.Node, "runtime")), "max_batch_size"))
+}

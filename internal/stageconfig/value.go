@@ -1,0 +1,93 @@
+package stageconfig
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ValueNode builds a node tree from a plain Go value: nil, bool, string,
+// int, int64, float64, []any or map[string]any. Map keys are written in
+// sorted order so that equal values give equal YAML; lists of scalars are
+// written in flow style, as vllm-omni's configs write them ([2150]).
+func ValueNode(v any) (*yaml.Node, error) {
+	switch x := v.(type) {
+	case nil:
+		return NullNode(), nil
+	case bool:
+		return BoolNode(x), nil
+	case string:
+		return StrNode(x), nil
+	case int:
+		return IntNode(x), nil
+	case int64:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagInt, Value: fmt.Sprint(x)}, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%v is not a finite number", x)
+		}
+		return FloatNode(x), nil
+	case []any:
+		seq := NewSeq()
+		flow := true
+		for _, e := range x {
+			n, err := ValueNode(e)
+			if err != nil {
+				return nil, err
+			}
+			if n.Kind != yaml.ScalarNode {
+				flow = false
+			}
+			seq.Content = append(seq.Content, n)
+		}
+		if flow && len(x) > 0 {
+			seq.Style = yaml.FlowStyle
+		}
+		return seq, nil
+	case map[string]any:
+		m := NewMap()
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			n, err := ValueNode(x[k])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			m.Content = append(m.Content, KeyNode(k), n)
+		}
+		return m, nil
+	}
+	return nil, fmt.Errorf("values of type %T cannot be written to YAML", v)
+}
+
+// MergeValue merges a plain Go value into the node stored under key in m:
+// maps merge key by key (recursively, new keys appended in sorted order),
+// anything else replaces the stored value.
+func MergeValue(m *yaml.Node, key string, v any) error {
+	if sub, ok := v.(map[string]any); ok {
+		if cur := resolve(MapGet(m, key)); cur != nil && cur.Kind == yaml.MappingNode {
+			keys := make([]string, 0, len(sub))
+			for k := range sub {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if err := MergeValue(cur, k, sub[k]); err != nil {
+					return fmt.Errorf("%s: %w", k, err)
+				}
+			}
+			return nil
+		}
+	}
+	n, err := ValueNode(v)
+	if err != nil {
+		return err
+	}
+	MapSet(m, key, n)
+	return nil
+}
