@@ -51,8 +51,10 @@ func (p *planner) applyStage(st stageconfig.Stage, s *plannedStage) error {
 	switch s.role {
 	case RolePrefill:
 		p.markRole(st, "is_prefill_only")
-		stageconfig.MapInsertAfter(st.Node, "final_output", stageconfig.BoolNode(false), "engine_input_source", "engine_args", "runtime")
-		stageconfig.MapDelete(st.Node, "final_output_type")
+		if st.Dialect == stageconfig.StageArgs {
+			stageconfig.MapInsertAfter(st.Node, "final_output", stageconfig.BoolNode(false), "engine_input_source", "engine_args", "runtime")
+			stageconfig.MapDelete(st.Node, "final_output_type")
+		}
 		stageconfig.MapDelete(st.Node, "output_connectors")
 		if err := mergeEngineArgs(st, p.spec.Prefill.EngineArgs); err != nil {
 			return fmt.Errorf("prefill.engine_args: %w", err)
@@ -322,6 +324,10 @@ func (p *planner) renumberPlatforms(doc *stageconfig.Document, k int) {
 				continue
 			}
 			if id == k {
+				if stageconfig.MapGet(n, "devices") != nil {
+					p.ds.warnf("platform_devices_kept", p.basePath, "a platform override places the split stage itself",
+						"platforms.%s sets devices for stage %d; the provider plans devices for the default platform only, so prefill and decode both keep %s there. Give each its own devices in a base config written for that platform.", name, k, stageconfig.FormatDevices(mustDevices(stageconfig.MapGet(n, "devices"))))
+				}
 				dec := stageconfig.DeepCopy(n)
 				dec.HeadComment = ""
 				stageconfig.MapSet(dec, "stage_id", stageconfig.IntNode(k+1))
@@ -333,4 +339,9 @@ func (p *planner) renumberPlatforms(doc *stageconfig.Document, k int) {
 		}
 		list.Content = out
 	}
+}
+
+func mustDevices(n *yaml.Node) []int {
+	devs, _ := stageconfig.ParseDevices(n)
+	return devs
 }

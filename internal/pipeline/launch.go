@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/shellquote"
 )
@@ -42,28 +43,48 @@ func (p *planner) launches(res *Result) []Launch {
 	out := make([]Launch, 0, len(p.hosts))
 	for _, host := range p.hosts {
 		l := Launch{Host: host, Env: map[string]string{"VLLM_HOST_IP": host}}
+		var commands []string
 		for _, s := range p.stages {
-			if s.host == host {
-				l.StageIDs = append(l.StageIDs, s.id)
+			if s.host != host {
+				continue
 			}
+			l.StageIDs = append(l.StageIDs, s.id)
+			argv := p.stageArgs(s, head)
+			if l.Argv == nil {
+				l.Argv = argv
+			}
+			commands = append(commands, ShellJoin(argv))
 		}
-		argv := []string{"vllm", "serve", p.spec.Model, "--omni", "--port", strconv.Itoa(p.apiPort), "--deploy-config", p.configPath()}
-		for _, id := range l.StageIDs {
-			argv = append(argv, "--stage-id", strconv.Itoa(id))
+		l.Command = commands[0]
+		if len(commands) > 1 {
+			// The stage-based launch runs one process per stage; a host with
+			// several stages starts them together and waits on all of them.
+			l.Command = strings.Join(commands, " & ") + " & wait"
+			l.Argv = []string{"/bin/sh", "-c", l.Command}
 		}
-		if host != head {
-			argv = append(argv, "--headless")
-		}
-		argv = append(argv, "--omni-master-address", head, "--omni-master-port", strconv.Itoa(p.masterPort))
-		if host != head {
-			argv = append(argv, "--omni-replica-address", host)
-		}
-		l.Argv = argv
-		l.Command = ShellJoin(argv)
 		l.Ports = portsOn(res.Ports, host)
 		out = append(out, l)
 	}
 	return out
+}
+
+// stageArgs launches one stage with vllm-omni's stage-based CLI: the
+// head's first stage serves the API and the omni master; every other stage
+// runs headless and registers with the master.
+func (p *planner) stageArgs(s *plannedStage, head string) []string {
+	argv := []string{"vllm", "serve", p.spec.Model, "--omni"}
+	if s == p.stages[0] {
+		argv = append(argv, "--port", strconv.Itoa(p.apiPort))
+	}
+	argv = append(argv, "--deploy-config", p.configPath(), "--stage-id", strconv.Itoa(s.id))
+	if s != p.stages[0] {
+		argv = append(argv, "--headless")
+	}
+	argv = append(argv, "--omni-master-address", head, "--omni-master-port", strconv.Itoa(p.masterPort))
+	if s.host != head {
+		argv = append(argv, "--omni-replica-address", s.host)
+	}
+	return argv
 }
 
 func portsOn(ports []Port, host string) []int {

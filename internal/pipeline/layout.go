@@ -229,7 +229,8 @@ func (p *planner) checkOverrideKeys() {
 }
 
 func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, role string, rank int) {
-	s.tp = DefaultTensorParallel
+	// Unset, both sides keep the split stage's own tensor_parallel_size.
+	s.tp = engineInt(s.base.stage, "tensor_parallel_size", DefaultTensorParallel)
 	if r.TensorParallelSize != nil {
 		s.tp = *r.TensorParallelSize
 	}

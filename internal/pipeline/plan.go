@@ -3,6 +3,7 @@ package pipeline
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
@@ -59,6 +60,9 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		p.ds.errorf("render_failed", nil, "the deploy config cannot be written", "%v", err)
 		return nil, p.ds
 	}
+	if doc, err = p.convert(doc); err != nil {
+		return nil, p.ds
+	}
 	// The planned config must pass the same checks as any config; a failure
 	// here means an input combination the earlier steps did not catch.
 	var post Diagnostics
@@ -77,6 +81,34 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	return res, p.ds
 }
+
+// convert writes the planned document in the requested dialect.
+func (p *planner) convert(doc *stageconfig.Document) (*stageconfig.Document, error) {
+	if p.format == "" {
+		p.format = doc.Dialect
+	}
+	if p.format == stageconfig.StageArgs && doc.Dialect == stageconfig.StageArgs {
+		return doc, nil
+	}
+	if p.format == stageconfig.StageArgs {
+		p.ds.errorf("format_conversion_unsupported", AttrPath("format"), "a stages-dialect base config cannot be written as stage_args",
+			"the stages dialect keeps the topology (model_stage, inputs, processors) in vllm-omni's Python pipeline definitions, which this config does not carry; set format = \"stages\" or pass a stage_args base config.")
+		return nil, errConversion
+	}
+	key, ok := p.pdPipelineKey()
+	if !ok {
+		p.ds.errorf("pipeline_unknown", AttrPath("pipeline"), "the PD pipeline to register cannot be inferred",
+			"the stages dialect selects PD through a registered pipeline; set pipeline to its key (for example \"qwen3_omni_moe_pd\").")
+		return nil, errConversion
+	}
+	if doc.Dialect == stageconfig.Stages {
+		stageconfig.MapInsertBefore(doc.Top(), "pipeline", stageconfig.StrNode(key), stageconfig.MapKeys(doc.Top())...)
+		return doc, nil
+	}
+	return toStagesDialect(doc, key), nil
+}
+
+var errConversion = errors.New("conversion failed")
 
 func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	yamlBytes, err := doc.Render()

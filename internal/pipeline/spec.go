@@ -7,7 +7,8 @@ type Spec struct {
 	Model      string
 	Preset     string // embedded base config; inferred from Model when empty
 	BaseConfig string // YAML text of a base config in either dialect
-	Format     string // output dialect; "" means stage_args
+	Format     string // output dialect; "" means the base config's (stage_args for presets)
+	Pipeline   string // `pipeline:` key in the stages dialect; "" means the PD variant of the base's
 
 	SplitStage *int // stage id to split; nil means the thinker
 

@@ -18,7 +18,7 @@ func (p *planner) checkSpec() {
 	s := p.spec
 	p.checkModel()
 	if s.Format == "" {
-		p.format = stageconfig.StageArgs
+		p.format = "" // the base config's dialect, decided once it is loaded
 	} else if f, err := stageconfig.ParseDialect(s.Format); err != nil {
 		p.ds.errorf("format_unknown", AttrPath("format"), "unknown format", "%v.", err)
 	} else {

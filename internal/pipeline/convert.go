@@ -1,0 +1,127 @@
+package pipeline
+
+import (
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+	"go.yaml.in/yaml/v3"
+)
+
+// Keys that describe the pipeline's topology or its Python definition. The
+// `stages` dialect takes them from the registered pipeline, and a key left
+// on a stage there would fall through to the engine's arguments.
+var pipelineDefinitionKeys = map[string]bool{
+	"stage_type": true, "engine_input_source": true, "final_output": true,
+	"final_output_type": true, "is_comprehension": true, "is_prefill_only": true,
+	"is_decode_only": true, "custom_process_input_func": true,
+	"sync_process_input_func": true, "model_stage": true, "model_arch": true,
+	"worker_type": true, "worker_cls": true, "scheduler_cls": true,
+	"engine_output_type": true, "hf_config_name": true,
+}
+
+// pdPipelineKeys names the registered PD variant of a pipeline where it is
+// not simply "<name>_pd".
+var pdPipelineKeys = map[string]string{
+	"hunyuan_image_3_moe": "hunyuan_image3_pd",
+}
+
+// pdPipelineKey chooses the `pipeline:` key of the output in the `stages`
+// dialect: the user's, else the PD variant of the base's pipeline or of the
+// preset that matches the model.
+func (p *planner) pdPipelineKey() (string, bool) {
+	if p.spec.Pipeline != "" {
+		return p.spec.Pipeline, true
+	}
+	base, _ := stageconfig.ScalarString(stageconfig.MapGet(p.base.Top(), "pipeline"))
+	if base == "" {
+		base = p.spec.Preset
+	}
+	if base == "" {
+		base, _ = presets.ForModel(p.spec.Model)
+	}
+	if base == "" {
+		return "", false
+	}
+	if k, ok := pdPipelineKeys[base]; ok {
+		return k, true
+	}
+	return base + "_pd", true
+}
+
+// toStagesDialect rewrites a split `stage_args` document in the current
+// upstream schema: flat engine keys, devices and env on the stage, the
+// connectors and edges at the top level, edge defaults folded into each
+// edge, topology keys dropped, and `pipeline:` naming the PD variant.
+func toStagesDialect(doc *stageconfig.Document, pipelineKey string) *stageconfig.Document {
+	src := doc.Top()
+	top := stageconfig.NewMap()
+	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
+	stageconfig.MapSet(top, "pipeline", stageconfig.StrNode(pipelineKey))
+	runtime := stageconfig.MapGet(src, "runtime")
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		k, v := src.Content[i], src.Content[i+1]
+		switch k.Value {
+		case "pipeline", "runtime":
+			continue
+		case "stage_args":
+			if conns := stageconfig.MapGet(runtime, "connectors"); conns != nil {
+				top.Content = append(top.Content, stageconfig.KeyNode("connectors"), conns)
+			}
+			list := stageconfig.NewSeq()
+			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
+			for _, st := range v.Content {
+				list.Content = append(list.Content, flattenStage(st))
+			}
+			key := stageconfig.KeyNode("stages")
+			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
+			top.Content = append(top.Content, key, list)
+		default:
+			top.Content = append(top.Content, k, v)
+		}
+	}
+	if edges := stageconfig.MapGet(runtime, "edges"); edges != nil {
+		defaults := stageconfig.MapGet(runtime, "defaults")
+		for _, e := range edges.Content {
+			for j := 0; defaults != nil && j+1 < len(defaults.Content); j += 2 {
+				if stageconfig.MapGet(e, defaults.Content[j].Value) == nil {
+					stageconfig.MapSet(e, defaults.Content[j].Value, stageconfig.DeepCopy(defaults.Content[j+1]))
+				}
+			}
+		}
+		stageconfig.MapSet(top, "edges", edges)
+	}
+	return &stageconfig.Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: doc.Root.HeadComment, FootComment: doc.Root.FootComment}, Dialect: stageconfig.Stages}
+}
+
+// flattenStage turns one `stage_args` stage into a `stages` stage.
+func flattenStage(st *yaml.Node) *yaml.Node {
+	out := stageconfig.NewMap()
+	out.HeadComment, out.LineComment, out.FootComment = st.HeadComment, st.LineComment, st.FootComment
+	add := func(k, v *yaml.Node) {
+		if !pipelineDefinitionKeys[k.Value] && stageconfig.MapGet(out, k.Value) == nil {
+			out.Content = append(out.Content, k, v)
+		}
+	}
+	for i := 0; i+1 < len(st.Content); i += 2 {
+		k, v := st.Content[i], st.Content[i+1]
+		switch k.Value {
+		case "runtime":
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				rk, rv := v.Content[j], v.Content[j+1]
+				if rk.Value == "max_batch_size" {
+					if stageconfig.MapGet(stageconfig.MapGet(st, "engine_args"), "max_num_seqs") == nil {
+						add(stageconfig.KeyNode("max_num_seqs"), rv)
+					}
+					continue
+				}
+				add(rk, rv)
+			}
+		case "engine_args":
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				add(v.Content[j], v.Content[j+1])
+			}
+		default:
+			add(k, v)
+		}
+	}
+	return out
+}
