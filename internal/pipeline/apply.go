@@ -83,6 +83,9 @@ func (p *planner) applyStage(st stageconfig.Stage, s *plannedStage) error {
 		if s.override != nil && s.override.GPUMemoryUtilization != nil {
 			st.SetEngine("gpu_memory_utilization", stageconfig.FloatNode(*s.override.GPUMemoryUtilization))
 		}
+		if s.override != nil && s.override.NumReplicas != nil {
+			st.SetNumReplicas(*s.override.NumReplicas)
+		}
 		p.writeHostEnv(st, s)
 		return nil
 	}
@@ -139,29 +142,32 @@ func (p *planner) writeInputs(st stageconfig.Stage, s *plannedStage) {
 }
 
 // writeKVConfig writes kv_transfer_config for one side of the PD pair,
-// keeping any keys the base already had there (kv_buffer_size, ...).
+// keeping any keys the base already had there (kv_buffer_size, ...), and
+// the environment the connector needs.
 func (p *planner) writeKVConfig(st stageconfig.Stage, s *plannedStage) error {
+	w := p.wiringFor(s)
 	kvNode := st.Engine("kv_transfer_config")
 	if kvNode == nil || kvNode.Kind != yaml.MappingNode {
 		kvNode = stageconfig.NewMap()
 		st.SetEngine("kv_transfer_config", kvNode)
 	}
-	for _, e := range p.kvSettings(s) {
+	for _, e := range w.kv {
 		n, err := kvValueNode(e.value)
 		if err != nil {
 			return err
 		}
 		stageconfig.MapSet(kvNode, e.key, n)
 	}
-	extra := p.extraConfig(s)
-	if len(extra) == 0 {
-		return nil
-	}
-	extraNode := stageconfig.MapEnsure(kvNode, "kv_connector_extra_config")
-	for _, e := range extra {
-		if err := stageconfig.MergeValue(extraNode, e.key, plainValue(e.value)); err != nil {
-			return fmt.Errorf("connector.extra_config.%s: %w", e.key, err)
+	if len(w.extra) > 0 {
+		extraNode := stageconfig.MapEnsure(kvNode, "kv_connector_extra_config")
+		for _, e := range w.extra {
+			if err := stageconfig.MergeValue(extraNode, e.key, plainValue(e.value)); err != nil {
+				return fmt.Errorf("connector.extra_config.%s: %w", e.key, err)
+			}
 		}
+	}
+	for _, e := range w.env {
+		st.SetEnv(e.key, e.value.(string))
 	}
 	return nil
 }
@@ -183,23 +189,11 @@ func plainValue(v any) any {
 	return v
 }
 
-// writeHostEnv sets the environment a stage needs beyond the recipe's:
-// NIXL's side-channel port always (two NIXL engines on one host would both
-// take the default), and, across hosts, the address and Mooncake port the
-// stage's processes bind.
+// writeHostEnv tells a stage's processes, across hosts, which address is
+// theirs.
 func (p *planner) writeHostEnv(st stageconfig.Stage, s *plannedStage) {
-	if s.role != RoleStage && p.conn.sideChannel {
-		st.SetEnv("VLLM_NIXL_SIDE_CHANNEL_PORT", fmt.Sprint(s.handshakePort))
-		if p.multiHost() {
-			st.SetEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", s.host)
-		}
-	}
-	if !p.multiHost() {
-		return
-	}
-	st.SetEnv("VLLM_HOST_IP", s.host)
-	if s.role != RoleStage && p.conn.bootstrapPorts {
-		st.SetEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", fmt.Sprint(s.handshakePort))
+	if p.multiHost() {
+		st.SetEnv("VLLM_HOST_IP", s.host)
 	}
 }
 

@@ -159,7 +159,7 @@ func definedConnectors(doc *stageconfig.Document) map[string]bool {
 func worldSize(s stageconfig.Stage) (tp, world int) {
 	tp = engineInt(s, "tensor_parallel_size", 1)
 	pp := engineInt(s, "pipeline_parallel_size", 1)
-	return tp, tp * pp
+	return tp, tp * pp * s.NumReplicas()
 }
 
 func engineInt(s stageconfig.Stage, key string, def int) int {

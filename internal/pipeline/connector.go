@@ -1,46 +1,167 @@
 package pipeline
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
-// connector describes what a KV connector needs from the plan.
+// Connector names the provider wires.
+const (
+	connectorP2pNccl = "P2pNcclConnector"
+	connectorLMCache = "LMCacheConnectorV1"
+	connectorMulti   = "MultiConnector"
+	kvBoth           = "kv_both"
+)
+
+// connector is what a plan needs to know of one KV connector: the ports
+// each side of the PD pair listens on, the tensor-parallel sizes it can
+// pair, and what it needs written into kv_transfer_config and each stage's
+// environment.
 type connector struct {
 	name string
-	// bootstrapPorts is true for connectors whose prefill and decode each
-	// listen on a handshake port the other side dials (Mooncake).
-	bootstrapPorts bool
-	// sideChannel is true for NIXL: each worker listens on base+rank.
-	sideChannel bool
-	// allowsLargerDecodeTP is true when decode may run more tensor-parallel
-	// ranks than prefill.
-	allowsLargerDecodeTP bool
+	// decodeTPMayExceed is true when decode may run more tensor-parallel
+	// ranks than prefill (NIXL); otherwise the sizes must match.
+	decodeTPMayExceed bool
+	// allowsBoth is true when both sides may take kv_role kv_both.
+	allowsBoth bool
+	// sidePorts lists the ports one side listens on. The first one marked
+	// handshake is the port its peer dials, set by <side>.bootstrap_port.
+	sidePorts func(side *plannedStage) []sidePort
+	// wire adds this connector's settings for one side.
+	wire func(p *planner, side *plannedStage, w *wiring)
+	// requiredExtra are extra_config keys the user must provide.
+	requiredExtra []string
+	// children are set on a MultiConnector.
+	children []childConnector
 }
 
-// connectors lists the KV connectors the provider can wire. Others are
+type childConnector struct {
+	connector
+	extra map[string]any // the child's own entry from extra_config.connectors
+}
+
+// sidePort is a port (or a block of ports, one per tensor-parallel rank)
+// one side of the pair listens on.
+type sidePort struct {
+	suffix    string
+	count     int
+	handshake bool
+	perRank   bool // named <side><suffix>_rank<N>, one per rank
+}
+
+// wiring collects a side's connector settings in the order they are written.
+type wiring struct {
+	kv    []kv
+	extra []kv
+	env   []kv
+}
+
+func (w *wiring) setEnv(name string, value any) { w.env = append(w.env, kv{name, fmt.Sprint(value)}) }
+
+// connectorTable lists the connectors the provider can wire; others are
 // rejected rather than written half-configured.
-var connectors = map[string]connector{
-	connectorMooncake: {name: connectorMooncake, bootstrapPorts: true},
-	connectorNixl:     {name: connectorNixl, sideChannel: true, allowsLargerDecodeTP: true},
+var connectorTable = map[string]connector{
+	connectorMooncake: {
+		name:       connectorMooncake,
+		allowsBoth: true,
+		sidePorts:  func(*plannedStage) []sidePort { return []sidePort{{suffix: "_bootstrap", count: 1, handshake: true}} },
+		wire: func(p *planner, s *plannedStage, w *wiring) {
+			port := s.ports["_bootstrap"]
+			w.extra = append(w.extra, kv{"mooncake_bootstrap_port", port})
+			if c := p.spec.Connector; c.Protocol != "" {
+				w.extra = append(w.extra, kv{"mooncake_protocol", c.Protocol})
+			}
+			if c := p.spec.Connector; c.DeviceName != "" {
+				w.extra = append(w.extra, kv{"device_name", c.DeviceName})
+			}
+			// Stages in separate processes bind the bootstrap server from
+			// the environment; the extra config only tells peers where it is.
+			if p.multiHost() {
+				w.setEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", port)
+			}
+		},
+	},
+	connectorNixl: {
+		name:              connectorNixl,
+		decodeTPMayExceed: true,
+		allowsBoth:        true,
+		sidePorts: func(s *plannedStage) []sidePort {
+			return []sidePort{{suffix: "_side_channel", count: s.tp, handshake: true, perRank: true}}
+		},
+		wire: func(p *planner, s *plannedStage, w *wiring) {
+			// Two NIXL engines on one host would both take the default 5600.
+			w.setEnv("VLLM_NIXL_SIDE_CHANNEL_PORT", s.ports["_side_channel"])
+			if p.multiHost() {
+				w.setEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", s.host)
+			}
+		},
+	},
+	connectorP2pNccl: {
+		name:          connectorP2pNccl,
+		requiredExtra: []string{"proxy_ip", "proxy_port"},
+		sidePorts:     func(*plannedStage) []sidePort { return []sidePort{{suffix: "_kv_port", count: 1, handshake: true}} },
+		wire: func(p *planner, s *plannedStage, w *wiring) {
+			w.kv = append(w.kv, kv{"kv_port", s.ports["_kv_port"]})
+			w.extra = append(w.extra, kv{"http_port", p.apiPort})
+		},
+	},
+	connectorLMCache: {
+		name: connectorLMCache,
+		sidePorts: func(s *plannedStage) []sidePort {
+			if s.role == RolePrefill {
+				return nil
+			}
+			return []sidePort{{suffix: "_peer_init", count: 1, handshake: true}, {suffix: "_peer_alloc", count: 1}}
+		},
+		wire: func(p *planner, s *plannedStage, w *wiring) {
+			// LMCache reads its configuration from LMCACHE_* variables.
+			w.setEnv("LMCACHE_ENABLE_PD", "True")
+			dec := p.byKey[decodeKey]
+			if s.role == RolePrefill {
+				w.setEnv("LMCACHE_PD_ROLE", "sender")
+				w.setEnv("LMCACHE_PD_PEER_HOST", hostOrLocal(dec.host))
+				w.setEnv("LMCACHE_PD_PEER_INIT_PORT", dec.ports["_peer_init"])
+				w.setEnv("LMCACHE_PD_PEER_ALLOC_PORT", dec.ports["_peer_alloc"])
+				w.setEnv("LMCACHE_PD_PROXY_HOST", hostOrLocal(p.stages[0].host))
+				w.setEnv("LMCACHE_PD_PROXY_PORT", p.lmcacheProxyPort)
+				return
+			}
+			w.setEnv("LMCACHE_PD_ROLE", "receiver")
+			w.setEnv("LMCACHE_PD_PEER_HOST", hostOrLocal(dec.host))
+			w.setEnv("LMCACHE_PD_PEER_INIT_PORT", dec.ports["_peer_init"])
+			w.setEnv("LMCACHE_PD_PEER_ALLOC_PORT", dec.ports["_peer_alloc"])
+		},
+	},
+}
+
+func hostOrLocal(h string) string {
+	if h == "" {
+		return "localhost"
+	}
+	return h
 }
 
 func connectorNames() string {
-	names := make([]string, 0, len(connectors))
-	for n := range connectors {
+	names := []string{connectorMulti}
+	for n := range connectorTable {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
 
-// extra-config keys the provider writes itself from typed attributes.
+// Extra-config keys the provider writes itself from typed attributes.
 var managedExtraKeys = map[string]string{
 	"mooncake_bootstrap_port": "prefill.bootstrap_port and decode.bootstrap_port",
 	"mooncake_protocol":       "connector.protocol",
 	"device_name":             "connector.device_name",
+	"http_port":               "api_port",
 }
 
+// checkConnector resolves connector.name and checks the settings that go
+// with it.
 func (p *planner) checkConnector() connector {
 	c := p.spec.Connector
 	path := AttrPath("connector")
@@ -48,11 +169,14 @@ func (p *planner) checkConnector() connector {
 	if name == "" {
 		name = DefaultConnector
 	}
-	conn, ok := connectors[name]
+	conn, ok := connectorTable[name]
+	if name == connectorMulti {
+		conn, ok = p.multiConnector(path), true
+	}
 	if !ok {
 		p.ds.errorf("connector_unknown", path.Attr("name"), "unknown KV connector",
 			"%q is not a connector this provider wires; use one of %s.", name, connectorNames())
-		return connectors[DefaultConnector]
+		return connectorTable[DefaultConnector]
 	}
 	if c.Protocol != "" {
 		switch {
@@ -67,48 +191,142 @@ func (p *planner) checkConnector() connector {
 		p.ds.errorf("connector_device_name_unused", path.Attr("device_name"), "device_name needs MooncakeConnector over rdma",
 			"device_name names the RDMA NIC; set protocol = \"rdma\" with MooncakeConnector, or remove device_name.")
 	}
+	if c.KVBoth && !conn.allowsBoth {
+		p.ds.errorf("connector_kv_both_unsupported", path.Attr("kv_both"), "this connector needs a producer and a consumer",
+			"%s does not take kv_role kv_both; remove kv_both.", name)
+	}
 	for _, k := range sortedStrings(c.ExtraConfig) {
 		if attr, managed := managedExtraKeys[k]; managed {
 			p.ds.errorf("connector_extra_managed_key", path.Attr("extra_config").Attr(k), "this connector setting has its own attribute",
 				"set %s instead of extra_config.%s.", attr, k)
 		}
 	}
+	for _, k := range conn.requiredExtra {
+		if _, ok := c.ExtraConfig[k]; !ok {
+			p.ds.errorf("connector_extra_missing", path.Attr("extra_config"), "the connector needs a setting",
+				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline).", name, k)
+		}
+	}
 	checkEngineArgs(&p.ds, path.Attr("extra_config"), c.ExtraConfig, nil)
 	return conn
 }
 
-// kvSettings are the kv_transfer_config keys for one side of the pair, in
-// the order the recipe writes them.
-func (p *planner) kvSettings(s *plannedStage) []kv {
-	out := []kv{
+// multiConnector builds a MultiConnector from the children listed in
+// extra_config.connectors, each one a connector the provider wires.
+func (p *planner) multiConnector(path Path) connector {
+	m := connector{name: connectorMulti, allowsBoth: true, decodeTPMayExceed: true}
+	list, ok := p.spec.Connector.ExtraConfig["connectors"].([]any)
+	cpath := path.Attr("extra_config").Attr("connectors")
+	if !ok || len(list) == 0 {
+		p.ds.errorf("multi_connector_children", cpath, "MultiConnector needs its connectors",
+			"list them in extra_config.connectors, such as [{ kv_connector = \"NixlConnector\" }, { kv_connector = \"MooncakeConnector\" }].")
+		return m
+	}
+	seen := map[string]bool{}
+	for i, e := range list {
+		entry, _ := e.(map[string]any)
+		name, _ := entry["kv_connector"].(string)
+		child, known := connectorTable[name]
+		switch {
+		case !known:
+			p.ds.errorf("multi_connector_children", cpath.Index(i).Attr("kv_connector"), "unknown child connector",
+				"%q: each child needs kv_connector set to one of %s (not MultiConnector).", name, strings.Join(sortedStrings(connectorTable), ", "))
+			continue
+		case seen[name]:
+			p.ds.errorf("multi_connector_children", cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
+			continue
+		}
+		seen[name] = true
+		rest := map[string]any{}
+		for k, v := range entry {
+			if k != "kv_connector" {
+				rest[k] = v
+			}
+		}
+		m.children = append(m.children, childConnector{connector: child, extra: rest})
+		m.decodeTPMayExceed = m.decodeTPMayExceed && child.decodeTPMayExceed
+		m.allowsBoth = m.allowsBoth && child.allowsBoth
+		m.requiredExtra = append(m.requiredExtra, child.requiredExtra...)
+	}
+	m.requiredExtra = nil // children's settings live in their own entries
+	m.sidePorts = func(s *plannedStage) []sidePort {
+		var out []sidePort
+		for i, c := range m.children {
+			for _, sp := range c.sidePorts(s) {
+				sp.handshake = sp.handshake && i == 0
+				out = append(out, sp)
+			}
+		}
+		return out
+	}
+	return m
+}
+
+// kvRoles returns the prefill and decode kv_role values.
+func (p *planner) kvRoles() (string, string) {
+	if p.spec.Connector.KVBoth {
+		return kvBoth, kvBoth
+	}
+	return kvProducer, kvConsumer
+}
+
+// wiringFor collects the kv_transfer_config settings, extra config and
+// environment of one side of the pair.
+func (p *planner) wiringFor(s *plannedStage) wiring {
+	w := wiring{kv: []kv{
 		{"kv_connector", quoted(p.conn.name)},
 		{"kv_role", quoted(*s.kvRole)},
 		{"kv_rank", s.kvRank},
 		{"kv_parallel_size", 2},
-	}
+	}}
 	if p.multiHost() {
-		out = append(out, kv{"kv_ip", quoted(p.byKey[prefillKey].host)})
+		// Each side binds its KV endpoints on kv_ip, so it is the side's own
+		// address, the one its peer on the other host dials.
+		w.kv = append(w.kv, kv{"kv_ip", quoted(s.host)})
 	}
-	return out
-}
-
-// extraConfig is kv_connector_extra_config for one side.
-func (p *planner) extraConfig(s *plannedStage) []kv {
-	var out []kv
-	c := p.spec.Connector
-	if p.conn.bootstrapPorts {
-		out = append(out, kv{"mooncake_bootstrap_port", s.handshakePort})
-		if c.Protocol != "" {
-			out = append(out, kv{"mooncake_protocol", c.Protocol})
+	if p.conn.name != connectorMulti {
+		p.conn.wire(p, s, &w)
+		for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
+			w.extra = append(w.extra, kv{k, p.spec.Connector.ExtraConfig[k]})
 		}
-		if c.DeviceName != "" {
-			out = append(out, kv{"device_name", c.DeviceName})
+		return w
+	}
+	var children []any
+	for _, c := range p.conn.children {
+		var cw wiring
+		c.wire(p, s, &cw)
+		entry := map[string]any{"kv_connector": c.name, "kv_role": *s.kvRole}
+		for _, e := range cw.kv {
+			entry[e.key] = plainValue(e.value)
+		}
+		extra := map[string]any{}
+		for _, e := range cw.extra {
+			extra[e.key] = plainValue(e.value)
+		}
+		for k, v := range c.extra {
+			if k == "kv_connector_extra_config" {
+				if m, ok := v.(map[string]any); ok {
+					for ek, ev := range m {
+						extra[ek] = ev
+					}
+					continue
+				}
+			}
+			entry[k] = v
+		}
+		if len(extra) > 0 {
+			entry["kv_connector_extra_config"] = extra
+		}
+		children = append(children, entry)
+		w.env = append(w.env, cw.env...)
+	}
+	w.extra = append(w.extra, kv{"connectors", children})
+	for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
+		if k != "connectors" {
+			w.extra = append(w.extra, kv{k, p.spec.Connector.ExtraConfig[k]})
 		}
 	}
-	for _, k := range sortedStrings(c.ExtraConfig) {
-		out = append(out, kv{k, c.ExtraConfig[k]})
-	}
-	return out
+	return w
 }
 
 // kv is one key and its value, written in order.
@@ -119,3 +337,10 @@ type kv struct {
 
 // quoted marks a string the recipe writes in double quotes.
 type quoted string
+
+func portName(base string, rank int, perRank bool) string {
+	if perRank {
+		return base + "_rank" + strconv.Itoa(rank)
+	}
+	return base
+}

@@ -28,7 +28,8 @@ type plannedStage struct {
 
 	kvRole        *string
 	kvRank        int
-	handshakePort int // Mooncake bootstrap or NIXL side-channel base; 0 if none
+	handshakePort int            // the port the peer dials (Mooncake bootstrap, NIXL side channel, ...); 0 if none
+	ports         map[string]int // connector ports by suffix (_bootstrap, _side_channel, ...)
 }
 
 func (s *plannedStage) info() StageInfo {
@@ -148,9 +149,10 @@ func (p *planner) layout() {
 				pre.inputs = append(pre.inputs, p.newID(in))
 			}
 			dec := &plannedStage{key: decodeKey, role: RoleDecode, base: s, id: k + 1, inputs: []int{k}, path: AttrPath(decodeKey)}
-			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, kvProducer, 0)
+			preRole, decRole := p.kvRoles()
+			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, preRole, 0)
 			p.add(pre)
-			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, kvConsumer, 1)
+			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, decRole, 1)
 			p.add(dec)
 			continue
 		}
@@ -259,7 +261,7 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 }
 
 func tpProblemFor(c connector, prefill, decode int) string {
-	if prefill == decode || (c.allowsLargerDecodeTP && decode > prefill) {
+	if prefill == decode || (c.decodeTPMayExceed && decode > prefill) {
 		return ""
 	}
 	return tpProblem(c.name, prefill, decode)
@@ -284,6 +286,9 @@ func (p *planner) configureStage(s *plannedStage) {
 		s.devices, s.devicesGiven = o.Devices, true
 	}
 	s.maxNumSeqs = o.MaxNumSeqs
+	if o.NumReplicas != nil && *o.NumReplicas >= 1 {
+		s.world = s.world / s.base.stage.NumReplicas() * *o.NumReplicas
+	}
 	if o.GPUMemoryUtilization != nil {
 		s.memory = *o.GPUMemoryUtilization
 	}

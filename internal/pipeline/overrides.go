@@ -54,6 +54,13 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 					o.GPUMemoryUtilization = &f
 					checkMemory(&ds, path, o.GPUMemoryUtilization)
 				}
+			case "num_replicas":
+				if n, ok := decodeInt(&ds, fpath, val); ok {
+					if n < 1 {
+						ds.errorf("num_replicas_range", fpath, "num_replicas must be at least 1", "it is %d.", n)
+					}
+					o.NumReplicas = &n
+				}
 			case "host":
 				if s, ok := val.(string); ok {
 					o.Host = s
@@ -70,7 +77,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 				}
 			default:
 				ds.errorf("stage_overrides_unknown_key", fpath, "unknown stage override setting",
-					"%q is not a stage override setting; use devices, max_num_seqs, gpu_memory_utilization, host or engine_args (other engine settings go in engine_args).", key)
+					"%q is not a stage override setting; use devices, max_num_seqs, gpu_memory_utilization, num_replicas, host or engine_args (other engine settings go in engine_args).", key)
 			}
 		}
 		out[name] = o

@@ -28,8 +28,10 @@ type planner struct {
 	byKey      map[string]*plannedStage
 	ports      []Port
 	apiPort    int
-	masterPort int      // multi-host only
-	hosts      []string // distinct hosts in stage order
+	masterPort int // multi-host only
+	// lmcacheProxyPort is where LMCache\'s PD proxy listens, on the head.
+	lmcacheProxyPort int
+	hosts            []string // distinct hosts in stage order
 }
 
 // Plan computes a pipeline from a Spec. When the returned Diagnostics hold
@@ -131,6 +133,11 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	res.ServeArgs = p.serveArgs()
 	res.ServeCommand = ShellJoin(res.ServeArgs)
 	res.Launches = p.launches(res)
+	if p.multiHost() {
+		// Across hosts there is no single command; the head's is the one
+		// that serves the API.
+		res.ServeArgs, res.ServeCommand = res.Launches[0].Argv, res.Launches[0].Command
+	}
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
 	sum := sha256.Sum256(yamlBytes)

@@ -1,8 +1,6 @@
 package pipeline
 
-import (
-	"fmt"
-)
+import ()
 
 // Port names, as reported for firewall rules and kept stable by name.
 const (
@@ -76,13 +74,15 @@ func (t *portTable) block(host string, n, prefer int) (int, bool) {
 
 // portRequest is one named port (or block of ports) the plan needs.
 type portRequest struct {
-	name  string
-	host  string
-	stage *plannedStage // nil for the API and master ports
-	count int           // ports in the block: one per tensor-parallel rank for NIXL
-	given *int
-	path  Path
-	out   *int
+	name    string
+	host    string
+	stage   *plannedStage // nil for the API and master ports
+	count   int           // ports in the block: one per tensor-parallel rank for NIXL
+	given   *int
+	path    Path
+	out     *int
+	perRank bool
+	done    func(port int) // records the port where the plan needs it
 }
 
 // allocatePorts claims every port the user gave, then hands out the rest
@@ -98,23 +98,11 @@ func (p *planner) allocatePorts() {
 	if p.multiHost() {
 		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &p.masterPort})
 	}
+	if p.conn.name == connectorLMCache {
+		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &p.lmcacheProxyPort})
+	}
 	for _, key := range []string{prefillKey, decodeKey} {
-		s := p.byKey[key]
-		r := &portRequest{host: s.host, stage: s, count: 1, path: s.path.Attr("bootstrap_port"), out: &s.handshakePort}
-		if key == prefillKey {
-			r.given = p.spec.Prefill.BootstrapPort
-		} else {
-			r.given = p.spec.Decode.BootstrapPort
-		}
-		switch {
-		case p.conn.bootstrapPorts:
-			r.name = key + suffixBootstrap
-		case p.conn.sideChannel:
-			r.name, r.count = key+suffixSide, s.tp
-		default:
-			continue
-		}
-		reqs = append(reqs, r)
+		p.sidePortRequests(p.byKey[key], &reqs)
 	}
 	for _, r := range reqs {
 		if r.given != nil {
@@ -135,13 +123,44 @@ func (p *planner) allocatePorts() {
 			id := r.stage.id
 			stageID = &id
 		}
+		if r.done != nil {
+			r.done(*r.out)
+		}
 		for i := 0; i < r.count; i++ {
-			name := r.name
-			if r.count > 1 || p.conn.sideChannel && r.stage != nil {
-				name = fmt.Sprintf("%s_rank%d", r.name, i)
-			}
+			name := portName(r.name, i, r.perRank)
 			p.ports = append(p.ports, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
 		}
+	}
+}
+
+// sidePortRequests asks for the ports one side of the PD pair listens on.
+// The side's bootstrap_port, when set, gives the port its peer dials.
+func (p *planner) sidePortRequests(s *plannedStage, reqs *[]*portRequest) {
+	s.ports = map[string]int{}
+	given := p.spec.Prefill.BootstrapPort
+	if s.role == RoleDecode {
+		given = p.spec.Decode.BootstrapPort
+	}
+	handshake := false
+	for _, sp := range p.conn.sidePorts(s) {
+		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, perRank: sp.perRank, out: new(int)}
+		isHandshake := sp.handshake && !handshake
+		if isHandshake {
+			handshake = true
+			r.given, r.path = given, s.path.Attr("bootstrap_port")
+		}
+		suffix := sp.suffix
+		r.done = func(port int) {
+			s.ports[suffix] = port
+			if isHandshake {
+				s.handshakePort = port
+			}
+		}
+		*reqs = append(*reqs, r)
+	}
+	if given != nil && !handshake {
+		p.ds.errorf("bootstrap_port_unused", s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
+			"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
 	}
 }
 
@@ -172,10 +191,7 @@ func (p *planner) claim(t *portTable, r *portRequest) {
 func (p *planner) allocate(t *portTable, r *portRequest) {
 	prefer := 0
 	if p.spec.Previous != nil {
-		prefer = p.spec.Previous.Ports[r.name]
-		if r.count > 1 || p.conn.sideChannel && r.stage != nil {
-			prefer = p.spec.Previous.Ports[r.name+"_rank0"]
-		}
+		prefer = p.spec.Previous.Ports[portName(r.name, 0, r.perRank)]
 	}
 	start, ok := t.block(r.host, r.count, prefer)
 	if !ok {

@@ -51,6 +51,9 @@ type StageOverride struct {
 	GPUMemoryUtilization *float64
 	Host                 string
 	EngineArgs           map[string]any
+	// NumReplicas runs that many copies of the stage, each on its own
+	// devices; vllm-omni balances requests across them.
+	NumReplicas *int
 }
 
 // ConnectorSpec chooses the KV connector between prefill and decode.
@@ -59,6 +62,7 @@ type ConnectorSpec struct {
 	Protocol    string // Mooncake transport: tcp or rdma
 	DeviceName  string // RDMA NIC for Mooncake
 	ExtraConfig map[string]any
+	KVBoth      bool // both sides take kv_role kv_both
 }
 
 // PortRange bounds the ports the allocator may hand out, both ends included.

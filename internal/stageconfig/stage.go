@@ -319,3 +319,24 @@ func (s Stage) MaxNumSeqs() (int, bool) {
 	}
 	return ScalarInt(MapGet(resolve(MapGet(s.Node, "runtime")), "max_batch_size"))
 }
+
+// NumReplicas reads how many copies of the stage run (1 when unset).
+func (s Stage) NumReplicas() int {
+	n := s.Get("num_replicas")
+	if n == nil {
+		n = resolve(MapGet(resolve(MapGet(s.Node, "runtime")), "num_replicas"))
+	}
+	if v, ok := ScalarInt(n); ok && v > 0 {
+		return v
+	}
+	return 1
+}
+
+// SetNumReplicas writes num_replicas where the dialect keeps it.
+func (s Stage) SetNumReplicas(v int) {
+	if s.Dialect == Stages && MapGet(resolve(MapGet(s.Node, "runtime")), "num_replicas") == nil {
+		MapInsertAfter(s.Node, "num_replicas", IntNode(v), "devices", "stage_id")
+		return
+	}
+	MapSet(s.ensureRuntime(), "num_replicas", IntNode(v))
+}
