@@ -140,7 +140,21 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	}
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
-	sum := sha256.Sum256(yamlBytes)
-	res.ID = hex.EncodeToString(sum[:])
+	res.ID = contentID(yamlBytes, res.Launches)
 	return res, nil
+}
+
+// contentID hashes what a machine runs: the config and the launch commands,
+// so that an id change means the machines must change. A NUL separates the
+// parts; none of them can hold one.
+func contentID(config []byte, launches []Launch) string {
+	h := sha256.New()
+	h.Write(config)
+	for _, l := range launches {
+		h.Write([]byte{0})
+		h.Write([]byte(l.Host))
+		h.Write([]byte{0})
+		h.Write([]byte(l.Command))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

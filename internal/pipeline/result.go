@@ -3,7 +3,7 @@ package pipeline
 // Result is a planned pipeline: the deploy config and everything the
 // machines that run it need to know.
 type Result struct {
-	ID           string // content hash of ConfigYAML and the launch
+	ID           string // content hash of ConfigYAML and every launch command
 	Format       string
 	ConfigYAML   string
 	Stages       []StageInfo
