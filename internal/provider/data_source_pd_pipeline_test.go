@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// With only model set, the data source reproduces vllm-omni's PD recipe.
+func TestAccPDPipelineDataSource_Seed(t *testing.T) {
+	const addr = "data.omni_pd_pipeline.test"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+data "omni_pd_pipeline" "test" {
+  model = "` + seedModel + `"
+}
+`,
+			ConfigStateChecks: seedStateChecks(addr),
+			Check:             checkSeedConfigYAML(addr),
+		}},
+	})
+}
+
+// config_path is used verbatim in the launch command.
+func TestAccPDPipelineDataSource_ConfigPath(t *testing.T) {
+	const addr = "data.omni_pd_pipeline.test"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+data "omni_pd_pipeline" "test" {
+  model       = "` + seedModel + `"
+  config_path = "/opt/omni/qwen3_omni_pd.yaml"
+  api_port    = 9000
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("serve_command"), knownvalue.StringExact(
+					"vllm serve "+seedModel+" --omni --port 9000 --deploy-config /opt/omni/qwen3_omni_pd.yaml")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("command"), knownvalue.StringExact(
+					"vllm serve "+seedModel+" --omni --port 9000 --deploy-config /opt/omni/qwen3_omni_pd.yaml")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ports"), knownvalue.SetPartial([]knownvalue.Check{
+					knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("api"), "port": knownvalue.Int64Exact(9000)}),
+				})),
+			},
+		}},
+	})
+}
+
+// An unknown input defers the read: every output is unknown in the plan,
+// with no error, and known after apply.
+func TestAccPDPipelineDataSource_UnknownInput(t *testing.T) {
+	const addr = "data.omni_pd_pipeline.test"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "model" {
+  input = "` + seedModel + `"
+}
+
+data "omni_pd_pipeline" "test" {
+  model = terraform_data.model.output
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: append(unknownOutputChecks(addr), plancheck.ExpectResourceAction(addr, plancheck.ResourceActionRead)),
+			},
+			ConfigStateChecks: seedStateChecks(addr),
+		}},
+	})
+}
+
+// A dynamic input that is not an object is rejected at validate time.
+func TestAccPDPipelineDataSource_EngineArgsNotObject(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+data "omni_pd_pipeline" "test" {
+  model   = "` + seedModel + `"
+  prefill = { engine_args = "enforce_eager" }
+}
+`,
+			ExpectError: regexp.MustCompile(`(?s)prefill.engine_args must be an object`),
+		}},
+	})
+}

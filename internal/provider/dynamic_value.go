@@ -1,0 +1,178 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// The free-form inputs (engine_args, connector.extra_config, stage_overrides)
+// are Terraform dynamic values. The engine takes plain Go values instead, so
+// that it never imports the framework: nil, bool, string, int64, float64,
+// []any and map[string]any. This file is the only place that knows both.
+
+// unknownValueError reports an unknown value where a known one is needed.
+// Callers check that the whole configuration is known before converting, so
+// meeting one is a bug in the caller, not a user mistake.
+type unknownValueError struct{ Path path.Path }
+
+func (e unknownValueError) Error() string {
+	return fmt.Sprintf("value at %s is not known yet", e.Path)
+}
+
+// goValue converts a framework value (typically a types.Dynamic) to a plain Go
+// value. p is the attribute path of v, used only in errors.
+func goValue(ctx context.Context, p path.Path, v attr.Value) (any, error) {
+	if v == nil || v.IsNull() {
+		return nil, nil
+	}
+	if v.IsUnknown() {
+		return nil, unknownValueError{Path: p}
+	}
+	switch t := v.(type) {
+	case basetypes.DynamicValue:
+		if t.IsUnderlyingValueNull() {
+			return nil, nil
+		}
+		if t.IsUnderlyingValueUnknown() {
+			return nil, unknownValueError{Path: p}
+		}
+		return goValue(ctx, p, t.UnderlyingValue())
+	case basetypes.StringValue:
+		return t.ValueString(), nil
+	case basetypes.BoolValue:
+		return t.ValueBool(), nil
+	case basetypes.NumberValue:
+		return goNumber(t.ValueBigFloat()), nil
+	case basetypes.Int64Value:
+		return t.ValueInt64(), nil
+	case basetypes.Int32Value:
+		return int64(t.ValueInt32()), nil
+	case basetypes.Float64Value:
+		return t.ValueFloat64(), nil
+	case basetypes.Float32Value:
+		return float64(t.ValueFloat32()), nil
+	case basetypes.ListValue:
+		return goSlice(ctx, p, t.Elements())
+	case basetypes.SetValue:
+		return goSlice(ctx, p, t.Elements())
+	case basetypes.TupleValue:
+		return goSlice(ctx, p, t.Elements())
+	case basetypes.MapValue:
+		return goMap(ctx, p, t.Elements(), path.Path.AtMapKey)
+	case basetypes.ObjectValue:
+		return goMap(ctx, p, t.Attributes(), path.Path.AtName)
+	}
+	return goCustomValue(ctx, p, v)
+}
+
+// goCustomValue handles custom types (which never come out of a dynamic
+// value, but may appear if a typed attribute is passed in) through the
+// Valuable interfaces every custom type implements.
+func goCustomValue(ctx context.Context, p path.Path, v attr.Value) (any, error) {
+	var base attr.Value
+	switch t := v.(type) {
+	case basetypes.DynamicValuable:
+		base, _ = t.ToDynamicValue(ctx)
+	case basetypes.StringValuable:
+		base, _ = t.ToStringValue(ctx)
+	case basetypes.BoolValuable:
+		base, _ = t.ToBoolValue(ctx)
+	case basetypes.NumberValuable:
+		base, _ = t.ToNumberValue(ctx)
+	case basetypes.Int64Valuable:
+		base, _ = t.ToInt64Value(ctx)
+	case basetypes.Float64Valuable:
+		base, _ = t.ToFloat64Value(ctx)
+	case basetypes.ListValuable:
+		base, _ = t.ToListValue(ctx)
+	case basetypes.SetValuable:
+		base, _ = t.ToSetValue(ctx)
+	case basetypes.MapValuable:
+		base, _ = t.ToMapValue(ctx)
+	case basetypes.ObjectValuable:
+		base, _ = t.ToObjectValue(ctx)
+	}
+	if base == nil {
+		return nil, fmt.Errorf("value at %s has unsupported type %T", p, v)
+	}
+	return goValue(ctx, p, base)
+}
+
+// goNumber keeps integers integers: engine args such as max_num_seqs must
+// render as 16, not 16.0. Integral numbers that fit an int64 become int64;
+// everything else becomes the nearest float64.
+func goNumber(f *big.Float) any {
+	if f == nil {
+		return nil
+	}
+	if f.IsInt() {
+		if i, acc := f.Int64(); acc == big.Exact {
+			return i
+		}
+	}
+	x, _ := f.Float64()
+	return x
+}
+
+func goSlice(ctx context.Context, p path.Path, elems []attr.Value) ([]any, error) {
+	out := make([]any, len(elems))
+	for i, e := range elems {
+		v, err := goValue(ctx, p.AtListIndex(i), e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func goMap(ctx context.Context, p path.Path, elems map[string]attr.Value, step func(path.Path, string) path.Path) (map[string]any, error) {
+	out := make(map[string]any, len(elems))
+	for k, e := range elems {
+		v, err := goValue(ctx, step(p, k), e)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// goObject converts a dynamic value that must be an object or a map (or
+// null) to map[string]any. The schema's isObject validator already rejects
+// other shapes at validate time; this is the backstop at plan time.
+func goObject(ctx context.Context, p path.Path, v attr.Value) (map[string]any, error) {
+	g, err := goValue(ctx, p, v)
+	if err != nil || g == nil {
+		return nil, err
+	}
+	m, ok := g.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be an object such as { key = value }, not a %s", p, goTypeName(g))
+	}
+	return m, nil
+}
+
+// goTypeName names a plain Go value's kind the way a Terraform user thinks of it.
+func goTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "bool"
+	case string:
+		return "string"
+	case int64, float64:
+		return "number"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}

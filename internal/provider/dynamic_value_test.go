@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func TestGoValue(t *testing.T) {
+	ctx := context.Background()
+	num := func(s string) types.Number {
+		f, _, err := big.ParseFloat(s, 10, 512, big.ToNearestEven)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return types.NumberValue(f)
+	}
+	obj := func(attrs map[string]attr.Value) types.Object {
+		ts := map[string]attr.Type{}
+		for k, v := range attrs {
+			ts[k] = v.Type(ctx)
+		}
+		return types.ObjectValueMust(ts, attrs)
+	}
+
+	cases := []struct {
+		name string
+		in   attr.Value
+		want any
+	}{
+		{"nil", nil, nil},
+		{"null dynamic", types.DynamicNull(), nil},
+		{"dynamic holding null string", types.DynamicValue(types.StringNull()), nil},
+		{"string", types.DynamicValue(types.StringValue("mp")), "mp"},
+		{"bool", types.DynamicValue(types.BoolValue(true)), true},
+		{"integral number is int64", types.DynamicValue(num("16")), int64(16)},
+		{"negative integral number", types.DynamicValue(num("-3")), int64(-3)},
+		{"fraction is float64", types.DynamicValue(num("0.9")), 0.9},
+		{"integer too big for int64 is float64", types.DynamicValue(num("1e30")), 1e30},
+		{"int64 attribute", types.Int64Value(7), int64(7)},
+		{"float64 attribute", types.Float64Value(0.5), 0.5},
+		{"tuple", types.DynamicValue(types.TupleValueMust(
+			[]attr.Type{types.NumberType, types.StringType},
+			[]attr.Value{num("1"), types.StringValue("a")})), []any{int64(1), "a"}},
+		{"list", types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(0), types.Int64Value(2)}), []any{int64(0), int64(2)}},
+		{"empty list", types.ListValueMust(types.Int64Type, nil), []any{}},
+		{"set", types.SetValueMust(types.StringType, []attr.Value{types.StringValue("x")}), []any{"x"}},
+		{"map", types.MapValueMust(types.StringType, map[string]attr.Value{"k": types.StringValue("v")}), map[string]any{"k": "v"}},
+		{"nested object", types.DynamicValue(obj(map[string]attr.Value{
+			"max_num_seqs":  num("8"),
+			"enforce_eager": types.BoolValue(false),
+			"nested":        obj(map[string]attr.Value{"port": num("25201"), "nothing": types.StringNull()}),
+		})), map[string]any{
+			"max_num_seqs":  int64(8),
+			"enforce_eager": false,
+			"nested":        map[string]any{"port": int64(25201), "nothing": nil},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := goValue(ctx, path.Root("x"), c.in)
+			if err != nil {
+				t.Fatalf("goValue: %v", err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("goValue = %#v (%T), want %#v (%T)", got, got, c.want, c.want)
+			}
+		})
+	}
+}
+
+// An unknown anywhere, even deep inside an object, is reported with its path.
+func TestGoValue_Unknown(t *testing.T) {
+	ctx := context.Background()
+	inner := types.ObjectValueMust(map[string]attr.Type{"port": types.NumberType},
+		map[string]attr.Value{"port": types.NumberUnknown()})
+	outer := types.DynamicValue(types.TupleValueMust([]attr.Type{inner.Type(ctx)}, []attr.Value{inner}))
+
+	for name, v := range map[string]attr.Value{
+		"unknown dynamic":    types.DynamicUnknown(),
+		"dynamic of unknown": types.DynamicValue(types.StringUnknown()),
+		"deep unknown":       outer,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := goValue(ctx, path.Root("engine_args"), v)
+			var ue unknownValueError
+			if !errors.As(err, &ue) {
+				t.Fatalf("err = %v, want unknownValueError", err)
+			}
+		})
+	}
+	_, err := goValue(ctx, path.Root("engine_args"), outer)
+	if want := "value at engine_args[0].port is not known yet"; err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
+
+func TestGoObject(t *testing.T) {
+	ctx := context.Background()
+	got, err := goObject(ctx, path.Root("e"), types.DynamicNull())
+	if err != nil || got != nil {
+		t.Fatalf("null: got %v, %v; want nil, nil", got, err)
+	}
+	m := types.MapValueMust(types.StringType, map[string]attr.Value{"a": types.StringValue("b")})
+	got, err = goObject(ctx, path.Root("e"), types.DynamicValue(m))
+	if err != nil || !reflect.DeepEqual(got, map[string]any{"a": "b"}) {
+		t.Fatalf("map: got %v, %v", got, err)
+	}
+	_, err = goObject(ctx, path.Root("prefill").AtName("engine_args"), types.DynamicValue(types.StringValue("x")))
+	if want := "prefill.engine_args must be an object such as { key = value }, not a string"; err == nil || err.Error() != want {
+		t.Fatalf("string: err = %v, want %q", err, want)
+	}
+}

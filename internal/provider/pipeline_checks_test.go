@@ -1,0 +1,203 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"go.yaml.in/yaml/v3"
+)
+
+// Expectations shared by the data source and resource tests: what vllm-omni's
+// PD recipe (shared/seed) says the pipeline for seedModel looks like.
+
+// seedOutputs maps output attributes to the value the recipe implies.
+func seedOutputs() map[string]knownvalue.Check {
+	i := knownvalue.Int64Exact
+	ints := func(xs ...int64) knownvalue.Check {
+		cs := make([]knownvalue.Check, len(xs))
+		for k, x := range xs {
+			cs[k] = i(x)
+		}
+		return knownvalue.ListExact(cs)
+	}
+	stage := func(id int64, role, modelStage string, devices, inputs knownvalue.Check, kvRole string, port int64) knownvalue.Check {
+		kv, bp := knownvalue.Check(knownvalue.Null()), knownvalue.Check(knownvalue.Null())
+		if kvRole != "" {
+			kv, bp = knownvalue.StringExact(kvRole), i(port)
+		}
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"stage_id":             i(id),
+			"role":                 knownvalue.StringExact(role),
+			"model_stage":          knownvalue.StringExact(modelStage),
+			"devices":              devices,
+			"tensor_parallel_size": i(1),
+			"inputs":               inputs,
+			"kv_role":              kv,
+			"bootstrap_port":       bp,
+			"host":                 knownvalue.Null(),
+		})
+	}
+	edge := func(from, to int64) knownvalue.Check {
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{"from": i(from), "to": i(to)})
+	}
+	return map[string]knownvalue.Check{
+		"stages": knownvalue.ListExact([]knownvalue.Check{
+			stage(0, "prefill", "thinker", ints(0), ints(), "kv_producer", 25201),
+			stage(1, "decode", "thinker", ints(1), ints(0), "kv_consumer", 25202),
+			stage(2, "stage", "talker", ints(2), ints(1), "", 0),
+			stage(3, "stage", "code2wav", ints(2), ints(2), "", 0),
+		}),
+		"edges": knownvalue.ListExact([]knownvalue.Check{edge(0, 1), edge(1, 2), edge(2, 3)}),
+		"ports": knownvalue.SetPartial([]knownvalue.Check{
+			knownvalue.ObjectExact(map[string]knownvalue.Check{
+				"name": knownvalue.StringExact("api"), "port": i(8091),
+				"stage_id": knownvalue.Null(), "host": knownvalue.Null(),
+			}),
+		}),
+		"gpu_count": i(3),
+		"serve_command": knownvalue.StringRegexp(regexp.MustCompile(
+			`^vllm serve ` + regexp.QuoteMeta(seedModel) + ` --omni --port 8091 --deploy-config /\S+\.yaml$`)),
+		"serve_args": knownvalue.ListPartial(map[int]knownvalue.Check{
+			0: knownvalue.StringExact("vllm"), 1: knownvalue.StringExact("serve"),
+			2: knownvalue.StringExact(seedModel), 3: knownvalue.StringExact("--omni"),
+			4: knownvalue.StringExact("--port"), 5: knownvalue.StringExact("8091"),
+			6: knownvalue.StringExact("--deploy-config"),
+		}),
+		"launches": knownvalue.ListSizeExact(1),
+		"id":       knownvalue.StringRegexp(regexp.MustCompile(`^\S+$`)),
+		"diagram":  knownvalue.StringRegexp(regexp.MustCompile(`(?s)^(flowchart|graph) .*0.*1.*2.*3`)),
+	}
+}
+
+func seedStateChecks(addr string) []statecheck.StateCheck {
+	var out []statecheck.StateCheck
+	for name, c := range seedOutputs() {
+		out = append(out, statecheck.ExpectKnownValue(addr, tfjsonpath.New(name), c))
+	}
+	return out
+}
+
+func seedPlanChecks(addr string) []plancheck.PlanCheck {
+	var out []plancheck.PlanCheck
+	for name, c := range seedOutputs() {
+		out = append(out, plancheck.ExpectKnownValue(addr, tfjsonpath.New(name), c))
+	}
+	return out
+}
+
+// unknownOutputChecks: while an input is unknown, every output is.
+func unknownOutputChecks(addr string) []plancheck.PlanCheck {
+	var out []plancheck.PlanCheck
+	for _, name := range pipelineOutputNames {
+		out = append(out, plancheck.ExpectUnknownValue(addr, tfjsonpath.New(name)))
+	}
+	return out
+}
+
+// seedConfig is the subset of the recipe's YAML the tests compare.
+type seedConfig struct {
+	StageArgs []struct {
+		StageID       int  `yaml:"stage_id"`
+		IsPrefillOnly bool `yaml:"is_prefill_only"`
+		IsDecodeOnly  bool `yaml:"is_decode_only"`
+		Runtime       struct {
+			Devices any `yaml:"devices"`
+		} `yaml:"runtime"`
+		EngineArgs struct {
+			MaxNumSeqs         int    `yaml:"max_num_seqs"`
+			ModelStage         string `yaml:"model_stage"`
+			TensorParallelSize int    `yaml:"tensor_parallel_size"`
+			KVTransferConfig   *struct {
+				KVConnector    string         `yaml:"kv_connector"`
+				KVRole         string         `yaml:"kv_role"`
+				KVRank         int            `yaml:"kv_rank"`
+				KVParallelSize int            `yaml:"kv_parallel_size"`
+				Extra          map[string]any `yaml:"kv_connector_extra_config"`
+			} `yaml:"kv_transfer_config"`
+		} `yaml:"engine_args"`
+		EngineInputSource []int `yaml:"engine_input_source"`
+	} `yaml:"stage_args"`
+	Runtime struct {
+		Edges []struct {
+			From int `yaml:"from"`
+			To   int `yaml:"to"`
+		} `yaml:"edges"`
+	} `yaml:"runtime"`
+}
+
+// checkSeedConfigYAML parses config_yaml and compares it with the recipe:
+// the split, placement, connector and graph, field by field.
+func checkSeedConfigYAML(addr string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		var doc seedConfig
+		if err := yaml.Unmarshal([]byte(rs.Primary.Attributes["config_yaml"]), &doc); err != nil {
+			return fmt.Errorf("config_yaml is not YAML: %w", err)
+		}
+		if len(doc.StageArgs) != 4 {
+			return fmt.Errorf("config_yaml has %d stage_args, want 4", len(doc.StageArgs))
+		}
+		want := []struct {
+			prefill, decode bool
+			devices         string
+			seqs            int
+			modelStage      string
+			inputs          []int
+			kvRole          string
+			kvRank, port    int
+		}{
+			{true, false, "0", 16, "thinker", nil, "kv_producer", 0, 25201},
+			{false, true, "1", 64, "thinker", []int{0}, "kv_consumer", 1, 25202},
+			{false, false, "2", 64, "talker", []int{1}, "", 0, 0},
+			{false, false, "2", 1, "code2wav", []int{2}, "", 0, 0},
+		}
+		for i, w := range want {
+			st := doc.StageArgs[i]
+			ea := st.EngineArgs
+			switch {
+			case st.StageID != i:
+				return fmt.Errorf("stage_args[%d].stage_id = %d", i, st.StageID)
+			case st.IsPrefillOnly != w.prefill || st.IsDecodeOnly != w.decode:
+				return fmt.Errorf("stage %d: is_prefill_only=%v is_decode_only=%v", i, st.IsPrefillOnly, st.IsDecodeOnly)
+			case fmt.Sprint(st.Runtime.Devices) != w.devices:
+				return fmt.Errorf("stage %d: runtime.devices = %v, want %q", i, st.Runtime.Devices, w.devices)
+			case ea.MaxNumSeqs != w.seqs:
+				return fmt.Errorf("stage %d: max_num_seqs = %d, want %d", i, ea.MaxNumSeqs, w.seqs)
+			case ea.ModelStage != w.modelStage:
+				return fmt.Errorf("stage %d: model_stage = %q, want %q", i, ea.ModelStage, w.modelStage)
+			case fmt.Sprint(st.EngineInputSource) != fmt.Sprint(w.inputs) && len(st.EngineInputSource)+len(w.inputs) > 0:
+				return fmt.Errorf("stage %d: engine_input_source = %v, want %v", i, st.EngineInputSource, w.inputs)
+			}
+			kv := ea.KVTransferConfig
+			if w.kvRole == "" {
+				if kv != nil {
+					return fmt.Errorf("stage %d: unexpected kv_transfer_config", i)
+				}
+				continue
+			}
+			switch {
+			case kv == nil:
+				return fmt.Errorf("stage %d: no kv_transfer_config", i)
+			case kv.KVConnector != "MooncakeConnector" || kv.KVRole != w.kvRole || kv.KVRank != w.kvRank || kv.KVParallelSize != 2:
+				return fmt.Errorf("stage %d: kv_transfer_config = %+v", i, *kv)
+			case fmt.Sprint(kv.Extra["mooncake_bootstrap_port"]) != fmt.Sprint(w.port):
+				return fmt.Errorf("stage %d: mooncake_bootstrap_port = %v, want %d", i, kv.Extra["mooncake_bootstrap_port"], w.port)
+			case ea.TensorParallelSize != 1:
+				return fmt.Errorf("stage %d: tensor_parallel_size = %d", i, ea.TensorParallelSize)
+			}
+		}
+		if got := fmt.Sprint(doc.Runtime.Edges); got != "[{0 1} {1 2} {2 3}]" {
+			return fmt.Errorf("runtime.edges = %s, want 0→1→2→3", got)
+		}
+		return nil
+	}
+}

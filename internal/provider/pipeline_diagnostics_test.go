@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
+)
+
+func TestFrameworkPath(t *testing.T) {
+	cases := []struct {
+		in     pipeline.Path
+		want   path.Path
+		wantOK bool
+	}{
+		{nil, path.Empty(), false},
+		{pipeline.AttrPath("gpus"), path.Root("gpus"), true},
+		{pipeline.AttrPath("prefill", "devices").Index(1), path.Root("prefill").AtName("devices").AtListIndex(1), true},
+		{pipeline.AttrPath("stage_overrides", "talker", "engine_args", "max_num_seqs"),
+			path.Root("stage_overrides").AtName("talker").AtName("engine_args").AtName("max_num_seqs"), true},
+		// A set element has no index in Terraform: stop at the set.
+		{pipeline.AttrPath("reserved_ports").Index(2), path.Root("reserved_ports"), true},
+	}
+	for _, c := range cases {
+		got, ok := frameworkPath(c.in)
+		if ok != c.wantOK || !got.Equal(c.want) {
+			t.Errorf("frameworkPath(%s) = %s, %v; want %s, %v", c.in, got, ok, c.want, c.wantOK)
+		}
+	}
+}
+
+func TestAddPipelineDiagnostics(t *testing.T) {
+	var diags diag.Diagnostics
+	addPipelineDiagnostics(&diags, pipeline.Diagnostics{
+		{Severity: pipeline.SeverityError, Code: "tp_mismatch", Path: pipeline.AttrPath("decode", "tensor_parallel_size"),
+			Summary: "Tensor parallel sizes differ", Detail: "MooncakeConnector needs the same size."},
+		{Severity: pipeline.SeverityWarning, Code: "shared_gpu", Path: pipeline.AttrPath("stage_overrides", "talker"),
+			Summary: "Stages share a GPU", Detail: "Lower gpu_memory_utilization."},
+		{Severity: pipeline.SeverityError, Code: "no_thinker", Summary: "Nothing to split"},
+		{Severity: pipeline.SeverityError, Code: "gpus_exceeded", Path: pipeline.AttrPath("gpus"), Summary: "Too few GPUs", Detail: "Raise gpus."},
+	})
+	if len(diags) != 4 || diags.ErrorsCount() != 3 || diags.WarningsCount() != 1 {
+		t.Fatalf("diags = %v", diags)
+	}
+
+	first, ok := diags[0].(diag.DiagnosticWithPath)
+	if !ok || !first.Path().Equal(path.Root("decode").AtName("tensor_parallel_size")) {
+		t.Errorf("first diagnostic path: %v", diags[0])
+	}
+	if got := diags[0].Detail(); got != "decode.tensor_parallel_size: MooncakeConnector needs the same size. [tp_mismatch]" {
+		t.Errorf("detail = %q", got)
+	}
+	if diags[1].Severity() != diag.SeverityWarning || !strings.HasSuffix(diags[1].Detail(), "[shared_gpu]") {
+		t.Errorf("warning = %v", diags[1])
+	}
+	if _, ok := diags[2].(diag.DiagnosticWithPath); ok {
+		t.Errorf("pathless engine diagnostic must be a plain error: %v", diags[2])
+	}
+	if diags[2].Detail() != "[no_thinker]" {
+		t.Errorf("detail = %q", diags[2].Detail())
+	}
+	// Terraform shows the line of a top-level attribute itself: no prefix.
+	if diags[3].Detail() != "Raise gpus. [gpus_exceeded]" {
+		t.Errorf("detail = %q", diags[3].Detail())
+	}
+}

@@ -1,0 +1,93 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
+)
+
+func sampleResult() *pipeline.Result {
+	producer, consumer := "kv_producer", "kv_consumer"
+	p0, p1, zero, one := 25201, 25202, 0, 1
+	return &pipeline.Result{
+		ID:         "abc",
+		ConfigYAML: "stage_args: []\n",
+		Stages: []pipeline.StageInfo{
+			{StageID: 0, Role: pipeline.RolePrefill, ModelStage: "thinker", Devices: []int{0}, TensorParallelSize: 1, KVRole: &producer, BootstrapPort: &p0},
+			{StageID: 1, Role: pipeline.RoleDecode, ModelStage: "thinker", Devices: []int{1}, TensorParallelSize: 1, Inputs: []int{0}, KVRole: &consumer, BootstrapPort: &p1},
+			{StageID: 2, Role: pipeline.RoleStage, ModelStage: "talker", Devices: []int{2}, TensorParallelSize: 1, Inputs: []int{1}},
+		},
+		Edges: []pipeline.Edge{{From: 0, To: 1}, {From: 1, To: 2}},
+		Ports: []pipeline.Port{
+			{Name: "api", Port: 8091},
+			{Name: "prefill_bootstrap", Port: p0, StageID: &zero},
+			{Name: "decode_bootstrap", Port: p1, StageID: &one},
+		},
+		GPUCount:     3,
+		ServeArgs:    []string{"vllm", "serve", "m"},
+		ServeCommand: "vllm serve m",
+		Diagram:      "flowchart LR",
+		Launches:     []pipeline.Launch{{StageIDs: []int{0, 1, 2}, Argv: []string{"vllm", "serve", "m"}, Command: "vllm serve m", Ports: []int{8091, 25201, 25202}}},
+	}
+}
+
+// Outputs written into a plan read back into the model, and from there into
+// the allocations the next plan keeps: the schema, the model structs and
+// the conversions agree.
+func TestOutputsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	out, diags := outputsFromResult(ctx, sampleResult())
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	plan := planWith(t, map[string]any{"model": "m"})
+	if diags := writeOutputs(ctx, &plan, out); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !plan.Raw.IsFullyKnown() {
+		t.Fatal("outputs left unknowns")
+	}
+	var m pipelineResourceModel
+	if diags := plan.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+
+	var stages []stageModel
+	m.Stages.ElementsAs(ctx, &stages, false)
+	if len(stages) != 3 || !stages[2].KVRole.IsNull() || !stages[2].BootstrapPort.IsNull() || !stages[0].Host.IsNull() {
+		t.Errorf("stages = %+v", stages)
+	}
+	if stages[0].Inputs.IsNull() || len(stages[0].Inputs.Elements()) != 0 {
+		t.Errorf("a stage without inputs must have an empty list, got %s", stages[0].Inputs)
+	}
+	var launches []launchModel
+	m.Launches.ElementsAs(ctx, &launches, false)
+	if len(launches) != 1 || launches[0].Env.IsNull() || !launches[0].Host.IsNull() {
+		t.Errorf("launches = %+v", launches)
+	}
+
+	prev, diags := previousAllocations(ctx, m.pipelineOutputs)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	want := &pipeline.Allocations{
+		Ports:   map[string]int{"api": 8091, "prefill_bootstrap": 25201, "decode_bootstrap": 25202},
+		Devices: map[string][]int{"prefill": {0}, "decode": {1}, "talker": {2}},
+	}
+	if !reflect.DeepEqual(prev, want) {
+		t.Errorf("previous = %+v, want %+v", prev, want)
+	}
+}
+
+func TestPreviousAllocations_NoState(t *testing.T) {
+	prev, diags := previousAllocations(context.Background(), pipelineOutputs{
+		Ports: types.ListNull(outputElemType("ports")), Stages: types.ListNull(outputElemType("stages")),
+	})
+	if prev != nil || diags.HasError() {
+		t.Fatalf("got %v, %v", prev, diags)
+	}
+}

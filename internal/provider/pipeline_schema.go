@@ -1,0 +1,295 @@
+package provider
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
+)
+
+// The data source and the resource omni_pd_pipeline share one schema. It is
+// written once here, in the resource schema's types (a superset of the data
+// source's), and dataSourceAttributes derives the data source's copy, so the
+// two can never drift. Only `triggers` is added by the resource alone.
+
+// Output attribute names, in the order the schema documents them. Both
+// entities write exactly these after planning, or mark them unknown.
+var pipelineOutputNames = []string{
+	"id", "config_yaml", "stages", "edges", "ports", "gpu_count",
+	"serve_command", "serve_args", "diagram", "launches",
+}
+
+// pipelineAttributes returns the shared inputs and outputs.
+func pipelineAttributes() map[string]schema.Attribute {
+	attrs := pipelineInputAttributes()
+	for name, a := range pipelineOutputAttributes() {
+		attrs[name] = a
+	}
+	return attrs
+}
+
+func pipelineInputAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"model": schema.StringAttribute{
+			MarkdownDescription: "Model to serve: a Hugging Face id (`org/name`, such as `Qwen/Qwen3-Omni-30B-A3B-Instruct`) or an absolute local path. Also selects the base config when neither `preset` nor `base_config` is set.",
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"preset": schema.StringAttribute{
+			MarkdownDescription: "Name of an embedded base config (`qwen3_omni_moe`, `qwen2_5_omni`, ...). Inferred from `model` when unset. Conflicts with `base_config`.",
+			Optional:            true,
+			Validators: []validator.String{
+				stringvalidator.LengthAtLeast(1),
+				stringvalidator.ConflictsWith(path.MatchRoot("base_config")),
+			},
+		},
+		"base_config": schema.StringAttribute{
+			MarkdownDescription: "YAML text of a base config in either dialect (`stage_args` or `stages`), typically `file(\"my_config.yaml\")`. Everything in it is kept; only the split stage and the placement change. Conflicts with `preset`.",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
+		"format": schema.StringAttribute{
+			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: the base config's dialect, which is `stage_args` for every preset. A `stages` base config cannot be written as `stage_args`: that dialect needs the topology the `stages` dialect leaves to vllm-omni's pipeline definitions.",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.OneOf("stage_args", "stages")},
+		},
+		"pipeline": schema.StringAttribute{
+			MarkdownDescription: "With `format = \"stages\"`: the registered PD pipeline written as the top-level `pipeline:` key, which is how that dialect turns PD on. Default: the PD variant of the base config's pipeline (`qwen3_omni_moe_pd` for `qwen3_omni_moe`, `hunyuan_image3_pd` for `hunyuan_image_3_moe`).",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.-]+$`), "must be a pipeline key: letters, digits, '_', '.', '-'")},
+		},
+		"split_stage": schema.Int64Attribute{
+			MarkdownDescription: "`stage_id` (in the base config) of the stage to split into prefill and decode. Defaults to the thinker.",
+			Optional:            true,
+			Validators:          []validator.Int64{int64validator.AtLeast(0)},
+		},
+		"prefill": roleAttribute("prefill", pipeline.DefaultPrefillMaxSeqs),
+		"decode":  roleAttribute("decode", pipeline.DefaultDecodeMaxSeqs),
+		"stage_overrides": schema.DynamicAttribute{
+			MarkdownDescription: "Settings for the stages that are not split, as an object keyed by `model_stage` name (`talker`, `code2wav`, ...). Each entry may set `devices` (list of number), `max_num_seqs`, `gpu_memory_utilization`, `num_replicas`, `host` and `engine_args` (any object, merged over the base config's). The provider checks this shape itself and reports problems at the entry's path.",
+			Optional:            true,
+			Validators:          []validator.Dynamic{isObject()},
+		},
+		"gpus": schema.Int64Attribute{
+			MarkdownDescription: "GPUs on each host. Placement uses devices `0` to `gpus - 1` and fails with an error naming the stage when the layout needs more. Unset: no limit is checked.",
+			Optional:            true,
+			Validators:          []validator.Int64{int64validator.AtLeast(1)},
+		},
+		"connector": schema.SingleNestedAttribute{
+			MarkdownDescription: "KV connector between prefill and decode.",
+			Optional:            true,
+			Attributes: map[string]schema.Attribute{
+				"name": schema.StringAttribute{
+					MarkdownDescription: "vLLM KV connector class: `MooncakeConnector` (the default), `NixlConnector`, `P2pNcclConnector`, `LMCacheConnectorV1` or `MultiConnector`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"protocol": schema.StringAttribute{
+					MarkdownDescription: "Mooncake transport: `tcp` or `rdma`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.OneOf("tcp", "rdma")},
+				},
+				"device_name": schema.StringAttribute{
+					MarkdownDescription: "RDMA NIC for Mooncake (such as `mlx5_0`).",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"extra_config": schema.DynamicAttribute{
+					MarkdownDescription: "Any object, merged into `kv_connector_extra_config` on both stages of the pair. `P2pNcclConnector` needs `proxy_ip` and `proxy_port` here; `MultiConnector` takes its children as `connectors = [{ kv_connector = \"NixlConnector\" }, ...]`.",
+					Optional:            true,
+					Validators:          []validator.Dynamic{isObject()},
+				},
+				"kv_both": schema.BoolAttribute{
+					MarkdownDescription: "Give both sides `kv_role = kv_both` instead of `kv_producer` / `kv_consumer`. MooncakeConnector, NixlConnector and a MultiConnector of those allow it. Default: `false`.",
+					Optional:            true,
+				},
+			},
+		},
+		"api_port": schema.Int64Attribute{
+			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`.",
+			Optional:            true,
+			Validators:          []validator.Int64{portValidator()},
+		},
+		"port_range": schema.SingleNestedAttribute{
+			MarkdownDescription: "Range the connector ports (bootstrap ports, ...) are allocated from, both ends included. Default: `25201` to `25300`.",
+			Optional:            true,
+			Attributes: map[string]schema.Attribute{
+				"first": schema.Int64Attribute{
+					MarkdownDescription: "First port of the range.",
+					Required:            true,
+					Validators:          []validator.Int64{portValidator()},
+				},
+				"last": schema.Int64Attribute{
+					MarkdownDescription: "Last port of the range; at least `first`.",
+					Required:            true,
+					Validators: []validator.Int64{
+						portValidator(),
+						int64validator.AtLeastSumOf(path.MatchRelative().AtParent().AtName("first")),
+					},
+				},
+			},
+		},
+		"reserved_ports": schema.SetAttribute{
+			MarkdownDescription: "Ports never to allocate: another pipeline's, sshd's, ...",
+			Optional:            true,
+			ElementType:         types.Int64Type,
+			Validators:          []validator.Set{setvalidator.ValueInt64sAre(portValidator())},
+		},
+		"config_path": schema.StringAttribute{
+			MarkdownDescription: "Where `config_yaml` will be written on the host; used as `--deploy-config` in the launch command.",
+			Optional:            true,
+		},
+	}
+}
+
+// roleAttribute is the prefill or the decode object.
+func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "The " + role + " stage of the split pair.",
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"devices": schema.ListAttribute{
+				MarkdownDescription: "GPU indices the " + role + " stage runs on, as many as `tensor_parallel_size`. Default: allocated from the free GPUs.",
+				Optional:            true,
+				ElementType:         types.Int64Type,
+				Validators:          devicesValidators(),
+			},
+			"tensor_parallel_size": schema.Int64Attribute{
+				MarkdownDescription: "Tensor parallel size. Default: the split stage's own `tensor_parallel_size` in the base config (`1` in the presets). MooncakeConnector, P2pNcclConnector and LMCacheConnectorV1 need the same value on prefill and decode; NixlConnector allows a larger decode value.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"max_num_seqs": schema.Int64Attribute{
+				MarkdownDescription: "`max_num_seqs` engine arg. Default: `" + strconv.Itoa(defaultMaxSeqs) + "`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"gpu_memory_utilization": schema.Float64Attribute{
+				MarkdownDescription: "Share of each GPU's memory the stage may use, greater than 0 and at most 1. Default: the base config's.",
+				Optional:            true,
+				Validators:          []validator.Float64{fractionValidator()},
+			},
+			"bootstrap_port": schema.Int64Attribute{
+				MarkdownDescription: "Mooncake bootstrap port. Default: allocated from `port_range`.",
+				Optional:            true,
+				Validators:          []validator.Int64{portValidator()},
+			},
+			"host": schema.StringAttribute{
+				MarkdownDescription: "Address of the machine that runs the stage. Unset: every stage runs on one host.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"engine_args": schema.DynamicAttribute{
+				MarkdownDescription: "Any object, merged over the split stage's `engine_args` from the base config.",
+				Optional:            true,
+				Validators:          []validator.Dynamic{isObject()},
+			},
+		},
+	}
+}
+
+// devicesValidators: a device list names distinct, non-negative GPU indices.
+func devicesValidators() []validator.List {
+	return []validator.List{
+		listvalidator.SizeAtLeast(1),
+		listvalidator.UniqueValues(),
+		listvalidator.ValueInt64sAre(int64validator.AtLeast(0)),
+	}
+}
+
+func portValidator() validator.Int64 { return int64validator.Between(1, 65535) }
+
+func pipelineOutputAttributes() map[string]schema.Attribute {
+	intList := func(desc string) schema.ListAttribute {
+		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.Int64Type}
+	}
+	return map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "Content hash of the rendered config and launch.",
+			Computed:            true,
+		},
+		"config_yaml": schema.StringAttribute{
+			MarkdownDescription: "The deploy config to write to `config_path`.",
+			Computed:            true,
+		},
+		"stages": schema.ListNestedAttribute{
+			MarkdownDescription: "Every stage of the planned pipeline, by `stage_id`.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"stage_id":             schema.Int64Attribute{MarkdownDescription: "Stage id in `config_yaml`.", Computed: true},
+				"role":                 schema.StringAttribute{MarkdownDescription: "`prefill`, `decode` or `stage`.", Computed: true},
+				"model_stage":          schema.StringAttribute{MarkdownDescription: "`model_stage` (`thinker`, `talker`, `code2wav`, ...).", Computed: true},
+				"devices":              intList("GPU indices the stage runs on."),
+				"tensor_parallel_size": schema.Int64Attribute{MarkdownDescription: "Tensor parallel size.", Computed: true},
+				"inputs":               intList("Stage ids the stage reads from (`engine_input_source`)."),
+				"kv_role":              schema.StringAttribute{MarkdownDescription: "`kv_producer` or `kv_consumer` on the prefill-decode pair; null elsewhere.", Computed: true},
+				"bootstrap_port":       schema.Int64Attribute{MarkdownDescription: "Mooncake bootstrap port on the prefill-decode pair; null elsewhere.", Computed: true},
+				"host":                 schema.StringAttribute{MarkdownDescription: "Host the stage runs on; null on a single-host pipeline.", Computed: true},
+			}},
+		},
+		"edges": schema.ListNestedAttribute{
+			MarkdownDescription: "Data paths between stages.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"from": schema.Int64Attribute{MarkdownDescription: "Producing stage id.", Computed: true},
+				"to":   schema.Int64Attribute{MarkdownDescription: "Consuming stage id.", Computed: true},
+			}},
+		},
+		"ports": schema.ListNestedAttribute{
+			MarkdownDescription: "Every port the deployment listens on, for firewall rules.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name":     schema.StringAttribute{MarkdownDescription: "What the port is for (`api`, ...).", Computed: true},
+				"port":     schema.Int64Attribute{MarkdownDescription: "Port number.", Computed: true},
+				"stage_id": schema.Int64Attribute{MarkdownDescription: "Stage that listens on it; null for the API port.", Computed: true},
+				"host":     schema.StringAttribute{MarkdownDescription: "Host that listens on it; null on a single-host pipeline.", Computed: true},
+			}},
+		},
+		"gpu_count": schema.Int64Attribute{
+			MarkdownDescription: "Number of distinct GPUs the layout uses (per host).",
+			Computed:            true,
+		},
+		"serve_command": schema.StringAttribute{
+			MarkdownDescription: "The `vllm serve` launch command, shell-quoted.",
+			Computed:            true,
+		},
+		"serve_args": schema.ListAttribute{
+			MarkdownDescription: "`serve_command` as an argument vector.",
+			Computed:            true,
+			ElementType:         types.StringType,
+		},
+		"diagram": schema.StringAttribute{
+			MarkdownDescription: "The stage graph as a Mermaid flowchart.",
+			Computed:            true,
+		},
+		"launches": schema.ListNestedAttribute{
+			MarkdownDescription: "What each host runs; a single-host pipeline has one entry whose `command` is `serve_command`.",
+			Computed:            true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"host":      schema.StringAttribute{MarkdownDescription: "Host address; null on a single-host pipeline.", Computed: true},
+				"stage_ids": intList("Stages the host runs."),
+				"argv":      schema.ListAttribute{MarkdownDescription: "Launch command as an argument vector.", Computed: true, ElementType: types.StringType},
+				"command":   schema.StringAttribute{MarkdownDescription: "Launch command, shell-quoted.", Computed: true},
+				"env":       schema.MapAttribute{MarkdownDescription: "Environment variables the command needs.", Computed: true, ElementType: types.StringType},
+				"ports":     intList("Ports the host listens on."),
+			}},
+		},
+	}
+}
+
+// pdPipelineDescription opens both entities' documentation.
+const pdPipelineDescription = "Plans a [vllm-omni](https://github.com/vllm-project/vllm-omni) deployment with " +
+	"prefill-decode disaggregation: the thinker (or `split_stage`) is split into a prefill and a decode stage " +
+	"joined by a KV connector, every stage is placed on GPUs, ports are allocated, and the deploy-config YAML, " +
+	"the stage graph and the exact `vllm serve` command are rendered, all at plan time.\n\n" +
+	"With only `model` set for a Qwen3-Omni model the result is vllm-omni's PD recipe: prefill on GPU 0, decode " +
+	"on GPU 1, talker and code2wav on GPU 2, MooncakeConnector with bootstrap ports 25201/25202, API port 8091."

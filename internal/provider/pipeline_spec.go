@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"context"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
+)
+
+// specFromInputs turns fully known inputs into the engine's Spec. It applies
+// no defaults: an unset attribute becomes the zero value or a nil pointer
+// and the engine decides. The data source and the resource both call it, so
+// the same configuration always means the same Spec.
+//
+// Problems in the free-form stage_overrides come back as engine
+// diagnostics, so that the caller can report them with the plan's own in
+// one pass: the decoded overrides hold every entry that could be read.
+func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipeline.Diagnostics, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var overrideDiags pipeline.Diagnostics
+	spec := pipeline.Spec{
+		Model:         in.Model.ValueString(),
+		Preset:        in.Preset.ValueString(),
+		BaseConfig:    in.BaseConfig.ValueString(),
+		Format:        in.Format.ValueString(),
+		Pipeline:      in.Pipeline.ValueString(),
+		SplitStage:    intPtr(in.SplitStage),
+		GPUs:          intPtr(in.GPUs),
+		APIPort:       intPtr(in.APIPort),
+		ReservedPorts: intsFromSet(ctx, in.ReservedPorts, &diags),
+		ConfigPath:    in.ConfigPath.ValueString(),
+	}
+	spec.Prefill = roleSpec(ctx, path.Root("prefill"), in.Prefill, &diags)
+	spec.Decode = roleSpec(ctx, path.Root("decode"), in.Decode, &diags)
+	spec.Connector = connectorSpec(ctx, in.Connector, &diags)
+	spec.PortRange = portRangeSpec(ctx, in.PortRange, &diags)
+
+	// The engine checks the free-form overrides' shape itself, so that its
+	// errors name the entry (stage_overrides.talker.devices) like any other.
+	overrides, err := goValue(ctx, path.Root("stage_overrides"), in.StageOverrides)
+	switch {
+	case err != nil:
+		diags.AddAttributeError(path.Root("stage_overrides"), "Invalid stage_overrides", err.Error())
+	case overrides != nil:
+		spec.StageOverrides, overrideDiags = pipeline.DecodeStageOverrides(overrides)
+	}
+	return spec, overrideDiags, diags
+}
+
+func roleSpec(ctx context.Context, p path.Path, obj types.Object, diags *diag.Diagnostics) pipeline.RoleSpec {
+	if obj.IsNull() {
+		return pipeline.RoleSpec{}
+	}
+	var m roleModel
+	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+		return pipeline.RoleSpec{}
+	}
+	engineArgs, err := goObject(ctx, p.AtName("engine_args"), m.EngineArgs)
+	if err != nil {
+		diags.AddAttributeError(p.AtName("engine_args"), "Invalid engine_args", err.Error())
+	}
+	return pipeline.RoleSpec{
+		Devices:              intsFromList(ctx, m.Devices, diags),
+		TensorParallelSize:   intPtr(m.TensorParallelSize),
+		MaxNumSeqs:           intPtr(m.MaxNumSeqs),
+		GPUMemoryUtilization: m.GPUMemoryUtilization.ValueFloat64Pointer(),
+		BootstrapPort:        intPtr(m.BootstrapPort),
+		Host:                 m.Host.ValueString(),
+		EngineArgs:           engineArgs,
+	}
+}
+
+func connectorSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics) pipeline.ConnectorSpec {
+	if obj.IsNull() {
+		return pipeline.ConnectorSpec{}
+	}
+	var m connectorModel
+	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+		return pipeline.ConnectorSpec{}
+	}
+	p := path.Root("connector").AtName("extra_config")
+	extra, err := goObject(ctx, p, m.ExtraConfig)
+	if err != nil {
+		diags.AddAttributeError(p, "Invalid extra_config", err.Error())
+	}
+	return pipeline.ConnectorSpec{
+		Name:        m.Name.ValueString(),
+		Protocol:    m.Protocol.ValueString(),
+		DeviceName:  m.DeviceName.ValueString(),
+		ExtraConfig: extra,
+		KVBoth:      m.KVBoth.ValueBool(),
+	}
+}
+
+func portRangeSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics) *pipeline.PortRange {
+	if obj.IsNull() {
+		return nil
+	}
+	var m portRangeModel
+	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+		return nil
+	}
+	return &pipeline.PortRange{First: int(m.First.ValueInt64()), Last: int(m.Last.ValueInt64())}
+}
+
+// intPtr maps an unset number to nil, so the engine can tell it from 0.
+func intPtr(v types.Int64) *int {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	i := int(v.ValueInt64())
+	return &i
+}
+
+// intsFromList keeps the user's order: devices are listed in the order the
+// stage's ranks use them.
+func intsFromList(ctx context.Context, l types.List, diags *diag.Diagnostics) []int {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var xs []int64
+	diags.Append(l.ElementsAs(ctx, &xs, false)...)
+	return toInts(xs)
+}
+
+// intsFromSet sorts, so the Spec does not depend on set order.
+func intsFromSet(ctx context.Context, s types.Set, diags *diag.Diagnostics) []int {
+	if s.IsNull() || s.IsUnknown() {
+		return nil
+	}
+	var xs []int64
+	diags.Append(s.ElementsAs(ctx, &xs, false)...)
+	out := toInts(xs)
+	sort.Ints(out)
+	return out
+}
+
+func toInts(xs []int64) []int {
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = int(x)
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+package provider
+
+import (
+	"context"
+	"math/big"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
+)
+
+// planWith builds a resource plan whose attributes are null except those set.
+func planWith(t *testing.T, set map[string]any) tfsdk.Plan {
+	t.Helper()
+	ctx := context.Background()
+	s := resourceSchema(t)
+	p := tfsdk.Plan{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
+	for name, v := range set {
+		if diags := p.SetAttribute(ctx, pathOf(name), v); diags.HasError() {
+			t.Fatalf("set %s: %v", name, diags)
+		}
+	}
+	return p
+}
+
+// pathOf turns "prefill.devices" into a framework path.
+func pathOf(dotted string) path.Path {
+	var p path.Path
+	start := 0
+	for i := 0; i <= len(dotted); i++ {
+		if i == len(dotted) || dotted[i] == '.' {
+			if start == 0 {
+				p = path.Root(dotted[:i])
+			} else {
+				p = p.AtName(dotted[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return p
+}
+
+func TestSpecFromInputs(t *testing.T) {
+	ctx := context.Background()
+	engineArgs := types.DynamicValue(types.ObjectValueMust(
+		map[string]attr.Type{"max_num_batched_tokens": types.NumberType, "enforce_eager": types.BoolType},
+		map[string]attr.Value{"max_num_batched_tokens": types.NumberValue(big.NewFloat(4096)), "enforce_eager": types.BoolValue(true)},
+	))
+	plan := planWith(t, map[string]any{
+		"model":                          "Qwen/Qwen3-Omni-30B-A3B-Instruct",
+		"format":                         "stages",
+		"split_stage":                    int64(0),
+		"gpus":                           int64(4),
+		"prefill.devices":                []int64{1, 0},
+		"prefill.max_num_seqs":           int64(8),
+		"prefill.gpu_memory_utilization": 0.5,
+		"prefill.engine_args":            engineArgs,
+		"connector.protocol":             "rdma",
+		"port_range.first":               int64(30000),
+		"port_range.last":                int64(30010),
+		"reserved_ports":                 []int64{30002, 30001},
+		"config_path":                    "",
+	})
+	var m pipelineResourceModel
+	if diags := plan.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	got, overrideDiags, diags := specFromInputs(ctx, m.pipelineInputs)
+	if len(overrideDiags) > 0 {
+		t.Fatal(overrideDiags)
+	}
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+
+	zero, four, eight, half := 0, 4, 8, 0.5
+	want := pipeline.Spec{
+		Model:  "Qwen/Qwen3-Omni-30B-A3B-Instruct",
+		Format: "stages", SplitStage: &zero, GPUs: &four,
+		Prefill: pipeline.RoleSpec{
+			Devices:              []int{1, 0}, // user order: it is rank order
+			MaxNumSeqs:           &eight,
+			GPUMemoryUtilization: &half,
+			EngineArgs:           map[string]any{"max_num_batched_tokens": int64(4096), "enforce_eager": true},
+		},
+		Connector:     pipeline.ConnectorSpec{Protocol: "rdma"},
+		PortRange:     &pipeline.PortRange{First: 30000, Last: 30010},
+		ReservedPorts: []int{30001, 30002}, // sorted: a set has no order
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("spec =\n%#v\nwant\n%#v", got, want)
+	}
+}
+
+// Unset inputs stay unset: the engine, not the provider, applies defaults.
+func TestSpecFromInputs_Minimal(t *testing.T) {
+	ctx := context.Background()
+	var m pipelineResourceModel
+	if diags := planWith(t, map[string]any{"model": "m"}).Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	got, overrideDiags, diags := specFromInputs(ctx, m.pipelineInputs)
+	if len(overrideDiags) > 0 {
+		t.Fatal(overrideDiags)
+	}
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !reflect.DeepEqual(got, pipeline.Spec{Model: "m"}) {
+		t.Fatalf("spec = %#v", got)
+	}
+}
+
+func TestInputsKnown(t *testing.T) {
+	ctx := context.Background()
+	known := planWith(t, map[string]any{"model": "m"})
+	if !inputsKnown(known.Raw) {
+		t.Error("all-known plan reported unknown")
+	}
+	// Unknown outputs do not count.
+	if diags := writeUnknownOutputs(ctx, &known); diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !inputsKnown(known.Raw) {
+		t.Error("unknown outputs made the inputs unknown")
+	}
+	deep := planWith(t, map[string]any{
+		"model":               "m",
+		"prefill.engine_args": types.DynamicValue(types.TupleValueMust([]attr.Type{types.StringType}, []attr.Value{types.StringUnknown()})),
+	})
+	if inputsKnown(deep.Raw) {
+		t.Error("unknown inside a dynamic value not noticed")
+	}
+	triggers := planWith(t, map[string]any{"model": "m", "triggers": types.MapUnknown(types.StringType)})
+	if inputsKnown(triggers.Raw) || !inputsKnown(triggers.Raw, "triggers") {
+		t.Error("ignore list not honoured")
+	}
+}
