@@ -1,0 +1,32 @@
+output "user_data" {
+  description = "cloud-init document for the GPU machine."
+  value       = local.user_data
+}
+
+output "serve_command" {
+  description = "The command the machine runs."
+  value       = omni_pd_pipeline.this.serve_command
+}
+
+output "api_port" {
+  description = "Port of the OpenAI-compatible API."
+  value       = one([for p in omni_pd_pipeline.this.ports : p.port if p.name == "api"])
+}
+
+output "firewall_rules" {
+  description = "Port of each firewall rule, by name."
+  value       = { for rule in local.firewall_rules : rule.name => rule.port }
+}
+
+output "stages" {
+  description = "Stage, role and GPUs, one line each."
+  value = [
+    for s in omni_pd_pipeline.this.stages :
+    "${s.stage_id} ${s.model_stage} (${s.role}) on GPU ${join(",", s.devices)}"
+  ]
+}
+
+output "diagram" {
+  description = "The stage graph as a Mermaid flowchart."
+  value       = omni_pd_pipeline.this.diagram
+}

@@ -1,0 +1,73 @@
+# The same pipeline module for two clusters. Each cluster has its own GPU
+# count, tensor-parallel size, and ports that other services on its machines
+# already use.
+
+locals {
+  model = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
+
+  # Networks allowed to reach the API of every cluster.
+  api_clients = ["10.0.0.0/8"]
+
+  clusters = {
+    "us-east" = {
+      gpus = 4
+      tp   = 1
+      # A second pipeline's Mooncake bootstrap ports on the same machines.
+      reserved_ports = [25201, 25202]
+      cidr           = "10.10.0.0/16"
+    }
+    "eu-west" = {
+      gpus = 8
+      tp   = 2
+      # A metrics exporter listens on 25201.
+      reserved_ports = [25201]
+      cidr           = "10.20.0.0/16"
+    }
+  }
+}
+
+module "pipeline" {
+  source   = "../../modules/pd-pipeline"
+  for_each = local.clusters
+
+  cluster_name   = each.key
+  model          = local.model
+  gpus           = each.value.gpus
+  tp             = each.value.tp
+  reserved_ports = each.value.reserved_ports
+}
+
+# Stands in for one GPU machine per cluster. A changed deploy config
+# changes the pipeline's id, which replaces the machine.
+resource "terraform_data" "gpu_vm" {
+  for_each = module.pipeline
+
+  input = {
+    cluster   = each.key
+    gpus      = local.clusters[each.key].gpus
+    user_data = each.value.user_data
+  }
+
+  triggers_replace = each.value.id
+}
+
+# One firewall rule per cluster and port, keyed "cluster/port name".
+locals {
+  firewall_rules = merge([
+    for cluster, p in module.pipeline : {
+      for port in p.ports : "${cluster}/${port.name}" => {
+        cluster = cluster
+        port    = port.port
+        sources = port.name == "api" ? local.api_clients : [local.clusters[cluster].cidr]
+      }
+    }
+  ]...)
+}
+
+resource "terraform_data" "firewall_rule" {
+  for_each = local.firewall_rules
+
+  input = merge(each.value, {
+    target = terraform_data.gpu_vm[each.value.cluster].id
+  })
+}

@@ -1,0 +1,38 @@
+variable "cluster_name" {
+  description = "Name of the cluster. Renaming it replaces the pipeline, which allocates its ports and GPUs afresh."
+  type        = string
+}
+
+variable "model" {
+  description = "Model to serve, such as Qwen/Qwen3-Omni-30B-A3B-Instruct."
+  type        = string
+}
+
+variable "gpus" {
+  description = "GPUs on each machine of the cluster."
+  type        = number
+}
+
+variable "tp" {
+  description = "tensor_parallel_size of both the prefill and the decode stage."
+  type        = number
+  default     = 1
+}
+
+variable "reserved_ports" {
+  description = "Ports the pipeline must not use on this cluster's machines."
+  type        = set(number)
+  default     = []
+}
+
+variable "config_path" {
+  description = "Where the deploy config is written on the machine."
+  type        = string
+  default     = "/etc/vllm-omni/deploy-config.yaml"
+}
+
+variable "vllm_bin_dir" {
+  description = "Directory holding the vllm executable on the machine image."
+  type        = string
+  default     = "/opt/vllm-omni/bin"
+}
