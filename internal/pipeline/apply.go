@@ -51,7 +51,9 @@ func (p *planner) applyStage(st stageconfig.Stage, s *plannedStage) error {
 	switch s.role {
 	case RolePrefill:
 		p.markRole(st, "is_prefill_only")
-		if st.Dialect == stageconfig.StageArgs {
+		// The stages dialect leaves topology to the registered pipeline, so
+		// final_output is only corrected there when the base wrote it.
+		if st.Dialect == stageconfig.StageArgs || st.Get("final_output") != nil {
 			stageconfig.MapInsertAfter(st.Node, "final_output", stageconfig.BoolNode(false), "engine_input_source", "engine_args", "runtime")
 			stageconfig.MapDelete(st.Node, "final_output_type")
 		}
@@ -214,7 +216,11 @@ func (p *planner) renumberConnectors(doc *stageconfig.Document) {
 					continue
 				}
 				old = atoiOr(rest, -1)
-				k.Value = fmt.Sprintf("%s%d", c.prefix, p.newID(old))
+				id := p.newID(old)
+				if c.prefix == "to_stage_" && old == p.split.id {
+					id = old // what fed the split stage now feeds prefill, which keeps its id
+				}
+				k.Value = fmt.Sprintf("%s%d", c.prefix, id)
 			}
 		}
 	}

@@ -155,9 +155,15 @@ func definedConnectors(doc *stageconfig.Document) map[string]bool {
 	return out
 }
 
-// worldSize is how many devices a stage needs: tensor × pipeline parallel.
+// worldSize is how many devices a stage needs: tensor × pipeline parallel
+// × replicas. Diffusion stages give their parallel sizes in parallel_config.
 func worldSize(s stageconfig.Stage) (tp, world int) {
-	tp = engineInt(s, "tensor_parallel_size", 1)
+	pc := s.Engine("parallel_config")
+	tp = engineInt(s, "tensor_parallel_size", 0)
+	if tp == 0 {
+		tp, _ = stageconfig.ScalarInt(stageconfig.MapGet(pc, "tensor_parallel_size"))
+	}
+	tp = max(tp, 1)
 	pp := engineInt(s, "pipeline_parallel_size", 1)
 	return tp, tp * pp * s.NumReplicas()
 }

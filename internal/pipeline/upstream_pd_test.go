@@ -1,0 +1,126 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// upstreamDir holds real vllm-omni configs, beside the repository.
+const upstreamDir = "../../../shared/testdata/vllm-omni"
+
+func readUpstream(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(upstreamDir, rel))
+	if err != nil {
+		t.Skipf("upstream test data not available: %v", err)
+	}
+	return string(b)
+}
+
+func decodeYAML(t *testing.T, src string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(src), &m); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return m
+}
+
+// fact is one value the upstream PD config and the planned one must share.
+type fact struct {
+	name string
+	path []any
+}
+
+func compareFacts(t *testing.T, got, want map[string]any, facts []fact) {
+	t.Helper()
+	for _, f := range facts {
+		g, w := dig(got, f.path...), dig(want, f.path...)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s %v: planned %#v, upstream %#v", f.name, f.path, g, w)
+		}
+	}
+}
+
+func stageFacts(list string, n int, keys ...[]any) []fact {
+	var out []fact
+	for i := 0; i < n; i++ {
+		for _, k := range keys {
+			out = append(out, fact{name: "stage", path: append([]any{list, i}, k...)})
+		}
+	}
+	return out
+}
+
+// HunyuanImage-3.0's PD deploy upstream is the split of its base deploy:
+// the provider must reach the same topology, placement and KV wiring.
+func TestUpstreamPD_HunyuanImage3(t *testing.T) {
+	base := readUpstream(t, "deploy/hunyuan_image_3_moe@7bf72476.yaml")
+	want := decodeYAML(t, readUpstream(t, "deploy/hunyuan_image_3_moe_pd@c9899cfe.yaml"))
+	res, ds := Plan(Spec{Model: "tencent/HunyuanImage-3.0-Instruct", BaseConfig: base})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	if res.Format != "stages" {
+		t.Fatalf("format = %s, want the base config's stages dialect", res.Format)
+	}
+	got := decodeYAML(t, res.ConfigYAML)
+	if n := len(dig(got, "stages").([]any)); n != 3 {
+		t.Fatalf("%d stages, want 3", n)
+	}
+	facts := []fact{{"pipeline", []any{"pipeline"}}}
+	for i := 0; i < 2; i++ {
+		for _, k := range []string{"kv_connector", "kv_role", "kv_rank", "kv_parallel_size"} {
+			facts = append(facts, fact{"kv", []any{"stages", i, "kv_transfer_config", k}})
+		}
+		facts = append(facts, fact{"bootstrap", []any{"stages", i, "kv_transfer_config", "kv_connector_extra_config", "mooncake_bootstrap_port"}})
+	}
+	facts = append(facts, stageFacts("stages", 3,
+		[]any{"stage_id"}, []any{"devices"}, []any{"tensor_parallel_size"},
+		[]any{"input_connectors"}, []any{"output_connectors"}, []any{"parallel_config"})...)
+	for i := 0; i < 2; i++ {
+		facts = append(facts, fact{"edge", []any{"edges", i}})
+	}
+	compareFacts(t, got, want, facts)
+}
+
+// The legacy Qwen3-Omni PD config upstream is the split of the legacy
+// Qwen3-Omni config with the memory shares the recipe uses.
+func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
+	base := readUpstream(t, "legacy_stage_configs/qwen3_omni_moe@617fe14f.yaml")
+	want := decodeYAML(t, readUpstream(t, "legacy_stage_configs/qwen3_omni_moe_pd_separation@b9f6fd40.yaml"))
+	one, thinkerMem := 1, 0.9
+	res, ds := Plan(Spec{
+		Model:          "Qwen/Qwen3-Omni-30B-A3B-Instruct",
+		BaseConfig:     base,
+		Prefill:        RoleSpec{TensorParallelSize: &one, GPUMemoryUtilization: &thinkerMem},
+		Decode:         RoleSpec{TensorParallelSize: &one, GPUMemoryUtilization: &thinkerMem},
+		StageOverrides: map[string]StageOverride{"talker": {GPUMemoryUtilization: ptr(0.6)}},
+	})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	got := decodeYAML(t, res.ConfigYAML)
+	if n := len(dig(got, "stage_args").([]any)); n != 4 {
+		t.Fatalf("%d stages, want 4", n)
+	}
+	facts := stageFacts("stage_args", 4,
+		[]any{"stage_id"}, []any{"is_prefill_only"}, []any{"is_decode_only"},
+		[]any{"runtime", "devices"}, []any{"runtime", "max_batch_size"},
+		[]any{"engine_args", "model_stage"}, []any{"engine_args", "tensor_parallel_size"},
+		[]any{"engine_args", "gpu_memory_utilization"}, []any{"engine_args", "kv_transfer_config"},
+		[]any{"engine_input_source"}, []any{"final_output"}, []any{"final_output_type"},
+		[]any{"custom_process_input_func"}, []any{"default_sampling_params"})
+	// The base has no runtime section; upstream's PD file adds a shared
+	// memory connector and window sizes of its choosing, so only the graph
+	// itself is compared.
+	facts = append(facts, fact{"runtime", []any{"runtime", "enabled"}})
+	for i := 0; i < 3; i++ {
+		facts = append(facts, fact{"edge", []any{"runtime", "edges", i, "from"}}, fact{"edge", []any{"runtime", "edges", i, "to"}})
+	}
+	compareFacts(t, got, want, facts)
+}
