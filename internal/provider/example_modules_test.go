@@ -1,0 +1,96 @@
+package provider
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// exampleModule reads a module under examples/ as one root configuration:
+// its files minus versions.tf, whose provider requirement the test harness
+// writes itself. The test then plans the module's own code, with its
+// variables set through ConfigVariables.
+func exampleModule(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "examples", "modules", name)
+	files, err := filepath.Glob(filepath.Join(dir, "*.tf"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("module %s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, f := range files {
+		if filepath.Base(f) == "versions.tf" {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(src)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// The packing module puts three pipelines on one 9-GPU host: each gets its
+// own three GPUs, API port and connector ports, and no two collide.
+func TestExampleModule_HostPacking(t *testing.T) {
+	module := exampleModule(t, "pd-host-packing")
+	vars := func(pipelines int) config.Variables {
+		return config.Variables{"pipelines": config.IntegerVariable(pipelines), "gpus": config.IntegerVariable(9)}
+	}
+	checks := module + `
+output "unique_ports" { value = length(distinct(flatten([for p in omni_pd_pipeline.this : [for port in p.ports : port.port]]))) == 9 }
+`
+	n := func(v int64) knownvalue.Check { return knownvalue.Int64Exact(v) }
+	list := func(vs ...int64) knownvalue.Check {
+		checks := make([]knownvalue.Check, len(vs))
+		for i, v := range vs {
+			checks[i] = n(v)
+		}
+		return knownvalue.ListExact(checks)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:          checks,
+				ConfigVariables: vars(3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownOutputValue("gpu_count", n(9)),
+						plancheck.ExpectKnownOutputValue("unique_ports", knownvalue.Bool(true)),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("pipelines", knownvalue.ListPartial(map[int]knownvalue.Check{
+						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"devices":       list(3, 4, 5),
+							"ports":         list(8092, 25211, 25212),
+							"config_path":   knownvalue.StringExact("/etc/vllm-omni/pipeline-1.yaml"),
+							"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --deploy-config /etc/vllm-omni/pipeline-1.yaml"),
+						}),
+					})),
+					statecheck.ExpectKnownOutputValue("ports", list(
+						8091, 25201, 25202,
+						8092, 25211, 25212,
+						8093, 25221, 25222,
+					)),
+				},
+			},
+			{
+				Config:          checks,
+				ConfigVariables: vars(4),
+				ExpectError:     regexp.MustCompile(`4 pipelines with tensor_parallel_size 1 need 12 GPUs, but the host has\s+9`),
+			},
+		},
+	})
+}
