@@ -43,7 +43,7 @@ func checkInputs(g *graph, ds *Diagnostics, path Path) {
 	}
 	if c := g.findCycle(); c != nil {
 		ds.errorf("graph_cycle", path, "the stage graph has a cycle",
-			"stages %s feed each other in a loop; every pipeline must flow from an entry stage to a final one.", describeIDs(c))
+			"stages %s feed each other in a loop; every pipeline must flow from an entry stage to a final one: remove the engine_input_source entry that closes the loop.", describeIDs(c))
 	}
 }
 
@@ -164,8 +164,14 @@ func worldSize(s stageconfig.Stage) (tp, world int) {
 		tp, _ = stageconfig.ScalarInt(stageconfig.MapGet(pc, "tensor_parallel_size"))
 	}
 	tp = max(tp, 1)
-	pp := engineInt(s, "pipeline_parallel_size", 1)
-	return tp, tp * pp * s.NumReplicas()
+	world = tp * engineInt(s, "pipeline_parallel_size", 1) * s.NumReplicas()
+	// A diffusion stage's other parallel dimensions each take devices too.
+	for _, k := range []string{"pipeline_parallel_size", "data_parallel_size", "sequence_parallel_size", "cfg_parallel_size"} {
+		if v, ok := stageconfig.ScalarInt(stageconfig.MapGet(pc, k)); ok && v > 1 {
+			world *= v
+		}
+	}
+	return tp, world
 }
 
 func engineInt(s stageconfig.Stage, key string, def int) int {
@@ -375,9 +381,9 @@ func checkSharedDevices(g *graph, ds *Diagnostics, path Path) {
 			continue
 		}
 		host, _ := stageconfig.ScalarString(stageconfig.MapGet(s.stage.Env(), "VLLM_HOST_IP"))
-		mem := defaultGPUMemoryShare
-		if v, ok := stageconfig.ScalarFloat(s.stage.Engine("gpu_memory_utilization")); ok {
-			mem = v
+		mem, known := memoryShare(s.stage)
+		if !known {
+			continue
 		}
 		for _, dev := range devs {
 			key := fmt.Sprintf("%s/%d", host, dev)
@@ -408,7 +414,7 @@ func reportShare(ds *Diagnostics, path Path, device string, total float64, stage
 			"device %s: %s add up to %.2f of its memory; lower gpu_memory_utilization so the sum is at most 1.0, or move a stage to another device.", dev, list, total)
 	case total > sharedDeviceHeadroom+1e-9:
 		ds.warnf("gpu_memory_tight", path, "stages sharing a GPU leave little memory headroom",
-			"device %s: %s add up to %.2f; above %.1f, activation peaks can run it out of memory.", dev, list, total, sharedDeviceHeadroom)
+			"device %s: %s add up to %.2f; above %.2f, activation peaks can run it out of memory. Lower one of them.", dev, list, total, sharedDeviceHeadroom)
 	}
 }
 
@@ -429,4 +435,18 @@ func intersect(a, b []int) []int {
 		}
 	}
 	return out
+}
+
+// memoryShare is the share of a GPU's memory a stage takes. An LLM stage in
+// the stage_args dialect that sets none takes vLLM's default; elsewhere the
+// default belongs to vllm-omni's stage classes and is not known here, so
+// such a stage is left out of the sums.
+func memoryShare(s stageconfig.Stage) (float64, bool) {
+	if v, ok := stageconfig.ScalarFloat(s.Engine("gpu_memory_utilization")); ok {
+		return v, true
+	}
+	if s.Dialect == stageconfig.StageArgs && s.StageType() == "llm" {
+		return defaultGPUMemoryShare, true
+	}
+	return 0, false
 }

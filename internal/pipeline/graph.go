@@ -41,7 +41,7 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 		gs.id, gs.hasID = s.ID()
 		if !gs.hasID {
 			ds.errorf("stage_id_missing", path, "a stage has no stage_id",
-				"%s (line %d) needs a whole-number stage_id.", s.Describe(), s.Node.Line)
+				"%s (line %d) needs a whole-number stage_id: add one, such as `stage_id: %d`.", s.Describe(), s.Node.Line, s.Index)
 		} else if prev, dup := g.byID[gs.id]; dup {
 			ds.errorf("stage_id_duplicate", path, "two stages share a stage_id",
 				"stage_id %d is used by %s (line %d) and %s (line %d); give each stage its own id.",

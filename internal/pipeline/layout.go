@@ -79,12 +79,12 @@ func (p *planner) chooseSplit() bool {
 		s, ok := p.g.stageByID(*id)
 		if !ok {
 			p.ds.errorf("split_stage_unknown", AttrPath("split_stage"), "no stage has this id",
-				"split_stage is %d but the base config has stages %s.", *id, describeInts(p.stageIDs()))
+				"split_stage is %d but the base config has stages %s; set it to one of them, or leave it unset to split the thinker.", *id, describeInts(p.stageIDs()))
 			return false
 		}
 		if why := notSplittable(s); why != "" {
 			p.ds.errorf("split_stage_not_autoregressive", AttrPath("split_stage"), "this stage cannot be split into prefill and decode",
-				"%s %s; PD splits an autoregressive (worker_type: ar) LLM stage such as the thinker.", s.stage.Describe(), why)
+				"%s %s; PD splits an autoregressive (worker_type: ar) LLM stage such as the thinker: set split_stage to that stage's id.", s.stage.Describe(), why)
 			return false
 		}
 		p.split = s
@@ -225,7 +225,7 @@ func (p *planner) checkOverrideKeys() {
 				"move these settings to the prefill and decode attributes.")
 		case !known[name]:
 			p.ds.errorf("override_unknown_stage", path, "no stage has this model_stage",
-				"the stages that can be overridden are %s.", strings.Join(names, ", "))
+				"use one of the stages that can be overridden: %s.", strings.Join(names, ", "))
 		}
 	}
 }
@@ -279,7 +279,7 @@ func (p *planner) configureStage(s *plannedStage) {
 			pp := engineInt(s.base.stage, "pipeline_parallel_size", 1)
 			s.tp, s.world = int(n), int(n)*pp
 		} else {
-			p.ds.errorf("tensor_parallel_size_range", s.path.Attr("engine_args").Attr("tensor_parallel_size"), "tensor_parallel_size must be a whole number of at least 1", "it is %v.", v)
+			p.ds.errorf("tensor_parallel_size_range", s.path.Attr("engine_args").Attr("tensor_parallel_size"), "tensor_parallel_size must be a whole number of at least 1", "it is %v; set a whole number such as 1 or 2.", v)
 		}
 	}
 	if o.Devices != nil {

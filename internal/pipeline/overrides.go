@@ -45,7 +45,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 			case "max_num_seqs":
 				if n, ok := decodeInt(&ds, fpath, val); ok {
 					if n < 1 {
-						ds.errorf("max_num_seqs_range", fpath, "max_num_seqs must be at least 1", "it is %d.", n)
+						ds.errorf("max_num_seqs_range", fpath, "max_num_seqs must be at least 1", "it is %d; set 1 or more.", n)
 					}
 					o.MaxNumSeqs = &n
 				}
@@ -57,7 +57,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 			case "num_replicas":
 				if n, ok := decodeInt(&ds, fpath, val); ok {
 					if n < 1 {
-						ds.errorf("num_replicas_range", fpath, "num_replicas must be at least 1", "it is %d.", n)
+						ds.errorf("num_replicas_range", fpath, "num_replicas must be at least 1", "it is %d; set 1 or more.", n)
 					}
 					o.NumReplicas = &n
 				}
@@ -66,14 +66,14 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 					o.Host = s
 					checkHost(&ds, fpath, s)
 				} else {
-					ds.errorf("stage_overrides_type", fpath, "host must be a string", "got %s.", describeType(val))
+					ds.errorf("stage_overrides_type", fpath, "host must be a string", "got %s; write an address such as \"10.0.0.3\".", describeType(val))
 				}
 			case "engine_args":
 				if m, ok := val.(map[string]any); ok {
 					o.EngineArgs = m
 					checkEngineArgs(&ds, fpath, m, overrideManagedKeys)
 				} else {
-					ds.errorf("stage_overrides_type", fpath, "engine_args must be an object", "got %s.", describeType(val))
+					ds.errorf("stage_overrides_type", fpath, "engine_args must be an object", "got %s; write an object such as { max_model_len = 4096 }.", describeType(val))
 				}
 			default:
 				ds.errorf("stage_overrides_unknown_key", fpath, "unknown stage override setting",
@@ -96,7 +96,7 @@ func decodeInt(ds *Diagnostics, path Path, v any) (int, bool) {
 			return int(x), true
 		}
 	}
-	ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s.", describeType(v))
+	ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
 	return 0, false
 }
 
@@ -109,7 +109,7 @@ func decodeFloat(ds *Diagnostics, path Path, v any) (float64, bool) {
 	case float64:
 		return x, true
 	}
-	ds.errorf("stage_overrides_type", path, "must be a number", "got %s.", describeType(v))
+	ds.errorf("stage_overrides_type", path, "must be a number", "got %s; write a number such as 0.5.", describeType(v))
 	return 0, false
 }
 

@@ -13,6 +13,9 @@ import (
 // other stages share the first device left after the PD pair, as the
 // recipe puts talker and code2wav together on one GPU.
 func (p *planner) place() {
+	if !p.checkWorldBounds() {
+		return
+	}
 	used := map[string]map[int]bool{} // host -> devices taken by P and D
 	take := func(host string, devs []int) {
 		if used[host] == nil {
@@ -67,6 +70,34 @@ func (p *planner) place() {
 	}
 	p.checkGPULimit()
 	p.checkMemory()
+}
+
+// maxWorldSize bounds the devices one stage may span on a host. Placement
+// builds a list of that many devices, so an absurd tensor_parallel_size
+// (from an attribute or the base config) must stop here, not exhaust memory.
+const maxWorldSize = 1024
+
+// checkWorldBounds reports stages whose parallel sizes ask for more devices
+// than any host has, blaming the attribute the size came from.
+func (p *planner) checkWorldBounds() bool {
+	ok := true
+	for _, s := range p.stages {
+		if s.world >= 1 && s.world <= maxWorldSize {
+			continue
+		}
+		path := p.basePath
+		switch {
+		case s.role == RolePrefill && p.spec.Prefill.TensorParallelSize != nil,
+			s.role == RoleDecode && p.spec.Decode.TensorParallelSize != nil:
+			path = s.path.Attr("tensor_parallel_size")
+		case s.role == RoleStage && s.override != nil:
+			path = s.path
+		}
+		p.ds.errorf("world_size_range", path, "a stage asks for more GPUs than a host has",
+			"%s needs %d devices (tensor_parallel_size × pipeline_parallel_size × num_replicas); use at most %d.", s.describe(), s.world, maxWorldSize)
+		ok = false
+	}
+	return ok
 }
 
 func (p *planner) checkWorld(s *plannedStage) {

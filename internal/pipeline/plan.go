@@ -44,11 +44,16 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	p.g = readGraph(p.base, &p.ds, p.basePath)
+	// A base that is already split is the wrong input as a whole; checked
+	// first, before checkGraph's advice on completing a half-made PD pair.
+	if !p.checkNotSplit() {
+		return nil, p.ds
+	}
 	checkGraph(p.g, &p.ds, p.basePath, false)
 	if p.ds.HasErrors() {
 		return nil, p.ds
 	}
-	if !p.checkNotSplit() || !p.chooseSplit() {
+	if !p.chooseSplit() {
 		return nil, p.ds
 	}
 	p.layout()

@@ -80,18 +80,20 @@ type Allocations struct {
 
 // Defaults, as in vllm-omni's PD recipe.
 const (
-	DefaultAPIPort         = 8091
-	DefaultPortRangeFirst  = 25201
-	DefaultPortRangeLast   = 25300
-	DefaultPrefillMaxSeqs  = 16
-	DefaultDecodeMaxSeqs   = 64
-	DefaultConnector       = "MooncakeConnector"
-	DefaultTensorParallel  = 1
-	defaultGPUMemoryShare  = 0.9 // vLLM's gpu_memory_utilization default
-	connectorZMQBasePort   = 50051
-	prefillKey, decodeKey  = "prefill", "decode"
-	defaultHost            = ""
-	sharedDeviceHeadroom   = 0.9
+	DefaultAPIPort        = 8091
+	DefaultPortRangeFirst = 25201
+	DefaultPortRangeLast  = 25300
+	DefaultPrefillMaxSeqs = 16
+	DefaultDecodeMaxSeqs  = 64
+	DefaultConnector      = "MooncakeConnector"
+	DefaultTensorParallel = 1
+	defaultGPUMemoryShare = 0.9 // vLLM's gpu_memory_utilization default
+	connectorZMQBasePort  = 50051
+	prefillKey, decodeKey = "prefill", "decode"
+	defaultHost           = ""
+	// sharedDeviceHeadroom: above this sum on one GPU a plan warns. vllm-omni's
+	// own configs run co-located stages at up to 0.95.
+	sharedDeviceHeadroom   = 0.95
 	connectorMooncake      = "MooncakeConnector"
 	connectorNixl          = "NixlConnector"
 	kvProducer, kvConsumer = "kv_producer", "kv_consumer"

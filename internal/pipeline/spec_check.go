@@ -70,9 +70,11 @@ func checkPathString(ds *Diagnostics, path Path, v, what string) {
 		return
 	}
 	for _, r := range v {
-		if unicode.IsControl(r) {
+		// Cf (format) characters, such as U+202E, are invisible and can
+		// make the path shown in a plan read differently from what runs.
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			ds.errorf(what+"_control_character", path, what+" holds a control character",
-				"%q: remove newlines, tabs and other control characters.", v)
+				"%q: remove newlines, tabs, other control characters and invisible formatting characters (such as U+202E).", v)
 			return
 		}
 	}
@@ -80,10 +82,10 @@ func checkPathString(ds *Diagnostics, path Path, v, what string) {
 
 func checkRole(ds *Diagnostics, path Path, r RoleSpec) {
 	if r.TensorParallelSize != nil && *r.TensorParallelSize < 1 {
-		ds.errorf("tensor_parallel_size_range", path.Attr("tensor_parallel_size"), "tensor_parallel_size must be at least 1", "it is %d.", *r.TensorParallelSize)
+		ds.errorf("tensor_parallel_size_range", path.Attr("tensor_parallel_size"), "tensor_parallel_size must be at least 1", "it is %d; set 1 or more (the GPUs each side spans).", *r.TensorParallelSize)
 	}
 	if r.MaxNumSeqs != nil && *r.MaxNumSeqs < 1 {
-		ds.errorf("max_num_seqs_range", path.Attr("max_num_seqs"), "max_num_seqs must be at least 1", "it is %d.", *r.MaxNumSeqs)
+		ds.errorf("max_num_seqs_range", path.Attr("max_num_seqs"), "max_num_seqs must be at least 1", "it is %d; set 1 or more (the recipe uses 16 for prefill, 64 for decode).", *r.MaxNumSeqs)
 	}
 	checkMemory(ds, path, r.GPUMemoryUtilization)
 	checkDevices(ds, path.Attr("devices"), r.Devices)
@@ -150,7 +152,7 @@ func checkEngineArgs(ds *Diagnostics, path Path, args map[string]any, managed ma
 				"%s is computed by the provider; set %s instead of engine_args.%s.", k, attr, k)
 		}
 		if _, err := stageconfig.ValueNode(args[k]); err != nil {
-			ds.errorf("engine_args_value", path.Attr(k), "value cannot be written to YAML", "%v.", err)
+			ds.errorf("engine_args_value", path.Attr(k), "value cannot be written to YAML", "%v; use a finite number, a string, a bool, a list or an object.", err)
 		}
 	}
 }
@@ -171,12 +173,12 @@ func (p *planner) checkPortInputs() {
 	}
 	for _, v := range s.ReservedPorts {
 		if v < 1 || v > 65535 {
-			p.ds.errorf("reserved_port_invalid", AttrPath("reserved_ports"), "a reserved port is not a port", "%d is outside 1-65535.", v)
+			p.ds.errorf("reserved_port_invalid", AttrPath("reserved_ports"), "a reserved port is not a port", "%d is outside 1-65535; use a port in that range.", v)
 		}
 	}
 	check := func(path Path, v *int) {
 		if v != nil && (*v < 1 || *v > 65535) {
-			p.ds.errorf("port_invalid", path, "not a port", "%d is outside 1-65535.", *v)
+			p.ds.errorf("port_invalid", path, "not a port", "%d is outside 1-65535; use a port in that range.", *v)
 		}
 	}
 	check(AttrPath("api_port"), s.APIPort)

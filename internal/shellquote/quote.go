@@ -32,14 +32,29 @@ func Quote(w string) string {
 	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
-// Join quotes each word and joins them with spaces.
+// Join quotes each word and joins them with spaces. The first word is the
+// command, where a shell reads NAME=value as an assignment and words such
+// as `if` as syntax: there those are quoted too.
 func Join(argv []string) string {
 	var b strings.Builder
 	for i, w := range argv {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
+		if i == 0 && (reservedWords[w] || strings.Contains(w, "=")) {
+			b.WriteString("'" + strings.ReplaceAll(w, "'", `'\''`) + "'")
+			continue
+		}
 		b.WriteString(Quote(w))
 	}
 	return b.String()
+}
+
+// reservedWords are read as syntax in command position (POSIX, plus the
+// ones bash adds).
+var reservedWords = map[string]bool{
+	"!": true, "{": true, "}": true, "case": true, "do": true, "done": true,
+	"elif": true, "else": true, "esac": true, "fi": true, "for": true, "if": true,
+	"in": true, "then": true, "until": true, "while": true,
+	"[[": true, "]]": true, "function": true, "select": true, "time": true, "coproc": true,
 }

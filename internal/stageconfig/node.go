@@ -1,7 +1,9 @@
 package stageconfig
 
 import (
+	"regexp"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -178,20 +180,42 @@ func BoolNode(v bool) *yaml.Node {
 }
 
 // FloatNode builds a float scalar in its shortest exact spelling, keeping a
-// decimal point so that YAML reads it back as a float.
+// decimal point so that YAML reads it back as a float. The point goes in the
+// mantissa of an exponent form too ("1.0e+21"): PyYAML, which vllm-omni's
+// loaders build on, reads "1e+21" as a string.
 func FloatNode(v float64) *yaml.Node {
 	s := strconv.FormatFloat(v, 'g', -1, 64)
 	if _, err := strconv.Atoi(s); err == nil {
 		s += ".0"
+	} else if e := strings.IndexByte(s, 'e'); e >= 0 && !strings.Contains(s[:e], ".") {
+		s = s[:e] + ".0" + s[e:]
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagFloat, Value: s}
 }
 
 // StrNode builds a plain string scalar; the encoder quotes it when it would
-// otherwise read back as another type.
+// otherwise read back as another type. yaml.v3 decides that by YAML 1.2
+// rules, but vllm-omni reads its configs with PyYAML (YAML 1.1), where yes,
+// on, off, n, 1:30 and = are not strings: those are double-quoted here.
 func StrNode(v string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v}
+	if yaml11Special[v] || yaml11Sexagesimal.MatchString(v) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
 }
+
+// yaml11Special are the plain scalars YAML 1.1 resolves to something other
+// than a string and YAML 1.2 does not.
+var yaml11Special = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
+	"n": true, "N": true, "no": true, "No": true, "NO": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+	"=": true,
+}
+
+// yaml11Sexagesimal matches YAML 1.1's base-60 numbers, such as 1:30.
+var yaml11Sexagesimal = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
 
 // QuotedStrNode builds a double-quoted string scalar, the style vllm-omni's
 // own configs use for device lists and connector names.

@@ -89,6 +89,9 @@ func Parse(src []byte) (*Document, error) {
 	if err := checkShape(&root); err != nil {
 		return nil, err
 	}
+	if err := checkAliases(&root); err != nil {
+		return nil, err
+	}
 	top := root.Content[0]
 	if top.Kind != yaml.MappingNode {
 		return nil, errAt(top, "expected a mapping with a `stage_args:` or `stages:` list at the top level")
@@ -155,6 +158,45 @@ func checkShape(root *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// checkAliases bounds the document as readers see it, with every alias
+// expanded, and rejects an alias inside the node it refers to. yaml.v3 keeps
+// an alias as a pointer, so a few lines of nested anchors can stand for
+// billions of nodes, or for an infinite tree; copying or walking such a
+// tree (Unalias, DeepCopy of a stage) would never finish or would overflow
+// the stack. Each node's expanded size is computed once.
+func checkAliases(root *yaml.Node) error {
+	const inProgress = -1
+	size := map[*yaml.Node]int{}
+	var visit func(n *yaml.Node) (int, error)
+	visit = func(n *yaml.Node) (int, error) {
+		if s, ok := size[n]; ok && s != inProgress {
+			return s, nil
+		}
+		size[n] = inProgress
+		children := n.Content
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			if size[n.Alias] == inProgress {
+				return 0, errAt(n, "the alias *%s refers to a node that contains it, which makes the document infinite: write the values out instead", n.Value)
+			}
+			children = []*yaml.Node{n.Alias}
+		}
+		total := 1
+		for _, c := range children {
+			s, err := visit(c)
+			if err != nil {
+				return 0, err
+			}
+			if total += s; total > MaxNodes {
+				return 0, errAt(n, "the document has more than %d nodes once its aliases are expanded: write the values out instead of nesting aliases", MaxNodes)
+			}
+		}
+		size[n] = total
+		return total, nil
+	}
+	_, err := visit(root)
+	return err
 }
 
 // invalidUTF8Line finds the line of the first byte that is not UTF-8.

@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// goldenCase is one planned config pinned byte for byte. Any change to the
+// engine's output shows up here as a diff to review; when the change is
+// intended, rerun with -update and commit the new files.
+type goldenCase struct {
+	name string
+	spec func(t *testing.T) Spec
+}
+
+func goldenCases() []goldenCase {
+	return []goldenCase{
+		// The product's promise: with only the model set, the seed recipe.
+		{"seed_qwen3_omni", func(*testing.T) Spec { return Spec{Model: seedModel} }},
+		{"qwen2_5_omni", func(*testing.T) Spec { return Spec{Model: "Qwen/Qwen2.5-Omni-7B"} }},
+		{"tp2_both_sides", func(*testing.T) Spec {
+			return Spec{Model: seedModel,
+				Prefill: RoleSpec{TensorParallelSize: ptr(2)},
+				Decode:  RoleSpec{TensorParallelSize: ptr(2)}}
+		}},
+		{"nixl_connector", func(*testing.T) Spec {
+			return Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"}}
+		}},
+		// A user's legacy config: its comments and spellings
+		// (max_batch_size, worker_cls) must come through.
+		{"legacy_base_config", func(t *testing.T) Spec {
+			return Spec{Model: seedModel, BaseConfig: readLocal(t, legacyQwen3)}
+		}},
+		// The current upstream dialect, split at stage 0, with platforms.
+		{"stages_base_config", func(t *testing.T) Spec {
+			return Spec{Model: seedModel, BaseConfig: readLocal(t, stagesQwen3), SplitStage: ptr(0)}
+		}},
+		{"seed_as_stages_format", func(*testing.T) Spec { return Spec{Model: seedModel, Format: "stages"} }},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range goldenCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			res := mustPlan(t, tc.spec(t))
+			path := filepath.Join("testdata", "golden", tc.name+".yaml")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(res.ConfigYAML), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if res.ConfigYAML != string(want) {
+				t.Errorf("ConfigYAML differs from %s (rerun with -update if the change is intended):\n%s", path, lineDiff(string(want), res.ConfigYAML))
+			}
+		})
+	}
+}
+
+// TestGoldenUserCommentsSurvive checks every comment of a user's base
+// config is in the planned config: the provider must not drop what a user
+// wrote.
+func TestGoldenUserCommentsSurvive(t *testing.T) {
+	for _, name := range []string{legacyQwen3, legacyQwen3Multi, stagesQwen3} {
+		t.Run(name, func(t *testing.T) {
+			base := readLocal(t, name)
+			spec := Spec{Model: seedModel, BaseConfig: base}
+			if strings.HasPrefix(name, "deploy__") {
+				spec.SplitStage = ptr(0)
+			}
+			res := mustPlan(t, spec)
+			comments := yamlComments(t, base)
+			if len(comments) == 0 {
+				t.Fatal("the base has no comments to check")
+			}
+			for _, c := range comments {
+				for _, line := range strings.Split(c, "\n") {
+					if !strings.Contains(res.ConfigYAML, strings.TrimSpace(line)) {
+						t.Errorf("comment line %q is missing from the planned config", line)
+					}
+				}
+			}
+		})
+	}
+}
+
+// lineDiff shows the first differing lines with a little context.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			var out strings.Builder
+			for j := max(0, i-3); j < i; j++ {
+				out.WriteString("    " + w[j] + "\n")
+			}
+			out.WriteString("  - " + a + "\n  + " + b + "\n")
+			out.WriteString("  (line " + strconv.Itoa(i+1) + ")")
+			return out.String()
+		}
+	}
+	return "(no line differs; check trailing bytes)"
+}

@@ -1,0 +1,170 @@
+package pipeline
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// update rewrites the golden files: go test ./internal/pipeline/ -run Golden -update
+var update = flag.Bool("update", false, "rewrite testdata/golden files from the current output")
+
+const seedModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
+
+// Where test inputs live. The shared folder sits beside the repository in
+// CI (<dir>/main and <dir>/shared); the stageconfig testdata is a copy of a
+// few upstream configs kept in the repository.
+const (
+	sharedDir      = "../../../shared"
+	sharedConfigs  = sharedDir + "/testdata/vllm-omni"
+	seedRecipePath = sharedDir + "/seed/000_8b3247545c660951.txt"
+	localConfigs   = "../stageconfig/testdata"
+)
+
+// Local copies of upstream configs (see ../stageconfig/testdata/MANIFEST.tsv).
+const (
+	legacyQwen3         = "legacy_stage_configs__qwen3_omni_moe-be81443c.yaml"
+	legacyQwen3Multi    = "legacy_stage_configs__qwen3_omni_moe_multiconnector-be81443c.yaml"
+	legacyQwen3PD       = "legacy_stage_configs__qwen3_omni_moe_pd_separation-b9f6fd40.yaml"
+	stagesQwen3         = "deploy__qwen3_omni_moe-e2aa6aad.yaml"
+	stagesHunyuanPD     = "deploy__hunyuan_image_3_moe_pd-c9899cfe.yaml"
+	stageArgsQwen3TTSPD = "deploy__qwen3_tts_pd_1p1d-f8a5c724.yaml"
+	stagesCosmosDisagg  = "deploy__cosmos3_super_t2i_disagg-62e1dd83.yaml"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// readLocal reads one of the upstream configs kept in the repository.
+func readLocal(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(localConfigs, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// requireShared skips when the shared folder is missing (a bare clone).
+func requireShared(t testing.TB, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("shared file %s not found: %v", path, err)
+	}
+}
+
+// mustPlan plans spec and fails the test, listing every diagnostic, when
+// the plan has errors.
+func mustPlan(t testing.TB, spec Spec) *Result {
+	t.Helper()
+	res, ds := Plan(spec)
+	if ds.HasErrors() || res == nil {
+		t.Fatalf("Plan failed:\n%s", describeDiags(ds))
+	}
+	return res
+}
+
+func describeDiags(ds Diagnostics) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString("  " + d.String() + "\n")
+	}
+	return b.String()
+}
+
+// config decodes a rendered config into plain values.
+func config(t testing.TB, src string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(src), &m); err != nil {
+		t.Fatalf("the config does not decode: %v\n%s", err, src)
+	}
+	return m
+}
+
+// stageList returns the decoded stages of either dialect.
+func stageList(t testing.TB, cfg map[string]any) []map[string]any {
+	t.Helper()
+	raw, ok := cfg["stage_args"].([]any)
+	if !ok {
+		raw, ok = cfg["stages"].([]any)
+	}
+	if !ok {
+		t.Fatalf("no stage list in %v", cfg)
+	}
+	out := make([]map[string]any, len(raw))
+	for i, s := range raw {
+		out[i], ok = s.(map[string]any)
+		if !ok {
+			t.Fatalf("stage %d is %T", i, s)
+		}
+	}
+	return out
+}
+
+// dig walks decoded YAML by map keys and list indices; it returns nil when
+// the path does not exist.
+func dig(v any, path ...any) any {
+	for _, step := range path {
+		switch k := step.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil
+			}
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+// has reports whether a map holds key, whatever its value.
+func has(m map[string]any, key string) bool {
+	_, ok := m[key]
+	return ok
+}
+
+// hasCode reports whether ds holds a diagnostic with code at path.
+func hasCode(ds Diagnostics, code, path string) bool {
+	for _, d := range ds {
+		if d.Code == code && d.Path.String() == path {
+			return true
+		}
+	}
+	return false
+}
+
+// yamlComments lists the text of every comment in a YAML document.
+func yamlComments(t testing.TB, src string) []string {
+	t.Helper()
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		for _, c := range []string{n.HeadComment, n.LineComment} {
+			if c != "" {
+				out = append(out, c)
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+		if n.FootComment != "" {
+			out = append(out, n.FootComment)
+		}
+	}
+	walk(&n)
+	return out
+}

@@ -1,0 +1,350 @@
+package pipeline
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The seed recipe is the product's acceptance test: with only the model
+// set, the planned config must be the recipe's. TestSeedFacts states each
+// fact of the recipe on its own so that a failure names the fact;
+// TestSeedThinkerBlock compares against the recipe's own YAML text.
+
+const (
+	processorPrefix = "vllm_omni.model_executor.stage_input_processors.qwen3_omni."
+	arScheduler     = "vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"
+)
+
+// thinkerSampling are the thinker's default sampling params in the recipe.
+var thinkerSampling = map[string]any{
+	"temperature": 0.4, "top_p": 0.9, "top_k": 1, "max_tokens": 2048,
+	"seed": 42, "detokenize": true, "repetition_penalty": 1.05,
+}
+
+func TestSeedFacts(t *testing.T) {
+	res := mustPlan(t, Spec{Model: seedModel})
+	cfg := config(t, res.ConfigYAML)
+	if !has(cfg, "stage_args") || has(cfg, "stages") {
+		t.Fatalf("the default output must be the seed's stage_args dialect; top-level keys: %v", keysOf(cfg))
+	}
+	st := stageList(t, cfg)
+	if len(st) != 4 {
+		t.Fatalf("%d stages, want 4", len(st))
+	}
+	type fact struct {
+		what string
+		got  any
+		want any
+	}
+	var facts []fact
+	add := func(what string, got, want any) { facts = append(facts, fact{what, got, want}) }
+	for i, s := range st {
+		add(fmt.Sprintf("stage_args[%d].stage_id", i), s["stage_id"], i)
+	}
+
+	p := st[0]
+	add("prefill is_prefill_only", p["is_prefill_only"], true)
+	add("prefill has no is_decode_only", has(p, "is_decode_only"), false)
+	add("prefill stage_type", p["stage_type"], "llm")
+	add("prefill devices", dig(p, "runtime", "devices"), "0")
+	add("prefill model_stage", dig(p, "engine_args", "model_stage"), "thinker")
+	add("prefill scheduler", dig(p, "engine_args", "scheduler_cls"), arScheduler)
+	add("prefill max_num_seqs", dig(p, "engine_args", "max_num_seqs"), 16)
+	add("prefill tensor_parallel_size", dig(p, "engine_args", "tensor_parallel_size"), 1)
+	add("prefill kv_transfer_config", dig(p, "engine_args", "kv_transfer_config"), map[string]any{
+		"kv_connector": "MooncakeConnector", "kv_role": "kv_producer", "kv_rank": 0, "kv_parallel_size": 2,
+		"kv_connector_extra_config": map[string]any{"mooncake_bootstrap_port": 25201},
+	})
+	add("prefill final_output", p["final_output"], false)
+	add("prefill has no final_output_type", has(p, "final_output_type"), false)
+	add("prefill has no engine_input_source", has(p, "engine_input_source"), false)
+	add("prefill is_comprehension", p["is_comprehension"], true)
+	add("prefill sampling", p["default_sampling_params"], thinkerSampling)
+
+	d := st[1]
+	add("decode is_decode_only", d["is_decode_only"], true)
+	add("decode has no is_prefill_only", has(d, "is_prefill_only"), false)
+	add("decode devices", dig(d, "runtime", "devices"), "1")
+	add("decode model_stage", dig(d, "engine_args", "model_stage"), "thinker")
+	add("decode max_num_seqs", dig(d, "engine_args", "max_num_seqs"), 64)
+	add("decode tensor_parallel_size", dig(d, "engine_args", "tensor_parallel_size"), 1)
+	add("decode kv_transfer_config", dig(d, "engine_args", "kv_transfer_config"), map[string]any{
+		"kv_connector": "MooncakeConnector", "kv_role": "kv_consumer", "kv_rank": 1, "kv_parallel_size": 2,
+		"kv_connector_extra_config": map[string]any{"mooncake_bootstrap_port": 25202},
+	})
+	add("decode engine_input_source", d["engine_input_source"], []any{0})
+	add("decode final_output", d["final_output"], true)
+	add("decode final_output_type", d["final_output_type"], "text")
+	add("decode sampling", d["default_sampling_params"], thinkerSampling)
+
+	tk := st[2]
+	add("talker model_stage", dig(tk, "engine_args", "model_stage"), "talker")
+	add("talker devices", dig(tk, "runtime", "devices"), "2")
+	add("talker engine_input_source", tk["engine_input_source"], []any{1})
+	add("talker sync_process_input_func", tk["sync_process_input_func"], processorPrefix+"thinker2talker_token_only")
+	add("talker has no kv_transfer_config", dig(tk, "engine_args", "kv_transfer_config"), nil)
+	add("talker stop_token_ids", dig(tk, "default_sampling_params", "stop_token_ids"), []any{2150})
+
+	cw := st[3]
+	add("code2wav model_stage", dig(cw, "engine_args", "model_stage"), "code2wav")
+	add("code2wav devices", dig(cw, "runtime", "devices"), "2")
+	add("code2wav max_num_seqs", dig(cw, "engine_args", "max_num_seqs"), 1)
+	add("code2wav engine_input_source", cw["engine_input_source"], []any{2})
+	add("code2wav sync_process_input_func", cw["sync_process_input_func"], processorPrefix+"talker2code2wav_token_only")
+	add("code2wav final_output_type", cw["final_output_type"], "audio")
+
+	add("runtime.enabled", dig(cfg, "runtime", "enabled"), true)
+	add("runtime.edges", dig(cfg, "runtime", "edges"), []any{
+		map[string]any{"from": 0, "to": 1},
+		map[string]any{"from": 1, "to": 2},
+		map[string]any{"from": 2, "to": 3},
+	})
+
+	add("ServeArgs", res.ServeArgs, []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--deploy-config", DefaultConfigPath})
+	add("ServeCommand", res.ServeCommand, "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --deploy-config "+DefaultConfigPath)
+	add("Format", res.Format, "stage_args")
+	add("Edges", res.Edges, []Edge{{0, 1}, {1, 2}, {2, 3}})
+	add("GPUCount", res.GPUCount, 3)
+	var roles, kvRoles []string
+	var boot []int
+	for _, s := range res.Stages {
+		roles = append(roles, s.Role)
+		if s.KVRole != nil {
+			kvRoles = append(kvRoles, *s.KVRole)
+		}
+		if s.BootstrapPort != nil {
+			boot = append(boot, *s.BootstrapPort)
+		}
+	}
+	add("stage roles", roles, []string{RolePrefill, RoleDecode, RoleStage, RoleStage})
+	add("kv roles", kvRoles, []string{"kv_producer", "kv_consumer"})
+	add("bootstrap ports", boot, []int{25201, 25202})
+	var ports []string
+	for _, p := range res.Ports {
+		ports = append(ports, fmt.Sprintf("%s=%d", p.Name, p.Port))
+	}
+	add("ports", ports, []string{"api=8091", "prefill_bootstrap=25201", "decode_bootstrap=25202"})
+	add("launch count", len(res.Launches), 1)
+	if len(res.Launches) == 1 {
+		add("launch command", res.Launches[0].Command, res.ServeCommand)
+		add("launch stage ids", res.Launches[0].StageIDs, []int{0, 1, 2, 3})
+		add("launch ports", res.Launches[0].Ports, []int{8091, 25201, 25202})
+	}
+
+	for _, f := range facts {
+		if !reflect.DeepEqual(f.got, f.want) {
+			t.Errorf("%s = %#v, want %#v", f.what, f.got, f.want)
+		}
+	}
+}
+
+func keysOf(m map[string]any) []string { return sortedStrings(m) }
+
+// seedBlocks returns the ```yaml blocks of the seed recipe, in order.
+func seedBlocks(t *testing.T) []string {
+	t.Helper()
+	requireShared(t, seedRecipePath)
+	b, err := os.ReadFile(seedRecipePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	var cur []string
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case !in && strings.TrimSpace(l) == "```yaml":
+			in, cur = true, nil
+		case in && strings.TrimSpace(l) == "```":
+			in = false
+			blocks = append(blocks, strings.Join(cur, "\n"))
+		case in:
+			cur = append(cur, l)
+		}
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("the seed recipe has %d yaml blocks, want 3", len(blocks))
+	}
+	return blocks
+}
+
+// recipeStageKeys are the keys a stage_args stage holds at its own level
+// (reference section 1a); containerless lines that name one close every
+// mapping opened inside the stage.
+var recipeStageKeys = map[string]bool{
+	"stage_id": true, "stage_type": true, "is_prefill_only": true, "is_decode_only": true,
+	"runtime": true, "engine_args": true, "engine_input_source": true, "final_output": true,
+	"final_output_type": true, "is_comprehension": true, "default_sampling_params": true,
+	"custom_process_input_func": true, "sync_process_input_func": true,
+	"input_connectors": true, "output_connectors": true,
+}
+
+// decodeRecipeStages reads a recipe block that lists stages. The stored
+// copy of the recipe lost its indentation (and gained "|" lines), so when
+// the block does not read as a stage list as it is, the nesting is rebuilt
+// from the dialect's keys: a stage-level key returns to the stage, a key
+// with no value opens a mapping, and any other key stays in the innermost
+// open mapping.
+func decodeRecipeStages(t *testing.T, block string) []any {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(block, "\n") {
+		if s := strings.TrimSpace(l); s != "" && s != "|" {
+			lines = append(lines, l)
+		}
+	}
+	if !strings.HasPrefix(strings.TrimSpace(lines[0]), "stage_args:") {
+		lines = append([]string{"stage_args:"}, lines...)
+	}
+	var v map[string]any
+	if err := yaml.Unmarshal([]byte(strings.Join(lines, "\n")), &v); err == nil {
+		if list, ok := v["stage_args"].([]any); ok && wellFormedStages(list) {
+			return list
+		}
+	}
+	var out []string
+	depth, keys := 0, 0
+	for _, raw := range lines {
+		l := strings.TrimSpace(raw)
+		switch {
+		case l == "stage_args:":
+			out = append(out, l)
+		case strings.HasPrefix(l, "- "):
+			out = append(out, "  "+l)
+			depth, keys = 0, keys+1
+		default:
+			key, val, _ := strings.Cut(l, ":")
+			if recipeStageKeys[key] {
+				depth = 0
+			}
+			out = append(out, strings.Repeat(" ", 4+2*depth)+l)
+			keys++
+			if strings.TrimSpace(val) == "" {
+				depth++
+			}
+		}
+	}
+	if err := yaml.Unmarshal([]byte(strings.Join(out, "\n")), &v); err != nil {
+		t.Fatalf("the rebuilt recipe block does not parse: %v\n%s", err, strings.Join(out, "\n"))
+	}
+	list, _ := v["stage_args"].([]any)
+	if got := countKeys(list); got != keys {
+		t.Fatalf("the rebuilt recipe block holds %d keys, the text has %d:\n%s", got, keys, strings.Join(out, "\n"))
+	}
+	return list
+}
+
+func wellFormedStages(list []any) bool {
+	for _, s := range list {
+		m, ok := s.(map[string]any)
+		if !ok || !has(m, "stage_id") {
+			return false
+		}
+		for k := range m {
+			if !recipeStageKeys[k] {
+				return false
+			}
+		}
+	}
+	return len(list) > 0
+}
+
+func countKeys(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			n += countKeys(e)
+		}
+	case map[string]any:
+		for _, e := range x {
+			n += 1 + countKeys(e)
+		}
+	}
+	return n
+}
+
+// TestSeedThinkerBlock compares the recipe's section 1 (the prefill and
+// decode stages, in full) with the planned stages 0 and 1, value for value.
+func TestSeedThinkerBlock(t *testing.T) {
+	want := decodeRecipeStages(t, seedBlocks(t)[0])
+	if len(want) != 2 {
+		t.Fatalf("section 1 has %d stages, want 2", len(want))
+	}
+	got := stageList(t, config(t, mustPlan(t, Spec{Model: seedModel}).ConfigYAML))
+	for i := 0; i < 2; i++ {
+		if !reflect.DeepEqual(any(got[i]), want[i]) {
+			t.Errorf("stage %d differs from the recipe:\n%s", i, mapDiff("", got[i], want[i]))
+		}
+	}
+}
+
+// TestSeedDownstreamBlock checks every setting section 2 of the recipe
+// gives the talker and code2wav stages is in the planned config.
+func TestSeedDownstreamBlock(t *testing.T) {
+	want := decodeRecipeStages(t, seedBlocks(t)[1])
+	got := stageList(t, config(t, mustPlan(t, Spec{Model: seedModel}).ConfigYAML))
+	if len(want) != 2 {
+		t.Fatalf("section 2 has %d stages, want 2", len(want))
+	}
+	for _, w := range want {
+		wm := w.(map[string]any)
+		id, _ := wm["stage_id"].(int)
+		if id >= len(got) {
+			t.Fatalf("recipe stage %d is not planned", id)
+		}
+		if diff := subsetDiff("", got[id], wm); diff != "" {
+			t.Errorf("stage %d lacks recipe settings:\n%s", id, diff)
+		}
+	}
+}
+
+// mapDiff lists the keys where two decoded values differ.
+func mapDiff(prefix string, got, want any) string {
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if !gok || !wok {
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Sprintf("  %s: got %#v, want %#v\n", prefix, got, want)
+		}
+		return ""
+	}
+	var b strings.Builder
+	for _, k := range sortedStrings(union(gm, wm)) {
+		b.WriteString(mapDiff(prefix+"."+k, gm[k], wm[k]))
+	}
+	return b.String()
+}
+
+// subsetDiff lists what want holds that got does not.
+func subsetDiff(prefix string, got, want any) string {
+	gm, gok := got.(map[string]any)
+	wm, wok := want.(map[string]any)
+	if !gok || !wok {
+		if !reflect.DeepEqual(got, want) {
+			return fmt.Sprintf("  %s: got %#v, want %#v\n", prefix, got, want)
+		}
+		return ""
+	}
+	var b strings.Builder
+	for _, k := range sortedStrings(wm) {
+		b.WriteString(subsetDiff(prefix+"."+k, gm[k], wm[k]))
+	}
+	return b.String()
+}
+
+func union(a, b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+package presets
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+func TestNames(t *testing.T) {
+	want := []string{Qwen25Omni, Qwen3OmniMoe}
+	if got := Names(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Names() = %v, want %v (sorted, one per embedded file)", got, want)
+	}
+	for _, n := range want {
+		if !Known(n) {
+			t.Errorf("Known(%q) = false", n)
+		}
+	}
+	for _, n := range []string{"", "qwen3_omni_moe.yaml", "Qwen3_Omni_Moe", "../presets"} {
+		if Known(n) {
+			t.Errorf("Known(%q) = true", n)
+		}
+	}
+}
+
+func TestForModel(t *testing.T) {
+	tests := []struct {
+		model, preset string
+		ok            bool
+	}{
+		{"Qwen/Qwen3-Omni-30B-A3B-Instruct", Qwen3OmniMoe, true},
+		{"Qwen/Qwen3-Omni-30B-A3B-Thinking", Qwen3OmniMoe, true},
+		{"/models/qwen3_omni_moe", Qwen3OmniMoe, true},
+		{"Qwen/Qwen2.5-Omni-7B", Qwen25Omni, true},
+		{"Qwen/Qwen2.5-Omni-3B", Qwen25Omni, true},
+		{"/data/qwen2_5_omni-awq", Qwen25Omni, true},
+		{"Qwen/Qwen3-8B", "", false},
+		{"Qwen/Qwen2.5-7B-Instruct", "", false},
+		{"", "", false},
+	}
+	for _, tc := range tests {
+		got, ok := ForModel(tc.model)
+		if got != tc.preset || ok != tc.ok {
+			t.Errorf("ForModel(%q) = %q, %t; want %q, %t", tc.model, got, ok, tc.preset, tc.ok)
+		}
+	}
+}
+
+// TestPresetsAreSoundBases: every preset is a stage_args config with a
+// thinker at stage 0 feeding a chain to an audio stage, and no PD pair yet
+// (the planner makes it).
+func TestPresetsAreSoundBases(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			doc, err := Load(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Dialect != stageconfig.StageArgs {
+				t.Errorf("dialect %q", doc.Dialect)
+			}
+			stages := doc.Stages()
+			if len(stages) != 3 {
+				t.Fatalf("%d stages", len(stages))
+			}
+			for i, want := range []string{"thinker", "talker", "code2wav"} {
+				s := stages[i]
+				if id, ok := s.ID(); !ok || id != i {
+					t.Errorf("stage %d has id %d", i, id)
+				}
+				if got := s.ModelStage(); got != want {
+					t.Errorf("stage %d model_stage %q, want %q", i, got, want)
+				}
+				ins, _, err := s.Inputs()
+				if err != nil || (i == 0 && len(ins) != 0) || (i > 0 && (len(ins) != 1 || ins[0] != i-1)) {
+					t.Errorf("stage %d inputs %v, %v", i, ins, err)
+				}
+				for _, k := range []string{"is_prefill_only", "is_decode_only"} {
+					if s.Get(k) != nil {
+						t.Errorf("stage %d already has %s", i, k)
+					}
+				}
+			}
+			src, err := Source(name)
+			if err != nil || len(src) == 0 {
+				t.Errorf("Source: %v", err)
+			}
+		})
+	}
+	if _, err := Load("nope"); err == nil {
+		t.Error("Load of an unknown preset succeeded")
+	}
+	if _, err := Source("nope"); err == nil {
+		t.Error("Source of an unknown preset succeeded")
+	}
+}
+
+// TestLoadHandsOutCopies: the cache parses once, but every caller gets a
+// document it may edit without touching the next caller's, even when
+// callers run at once.
+func TestLoadHandsOutCopies(t *testing.T) {
+	a, err := Load(Qwen3OmniMoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := a.Render()
+	a.Stages()[0].SetDevices([]int{7})
+	stageconfig.MapSet(a.Top(), "extra", stageconfig.IntNode(1))
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			d, err := Load(Qwen3OmniMoe)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if got, _ := d.Render(); string(got) != string(want) {
+				t.Errorf("a later Load sees an earlier caller's edit")
+			}
+			d.Stages()[1].SetDevices([]int{i})
+		}(i)
+	}
+	wg.Wait()
+}
