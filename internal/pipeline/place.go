@@ -93,8 +93,15 @@ func (p *planner) checkWorldBounds() bool {
 		case s.role == RoleStage && s.override != nil:
 			path = s.path
 		}
-		p.ds.errorf("world_size_range", path, "a stage asks for more GPUs than a host has",
-			"%s needs %d devices (tensor_parallel_size × pipeline_parallel_size × num_replicas); use at most %d.", s.describe(), s.world, maxWorldSize)
+		if s.world < 1 {
+			// Zero or negative sizes come only from a base config (the
+			// attributes are checked to be at least 1).
+			p.ds.errorf("world_size_range", path, "a stage's parallel sizes are not positive",
+				"%s needs %d devices (tensor_parallel_size × pipeline_parallel_size × num_replicas); set each of them to 1 or more.", s.describe(), s.world)
+		} else {
+			p.ds.errorf("world_size_range", path, "a stage asks for more GPUs than a host has",
+				"%s needs %d devices (tensor_parallel_size × pipeline_parallel_size × num_replicas); use at most %d.", s.describe(), s.world, maxWorldSize)
+		}
 		ok = false
 	}
 	return ok

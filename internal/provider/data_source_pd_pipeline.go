@@ -43,11 +43,11 @@ func (d *pdPipelineDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 
-	var m pipelineModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+	in, diags := inputsFrom(ctx, req.Config.Schema.Type(), req.Config.Raw)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	out, ok, diags := planOutputs(ctx, in, nil)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return

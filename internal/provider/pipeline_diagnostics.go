@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -47,8 +48,15 @@ func addPipelineDiagnostics(diags *diag.Diagnostics, pds pipeline.Diagnostics) {
 
 // sentenceCase capitalises a summary, as Terraform's own diagnostics are;
 // the engine writes them in lower case so they read well mid-sentence too.
+// A summary that opens with an identifier ("base_config is not ...",
+// "gpus must be ...") keeps it as written: users type these names in lower
+// case, and "Base_config" or "Gpus" names nothing.
 func sentenceCase(s string) string {
 	if s == "" {
+		return s
+	}
+	first, _, _ := strings.Cut(s, " ")
+	if strings.ContainsAny(first, "_.") || first == "gpus" {
 		return s
 	}
 	r, size := utf8.DecodeRuneInString(s)

@@ -1,11 +1,22 @@
 package provider
 
 import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // Go mirrors of the shared schema (pipeline_schema.go). Every field is a
-// framework value so that null and unknown survive the round trip.
+// framework value so that null and unknown survive the round trip. Numeric
+// inputs are types.Number, checked to be whole by their validators (see
+// wholeNumber); numeric outputs are types.Int64.
 
 // pipelineModel is the data source's whole state and the part of the
 // resource's state that both share.
@@ -26,13 +37,13 @@ type pipelineInputs struct {
 	BaseConfig     types.String  `tfsdk:"base_config"`
 	Format         types.String  `tfsdk:"format"`
 	Pipeline       types.String  `tfsdk:"pipeline"`
-	SplitStage     types.Int64   `tfsdk:"split_stage"`
+	SplitStage     types.Number  `tfsdk:"split_stage"`
 	Prefill        types.Object  `tfsdk:"prefill"` // roleModel
 	Decode         types.Object  `tfsdk:"decode"`  // roleModel
 	StageOverrides types.Dynamic `tfsdk:"stage_overrides"`
-	GPUs           types.Int64   `tfsdk:"gpus"`
+	GPUs           types.Number  `tfsdk:"gpus"`
 	Connector      types.Object  `tfsdk:"connector"` // connectorModel
-	APIPort        types.Int64   `tfsdk:"api_port"`
+	APIPort        types.Number  `tfsdk:"api_port"`
 	PortRange      types.Object  `tfsdk:"port_range"` // portRangeModel
 	ReservedPorts  types.Set     `tfsdk:"reserved_ports"`
 	ConfigPath     types.String  `tfsdk:"config_path"`
@@ -40,10 +51,10 @@ type pipelineInputs struct {
 
 type roleModel struct {
 	Devices              types.List    `tfsdk:"devices"`
-	TensorParallelSize   types.Int64   `tfsdk:"tensor_parallel_size"`
-	MaxNumSeqs           types.Int64   `tfsdk:"max_num_seqs"`
+	TensorParallelSize   types.Number  `tfsdk:"tensor_parallel_size"`
+	MaxNumSeqs           types.Number  `tfsdk:"max_num_seqs"`
 	GPUMemoryUtilization types.Float64 `tfsdk:"gpu_memory_utilization"`
-	BootstrapPort        types.Int64   `tfsdk:"bootstrap_port"`
+	BootstrapPort        types.Number  `tfsdk:"bootstrap_port"`
 	Host                 types.String  `tfsdk:"host"`
 	EngineArgs           types.Dynamic `tfsdk:"engine_args"`
 }
@@ -57,8 +68,8 @@ type connectorModel struct {
 }
 
 type portRangeModel struct {
-	First types.Int64 `tfsdk:"first"`
-	Last  types.Int64 `tfsdk:"last"`
+	First types.Number `tfsdk:"first"`
+	Last  types.Number `tfsdk:"last"`
 }
 
 // pipelineOutputs are the computed attributes, named in pipelineOutputNames.
@@ -66,7 +77,7 @@ type pipelineOutputs struct {
 	ID           types.String `tfsdk:"id"`
 	ConfigYAML   types.String `tfsdk:"config_yaml"`
 	Stages       types.List   `tfsdk:"stages"` // stageModel
-	Edges        types.List   `tfsdk:"edges"`  // edgeModel
+	Edges        types.List   `tfsdk:"edges"`  // objects {from, to}
 	Ports        types.List   `tfsdk:"ports"`  // portModel
 	GPUCount     types.Int64  `tfsdk:"gpu_count"`
 	ServeCommand types.String `tfsdk:"serve_command"`
@@ -87,11 +98,6 @@ type stageModel struct {
 	Host               types.String `tfsdk:"host"`
 }
 
-type edgeModel struct {
-	From types.Int64 `tfsdk:"from"`
-	To   types.Int64 `tfsdk:"to"`
-}
-
 type portModel struct {
 	Name    types.String `tfsdk:"name"`
 	Port    types.Int64  `tfsdk:"port"`
@@ -106,4 +112,43 @@ type launchModel struct {
 	Command  types.String `tfsdk:"command"`
 	Env      types.Map    `tfsdk:"env"`
 	Ports    types.List   `tfsdk:"ports"`
+}
+
+// inputFields maps each input attribute to its field in pipelineInputs, by
+// the tfsdk tags, read once.
+var inputFields = sync.OnceValue(func() map[string]int {
+	t := reflect.TypeFor[pipelineInputs]()
+	out := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		out[t.Field(i).Tag.Get("tfsdk")] = i
+	}
+	return out
+})
+
+// inputsFrom reads the inputs out of a whole configuration or plan value
+// (raw, of the schema's type typ), as tfsdk's Get does for pipelineInputs.
+// Get reflects over the struct on every call and compiles a regular
+// expression per field, which cost a tenth of a data source read
+// (docs/performance.md); this walks the fields found once.
+func inputsFrom(ctx context.Context, typ attr.Type, raw tftypes.Value) (pipelineInputs, diag.Diagnostics) {
+	var in pipelineInputs
+	var diags diag.Diagnostics
+	v, err := typ.ValueFromTerraform(ctx, raw)
+	obj, ok := v.(types.Object)
+	if err != nil || !ok {
+		diags.AddError("Internal error", fmt.Sprintf("the configuration cannot be read as an object: %v", err))
+		return in, diags
+	}
+	attrs := obj.Attributes()
+	dst := reflect.ValueOf(&in).Elem()
+	for name, i := range inputFields() {
+		val, field := reflect.ValueOf(attrs[name]), dst.Field(i)
+		if !val.IsValid() || !val.Type().AssignableTo(field.Type()) {
+			diags.AddAttributeError(path.Root(name), "Internal error",
+				fmt.Sprintf("attribute %s holds %T, where the model expects %s", name, attrs[name], field.Type()))
+			continue
+		}
+		field.Set(val)
+	}
+	return in, diags
 }

@@ -2,10 +2,12 @@ package provider
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -19,66 +21,75 @@ type attributeSetter interface {
 }
 
 // outputsFromResult converts the engine's Result to the computed attributes.
-func outputsFromResult(ctx context.Context, r *pipeline.Result) (pipelineOutputs, diag.Diagnostics) {
+// It builds the framework values directly: types.ListValueFrom would walk
+// the model structs by reflection, which costs more than the plan itself
+// (docs/performance.md). The model structs (stageModel, ...) are what the
+// values read back into; TestOutputsRoundTrip checks the two agree.
+func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	list := func(name string, elems any) types.List {
-		v, d := types.ListValueFrom(ctx, outputElemType(name), elems)
+	objects := func(name string, n int, attrs func(i int) map[string]attr.Value) types.List {
+		t := outputObjectType(name)
+		elems := make([]attr.Value, n)
+		for i := range elems {
+			o, d := types.ObjectValue(t.AttrTypes, attrs(i))
+			diags.Append(d...)
+			elems[i] = o
+		}
+		l, d := types.ListValue(t, elems)
 		diags.Append(d...)
-		return v
+		return l
 	}
 
-	stages := make([]stageModel, len(r.Stages))
-	for i, s := range r.Stages {
-		stages[i] = stageModel{
-			StageID:            types.Int64Value(int64(s.StageID)),
-			Role:               types.StringValue(s.Role),
-			ModelStage:         types.StringValue(s.ModelStage),
-			Devices:            int64List(s.Devices),
-			TensorParallelSize: types.Int64Value(int64(s.TensorParallelSize)),
-			Inputs:             int64List(s.Inputs),
-			KVRole:             types.StringPointerValue(s.KVRole),
-			BootstrapPort:      int64Pointer(s.BootstrapPort),
-			Host:               nullIfEmpty(s.Host),
+	stages := objects("stages", len(r.Stages), func(i int) map[string]attr.Value {
+		s := r.Stages[i]
+		return map[string]attr.Value{
+			"stage_id":             types.Int64Value(int64(s.StageID)),
+			"role":                 types.StringValue(s.Role),
+			"model_stage":          types.StringValue(s.ModelStage),
+			"devices":              int64List(s.Devices),
+			"tensor_parallel_size": types.Int64Value(int64(s.TensorParallelSize)),
+			"inputs":               int64List(s.Inputs),
+			"kv_role":              types.StringPointerValue(s.KVRole),
+			"bootstrap_port":       int64Pointer(s.BootstrapPort),
+			"host":                 nullIfEmpty(s.Host),
 		}
-	}
-	edges := make([]edgeModel, len(r.Edges))
-	for i, e := range r.Edges {
-		edges[i] = edgeModel{From: types.Int64Value(int64(e.From)), To: types.Int64Value(int64(e.To))}
-	}
-	ports := make([]portModel, len(r.Ports))
-	for i, p := range r.Ports {
-		ports[i] = portModel{
-			Name:    types.StringValue(p.Name),
-			Port:    types.Int64Value(int64(p.Port)),
-			StageID: int64Pointer(p.StageID),
-			Host:    nullIfEmpty(p.Host),
+	})
+	edges := objects("edges", len(r.Edges), func(i int) map[string]attr.Value {
+		e := r.Edges[i]
+		return map[string]attr.Value{"from": types.Int64Value(int64(e.From)), "to": types.Int64Value(int64(e.To))}
+	})
+	ports := objects("ports", len(r.Ports), func(i int) map[string]attr.Value {
+		p := r.Ports[i]
+		return map[string]attr.Value{
+			"name":     types.StringValue(p.Name),
+			"port":     types.Int64Value(int64(p.Port)),
+			"stage_id": int64Pointer(p.StageID),
+			"host":     nullIfEmpty(p.Host),
 		}
-	}
-	launches := make([]launchModel, len(r.Launches))
-	for i, l := range r.Launches {
-		env, d := types.MapValueFrom(ctx, types.StringType, nonNilMap(l.Env))
-		diags.Append(d...)
-		launches[i] = launchModel{
-			Host:     nullIfEmpty(l.Host),
-			StageIDs: int64List(l.StageIDs),
-			Argv:     stringList(l.Argv),
-			Command:  types.StringValue(l.Command),
-			Env:      env,
-			Ports:    int64List(l.Ports),
+	})
+	launches := objects("launches", len(r.Launches), func(i int) map[string]attr.Value {
+		l := r.Launches[i]
+		return map[string]attr.Value{
+			"host":      nullIfEmpty(l.Host),
+			"stage_ids": int64List(l.StageIDs),
+			"argv":      stringList(l.Argv),
+			"command":   types.StringValue(l.Command),
+			"env":       stringMap(l.Env),
+			"ports":     int64List(l.Ports),
 		}
-	}
+	})
 
 	return pipelineOutputs{
 		ID:           types.StringValue(r.ID),
 		ConfigYAML:   types.StringValue(r.ConfigYAML),
-		Stages:       list("stages", stages),
-		Edges:        list("edges", edges),
-		Ports:        list("ports", ports),
+		Stages:       stages,
+		Edges:        edges,
+		Ports:        ports,
 		GPUCount:     types.Int64Value(int64(r.GPUCount)),
 		ServeCommand: types.StringValue(r.ServeCommand),
 		ServeArgs:    stringList(r.ServeArgs),
 		Diagram:      types.StringValue(r.Diagram),
-		Launches:     list("launches", launches),
+		Launches:     launches,
 	}, diags
 }
 
@@ -100,34 +111,81 @@ func (o pipelineOutputs) attributes() map[string]attr.Value {
 
 // writeOutputs sets every output and leaves the inputs untouched.
 func writeOutputs(ctx context.Context, target attributeSetter, o pipelineOutputs) diag.Diagnostics {
-	var diags diag.Diagnostics
-	for name, v := range o.attributes() {
-		diags.Append(target.SetAttribute(ctx, path.Root(name), v)...)
-	}
-	return diags
+	return setOutputs(ctx, target, o.attributes())
 }
 
 // writeUnknownOutputs marks every output unknown: what Terraform shows as
 // "known after apply" while an input is still unknown.
 func writeUnknownOutputs(ctx context.Context, target attributeSetter) diag.Diagnostics {
+	vals := make(map[string]attr.Value, len(pipelineOutputNames))
+	for name, t := range outputTypes() {
+		v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
+		if err != nil {
+			var diags diag.Diagnostics
+			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+			return diags
+		}
+		vals[name] = v
+	}
+	return setOutputs(ctx, target, vals)
+}
+
+// setOutputs writes top-level attributes into a plan or a state. It builds
+// the new object once: SetAttribute rebuilds the whole value and resolves
+// the path through the schema on every call, ten times per plan. Any other
+// target goes through SetAttribute.
+func setOutputs(ctx context.Context, target attributeSetter, vals map[string]attr.Value) diag.Diagnostics {
 	var diags diag.Diagnostics
-	for name, a := range pipelineOutputAttributes() {
-		v, err := a.GetType().ValueFromTerraform(ctx, tftypes.NewValue(a.GetType().TerraformType(ctx), tftypes.UnknownValue))
+	var raw *tftypes.Value
+	switch t := target.(type) {
+	case *tfsdk.State:
+		raw = &t.Raw
+	case *tfsdk.Plan:
+		raw = &t.Raw
+	}
+	var current map[string]tftypes.Value
+	if raw == nil || raw.IsNull() || !raw.IsKnown() || raw.As(&current) != nil {
+		for name, v := range vals {
+			diags.Append(target.SetAttribute(ctx, path.Root(name), v)...)
+		}
+		return diags
+	}
+	// As hands out the value's own map, which other values may share.
+	attrs := make(map[string]tftypes.Value, len(current))
+	for name, v := range current {
+		attrs[name] = v
+	}
+	for name, v := range vals {
+		tv, err := v.ToTerraformValue(ctx)
 		if err != nil {
 			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
-			continue
+			return diags
 		}
-		diags.Append(target.SetAttribute(ctx, path.Root(name), v)...)
+		attrs[name] = tv
 	}
+	if err := tftypes.ValidateValue(raw.Type(), attrs); err != nil {
+		diags.AddError("Internal error", "the outputs do not match the schema: "+err.Error())
+		return diags
+	}
+	*raw = tftypes.NewValue(raw.Type(), attrs)
 	return diags
 }
+
+// outputTypes are the outputs' types, from the schema, built once.
+var outputTypes = sync.OnceValue(func() map[string]attr.Type {
+	out := map[string]attr.Type{}
+	for name, a := range pipelineOutputAttributes() {
+		out[name] = a.GetType()
+	}
+	return out
+})
 
 // outputElemType is the element type of a list output, from the schema, so
 // the values built here always match what the schema declares.
 // Asking for a name that is not a list output is a programming error, which
 // every test run catches.
 func outputElemType(name string) attr.Type {
-	l, ok := pipelineOutputAttributes()[name].GetType().(types.ListType)
+	l, ok := outputTypes()[name].(types.ListType)
 	if !ok {
 		panic("output " + name + " is not a list")
 	}
@@ -174,11 +232,12 @@ func nullIfEmpty(s string) types.String {
 	return types.StringValue(s)
 }
 
-// nonNilMap makes a launch without environment an empty map, not null, so
+// stringMap makes a launch without environment an empty map, not null, so
 // `length(launch.env)` and `merge()` work without a null check.
-func nonNilMap(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
+func stringMap(m map[string]string) types.Map {
+	elems := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
 	}
-	return m
+	return types.MapValueMust(types.StringType, elems)
 }

@@ -4,9 +4,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -67,10 +65,10 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.-]+$`), "must be a pipeline key: letters, digits, '_', '.', '-'")},
 		},
-		"split_stage": schema.Int64Attribute{
+		"split_stage": schema.NumberAttribute{
 			MarkdownDescription: "`stage_id` (in the base config) of the stage to split into prefill and decode. Defaults to the thinker.",
 			Optional:            true,
-			Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			Validators:          []validator.Number{wholeNumber(0, maxWhole)},
 		},
 		"prefill": roleAttribute("prefill", pipeline.DefaultPrefillMaxSeqs),
 		"decode":  roleAttribute("decode", pipeline.DefaultDecodeMaxSeqs),
@@ -79,10 +77,10 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Optional:            true,
 			Validators:          []validator.Dynamic{isObject()},
 		},
-		"gpus": schema.Int64Attribute{
+		"gpus": schema.NumberAttribute{
 			MarkdownDescription: "GPUs on each host. Placement uses devices `0` to `gpus - 1` and fails with an error naming the stage when the layout needs more. Unset: no limit is checked.",
 			Optional:            true,
-			Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 		},
 		"connector": schema.SingleNestedAttribute{
 			MarkdownDescription: "KV connector between prefill and decode.",
@@ -114,39 +112,38 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 				},
 			},
 		},
-		"api_port": schema.Int64Attribute{
+		"api_port": schema.NumberAttribute{
 			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`.",
 			Optional:            true,
-			Validators:          []validator.Int64{portValidator()},
+			Validators:          []validator.Number{portValidator()},
 		},
 		"port_range": schema.SingleNestedAttribute{
 			MarkdownDescription: "Range the connector ports (bootstrap ports, ...) are allocated from, both ends included. Default: `25201` to `25300`.",
 			Optional:            true,
+			Validators:          []validator.Object{portRangeOrder()},
 			Attributes: map[string]schema.Attribute{
-				"first": schema.Int64Attribute{
+				"first": schema.NumberAttribute{
 					MarkdownDescription: "First port of the range.",
 					Required:            true,
-					Validators:          []validator.Int64{portValidator()},
+					Validators:          []validator.Number{portValidator()},
 				},
-				"last": schema.Int64Attribute{
+				"last": schema.NumberAttribute{
 					MarkdownDescription: "Last port of the range; at least `first`.",
 					Required:            true,
-					Validators: []validator.Int64{
-						portValidator(),
-						int64validator.AtLeastSumOf(path.MatchRelative().AtParent().AtName("first")),
-					},
+					Validators:          []validator.Number{portValidator()},
 				},
 			},
 		},
 		"reserved_ports": schema.SetAttribute{
 			MarkdownDescription: "Ports never to allocate: another pipeline's, sshd's, ...",
 			Optional:            true,
-			ElementType:         types.Int64Type,
-			Validators:          []validator.Set{setvalidator.ValueInt64sAre(portValidator())},
+			ElementType:         types.NumberType,
+			Validators:          []validator.Set{portValidator()},
 		},
 		"config_path": schema.StringAttribute{
-			MarkdownDescription: "Where `config_yaml` will be written on the host; used as `--deploy-config` in the launch command.",
+			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; used as `--deploy-config` in the launch command. Default: `" + pipeline.DefaultConfigPath + "`.",
 			Optional:            true,
+			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 	}
 }
@@ -160,28 +157,28 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 			"devices": schema.ListAttribute{
 				MarkdownDescription: "GPU indices the " + role + " stage runs on, as many as `tensor_parallel_size`. Default: allocated from the free GPUs.",
 				Optional:            true,
-				ElementType:         types.Int64Type,
+				ElementType:         types.NumberType,
 				Validators:          devicesValidators(),
 			},
-			"tensor_parallel_size": schema.Int64Attribute{
+			"tensor_parallel_size": schema.NumberAttribute{
 				MarkdownDescription: "Tensor parallel size. Default: the split stage's own `tensor_parallel_size` in the base config (`1` in the presets). MooncakeConnector, P2pNcclConnector and LMCacheConnectorV1 need the same value on prefill and decode; NixlConnector allows a larger decode value.",
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+				Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 			},
-			"max_num_seqs": schema.Int64Attribute{
+			"max_num_seqs": schema.NumberAttribute{
 				MarkdownDescription: "`max_num_seqs` engine arg. Default: `" + strconv.Itoa(defaultMaxSeqs) + "`.",
 				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+				Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 			},
 			"gpu_memory_utilization": schema.Float64Attribute{
 				MarkdownDescription: "Share of each GPU's memory the stage may use, greater than 0 and at most 1. Default: the base config's.",
 				Optional:            true,
 				Validators:          []validator.Float64{fractionValidator()},
 			},
-			"bootstrap_port": schema.Int64Attribute{
+			"bootstrap_port": schema.NumberAttribute{
 				MarkdownDescription: "Mooncake bootstrap port. Default: allocated from `port_range`.",
 				Optional:            true,
-				Validators:          []validator.Int64{portValidator()},
+				Validators:          []validator.Number{portValidator()},
 			},
 			"host": schema.StringAttribute{
 				MarkdownDescription: "Address of the machine that runs the stage. Unset: every stage runs on one host.",
@@ -201,12 +198,13 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 func devicesValidators() []validator.List {
 	return []validator.List{
 		listvalidator.SizeAtLeast(1),
-		listvalidator.UniqueValues(),
-		listvalidator.ValueInt64sAre(int64validator.AtLeast(0)),
+		wholeNumber(0, maxWhole),
+		uniqueDevices(),
 	}
 }
 
-func portValidator() validator.Int64 { return int64validator.Between(1, 65535) }
+// portValidator checks a port number, alone or in a set.
+func portValidator() wholeNumberValidator { return wholeNumber(1, 65535) }
 
 func pipelineOutputAttributes() map[string]schema.Attribute {
 	intList := func(desc string) schema.ListAttribute {

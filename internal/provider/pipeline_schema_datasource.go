@@ -36,6 +36,12 @@ func dataSourceAttribute(name string, a schema.Attribute) dsschema.Attribute {
 			Required: a.Required, Optional: a.Optional, Computed: a.Computed, Sensitive: a.Sensitive,
 			DeprecationMessage: a.DeprecationMessage, CustomType: a.CustomType, Validators: a.Validators,
 		}
+	case schema.NumberAttribute:
+		return dsschema.NumberAttribute{
+			MarkdownDescription: a.MarkdownDescription, Description: a.Description,
+			Required: a.Required, Optional: a.Optional, Computed: a.Computed, Sensitive: a.Sensitive,
+			DeprecationMessage: a.DeprecationMessage, CustomType: a.CustomType, Validators: a.Validators,
+		}
 	case schema.Float64Attribute:
 		return dsschema.Float64Attribute{
 			MarkdownDescription: a.MarkdownDescription, Description: a.Description,

@@ -105,15 +105,22 @@ func portRangeSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostic
 	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
 		return nil
 	}
-	return &pipeline.PortRange{First: int(m.First.ValueInt64()), Last: int(m.Last.ValueInt64())}
+	first, last := intPtr(m.First), intPtr(m.Last)
+	if first == nil || last == nil {
+		return nil // both are required; the framework reports a missing one
+	}
+	return &pipeline.PortRange{First: *first, Last: *last}
 }
 
 // intPtr maps an unset number to nil, so the engine can tell it from 0.
-func intPtr(v types.Int64) *int {
-	if v.IsNull() || v.IsUnknown() {
+// The schema's validators have checked that a set number is whole and
+// within an int's range.
+func intPtr(v types.Number) *int {
+	if v.IsNull() || v.IsUnknown() || v.ValueBigFloat() == nil {
 		return nil
 	}
-	i := int(v.ValueInt64())
+	i64, _ := v.ValueBigFloat().Int64()
+	i := int(i64)
 	return &i
 }
 

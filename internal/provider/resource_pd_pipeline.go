@@ -14,8 +14,9 @@ import (
 )
 
 var (
-	_ resource.Resource               = (*pdPipelineResource)(nil)
-	_ resource.ResourceWithModifyPlan = (*pdPipelineResource)(nil)
+	_ resource.Resource                 = (*pdPipelineResource)(nil)
+	_ resource.ResourceWithModifyPlan   = (*pdPipelineResource)(nil)
+	_ resource.ResourceWithUpgradeState = (*pdPipelineResource)(nil)
 )
 
 // NewPDPipelineResource returns the omni_pd_pipeline resource. It talks to no
@@ -26,10 +27,11 @@ func NewPDPipelineResource() resource.Resource { return &pdPipelineResource{} }
 
 type pdPipelineResource struct{}
 
-// pdPipelineSchemaVersion is bumped with every incompatible state change;
-// each bump adds a StateUpgrader from the previous version (see
-// previousAllocations for what later versions must still read).
-const pdPipelineSchemaVersion = 0
+// pdPipelineSchemaVersion is bumped with every change to the resource's
+// schema; each earlier version has an entry in UpgradeState
+// (resource_pd_pipeline_upgrade.go says how to add one, and
+// previousAllocations what later versions must still read).
+const pdPipelineSchemaVersion = 1
 
 func (r *pdPipelineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_pd_pipeline"

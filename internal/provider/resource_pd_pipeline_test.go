@@ -248,11 +248,11 @@ func TestAccPDPipelineResource_InvalidInput(t *testing.T) {
 		},
 		"repeated device": {
 			[]string{`decode = { devices = [1, 1] }`},
-			wrapRE("Duplicate List Value"),
+			wrapRE("decode.devices lists GPU 1 a second time"),
 		},
 		"port_range inverted": {
 			[]string{`port_range = { first = 30000, last = 29000 }`},
-			wrapRE("port_range.last value must be at least sum of"),
+			wrapRE("port_range.last (29000) is below port_range.first (30000)"),
 		},
 		"stage_overrides not an object": {
 			[]string{`stage_overrides = ["talker"]`},

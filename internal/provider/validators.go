@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/big"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
@@ -68,5 +71,167 @@ func (f fraction) ValidateFloat64(ctx context.Context, req validator.Float64Requ
 	if x := req.ConfigValue.ValueFloat64(); x <= 0 || x > 1 {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
 			fmt.Sprintf("Attribute %s %s, got: %g (for 90%% of the GPU write 0.9).", req.Path, f.Description(ctx), x))
+	}
+}
+
+// Whole numbers. Every numeric input is a whole number, but the schema
+// declares them as numbers (Terraform's one numeric type) and checks
+// wholeness here: with an Int64 attribute, a fraction such as `gpus =
+// var.gpus / 2` fails inside the framework's conversion, before any
+// validator runs, with "This is always an error in the provider" and a
+// garbled value. Checked here, the error names the attribute and the value.
+// The upper bound keeps every accepted value within a Go int everywhere.
+
+// maxWhole is the largest value a numeric input may take when its meaning
+// gives it no smaller bound.
+const maxWhole = math.MaxInt32
+
+// wholeNumber accepts whole numbers from lo to hi, both included.
+func wholeNumber(lo, hi int64) wholeNumberValidator {
+	return wholeNumberValidator{min: lo, max: hi}
+}
+
+type wholeNumberValidator struct{ min, max int64 }
+
+var (
+	_ validator.Number = wholeNumberValidator{}
+	_ validator.List   = wholeNumberValidator{}
+	_ validator.Set    = wholeNumberValidator{}
+)
+
+func (v wholeNumberValidator) Description(context.Context) string {
+	if v.max == maxWhole {
+		return fmt.Sprintf("value must be a whole number of at least %d", v.min)
+	}
+	return fmt.Sprintf("value must be a whole number between %d and %d", v.min, v.max)
+}
+
+func (v wholeNumberValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+// problem says what is wrong with x, or returns "".
+func (v wholeNumberValidator) problem(x *big.Float) string {
+	if x == nil {
+		return ""
+	}
+	if !x.IsInt() {
+		return fmt.Sprintf("must be a whole number, got: %s", numberText(x))
+	}
+	i, acc := x.Int64()
+	// Beyond the int64 range Int64 rounds toward it: Above means x is
+	// smaller than the result, Below that it is larger.
+	tooSmall := i < v.min || acc == big.Above
+	tooBig := i > v.max || acc == big.Below
+	switch {
+	case tooSmall && v.max == maxWhole:
+		return fmt.Sprintf("value must be at least %d, got: %s", v.min, numberText(x))
+	case tooSmall || tooBig:
+		return fmt.Sprintf("value must be between %d and %d, got: %s", v.min, v.max, numberText(x))
+	}
+	return ""
+}
+
+// numberText writes a number as a user wrote it: 8091.5, 70000, 1e+30.
+func numberText(x *big.Float) string {
+	if i, acc := x.Int64(); acc == big.Exact {
+		return strconv.FormatInt(i, 10)
+	}
+	return x.Text('g', -1)
+}
+
+func (v wholeNumberValidator) ValidateNumber(_ context.Context, req validator.NumberRequest, resp *validator.NumberResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if msg := v.problem(req.ConfigValue.ValueBigFloat()); msg != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value", fmt.Sprintf("Attribute %s %s", req.Path, msg))
+	}
+}
+
+// ValidateList checks each element and names it by index.
+func (v wholeNumberValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	for i, e := range req.ConfigValue.Elements() {
+		if n, ok := e.(basetypes.NumberValue); ok && !n.IsNull() && !n.IsUnknown() {
+			if msg := v.problem(n.ValueBigFloat()); msg != "" {
+				p := req.Path.AtListIndex(i)
+				resp.Diagnostics.AddAttributeError(p, "Invalid Attribute Value", fmt.Sprintf("Attribute %s %s", p, msg))
+			}
+		}
+	}
+}
+
+// ValidateSet checks each element. A set element has no index, so the
+// message names the set and the value.
+func (v wholeNumberValidator) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	for _, e := range req.ConfigValue.Elements() {
+		if n, ok := e.(basetypes.NumberValue); ok && !n.IsNull() && !n.IsUnknown() {
+			if msg := v.problem(n.ValueBigFloat()); msg != "" {
+				resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value", fmt.Sprintf("Attribute %s: each element %s", req.Path, msg))
+			}
+		}
+	}
+}
+
+// uniqueDevices rejects a device list that names a GPU twice, saying which
+// one. (listvalidator.UniqueValues says "This attribute contains duplicate
+// values", and Terraform shows a nested attribute's block, not its line, so
+// the user would not learn which attribute.)
+func uniqueDevices() validator.List { return uniqueDevicesValidator{} }
+
+type uniqueDevicesValidator struct{}
+
+func (uniqueDevicesValidator) Description(context.Context) string {
+	return "each device must be listed once"
+}
+
+func (v uniqueDevicesValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (uniqueDevicesValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	seen := map[string]bool{}
+	for i, e := range req.ConfigValue.Elements() {
+		if e.IsNull() || e.IsUnknown() {
+			continue
+		}
+		key := e.String()
+		if seen[key] {
+			p := req.Path.AtListIndex(i)
+			resp.Diagnostics.AddAttributeError(p, "Duplicate Device",
+				fmt.Sprintf("Attribute %s lists GPU %s a second time; list each GPU once.", req.Path, key))
+		}
+		seen[key] = true
+	}
+}
+
+// portRangeOrder requires port_range.first <= port_range.last.
+func portRangeOrder() validator.Object { return portRangeOrderValidator{} }
+
+type portRangeOrderValidator struct{}
+
+func (portRangeOrderValidator) Description(context.Context) string {
+	return "first must not be above last"
+}
+
+func (v portRangeOrderValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (portRangeOrderValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	attrs := req.ConfigValue.Attributes()
+	first, ok1 := attrs["first"].(basetypes.NumberValue)
+	last, ok2 := attrs["last"].(basetypes.NumberValue)
+	if !ok1 || !ok2 || first.IsNull() || first.IsUnknown() || last.IsNull() || last.IsUnknown() {
+		return
+	}
+	if first.ValueBigFloat().Cmp(last.ValueBigFloat()) > 0 {
+		p := req.Path.AtName("last")
+		resp.Diagnostics.AddAttributeError(p, "Invalid Attribute Value",
+			fmt.Sprintf("Attribute %s (%s) is below %s (%s), which leaves no port to allocate; swap them or raise last.",
+				p, numberText(last.ValueBigFloat()), req.Path.AtName("first"), numberText(first.ValueBigFloat())))
 	}
 }

@@ -1,0 +1,247 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// The launch commands are shell text that users paste into cloud-init, and
+// model and config_path end up in them. Whatever those hold, the shell must
+// see exactly serve_args and run nothing else. These tests feed hostile
+// values through Terraform and hand the outputs to a real /bin/sh.
+
+// injectionMarkers are the files a successful injection would create, one
+// per way a shell runs code: $(...), backticks, ;, &, | and a > redirect.
+// The payloads only ever create these files: a broken quoting must fail the
+// test, never harm the machine that runs it.
+type injectionMarkers struct{ prefix string }
+
+func newInjectionMarkers(t *testing.T) injectionMarkers {
+	t.Helper()
+	m := injectionMarkers{prefix: fmt.Sprintf("/tmp/omni-injection-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "_"))}
+	for _, f := range m.files() {
+		_ = os.Remove(f)
+		t.Cleanup(func() { _ = os.Remove(f) })
+	}
+	return m
+}
+
+var injectionKinds = []string{"dollar", "backtick", "semicolon", "amp", "pipe", "redirect"}
+
+func (m injectionMarkers) file(kind string) string { return m.prefix + "-" + kind }
+
+func (m injectionMarkers) files() []string {
+	out := make([]string, len(injectionKinds))
+	for i, k := range injectionKinds {
+		out[i] = m.file(k)
+	}
+	return out
+}
+
+// check fails when any marker exists.
+func (m injectionMarkers) check() error {
+	for _, f := range m.files() {
+		if _, err := os.Stat(f); err == nil {
+			return fmt.Errorf("injected code ran: %s exists", f)
+		}
+	}
+	return nil
+}
+
+// hostilePath is an absolute path under dir holding every character a
+// shell treats specially: spaces, both quotes, $(...), backticks, ;, &, |,
+// < and >, globs, ~, #, !, braces, a backslash and $VAR forms.
+func (m injectionMarkers) hostilePath(dir string) string {
+	return dir + `/my models/it's "q" $(touch ` + m.file("dollar") + `) ` + "`touch " + m.file("backtick") + "`" +
+		`; touch ` + m.file("semicolon") + ` & touch ` + m.file("amp") + ` | touch ` + m.file("pipe") +
+		` > ` + m.file("redirect") + ` < /dev/null * ? ~ #!{a,b} \n $HOME ${HOME}`
+}
+
+// hclString quotes s as an HCL string literal; ${ and %{ are escaped so
+// Terraform keeps them as text.
+func hclString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "${", "$${", "%{", "%%{", "\n", `\n`, "\t", `\t`)
+	return `"` + r.Replace(s) + `"`
+}
+
+// shellWords asks /bin/sh to split command into words, the way it would
+// before running it, and returns them. The command's first word is never
+// run: eval only sets the positional parameters, which printf prints.
+func shellWords(t *testing.T, command string) []string {
+	t.Helper()
+	out, err := exec.Command("/bin/sh", "-c", `eval "set -- $1" && printf '%s\0' "$@"`, "sh", command).Output()
+	if err != nil {
+		t.Fatalf("/bin/sh could not parse %q: %v", command, err)
+	}
+	words := strings.Split(string(out), "\x00")
+	return words[:len(words)-1] // printf ends every word with NUL
+}
+
+// flatList reads a list of strings from flatmapped state attributes.
+func flatList(attrs map[string]string, prefix string) ([]string, error) {
+	n, err := strconv.Atoi(attrs[prefix+".#"])
+	if err != nil {
+		return nil, fmt.Errorf("%s.# = %q", prefix, attrs[prefix+".#"])
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = attrs[prefix+"."+strconv.Itoa(i)]
+	}
+	return out, nil
+}
+
+func equalWords(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestAccPDPipeline_ShellInjection(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	markers := newInjectionMarkers(t)
+	configPath := markers.hostilePath("/etc/omni") + ".yaml"
+	model := markers.hostilePath("/models") + "/Qwen3-Omni-30B-A3B-Instruct"
+	const addr = "data.omni_pd_pipeline.test"
+
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+data "omni_pd_pipeline" "test" {
+  model       = ` + hclString(model) + `
+  config_path = ` + hclString(configPath) + `
+}
+`,
+			Check: func(s *terraform.State) error {
+				attrs := s.RootModule().Resources[addr].Primary.Attributes
+				args, err := flatList(attrs, "serve_args")
+				if err != nil {
+					return err
+				}
+				// The values reach argv unchanged...
+				if len(args) < 8 || args[2] != model || args[len(args)-1] != configPath {
+					return fmt.Errorf("serve_args = %q; want the model and config_path verbatim", args)
+				}
+				// ...and the shell reads serve_command back as exactly that argv.
+				if words := shellWords(t, attrs["serve_command"]); !equalWords(words, args) {
+					return fmt.Errorf("/bin/sh splits serve_command\n%s\ninto %q,\nnot serve_args %q", attrs["serve_command"], words, args)
+				}
+				if attrs["launches.0.command"] != attrs["serve_command"] {
+					return fmt.Errorf("launches[0].command differs from serve_command")
+				}
+				t.Logf("serve_command: %s", attrs["serve_command"])
+				return markers.check()
+			},
+		}},
+	})
+}
+
+// Across hosts, a host with several stages runs them from one shell command
+// ("... & ... & wait"). That command is run here for real, with a stand-in
+// `vllm` first on PATH that records its arguments, so each process must get
+// the model and config_path verbatim and nothing else may run.
+func TestAccPDPipeline_ShellInjectionMultiHost(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	markers := newInjectionMarkers(t)
+	configPath := markers.hostilePath("/etc/omni") + ".yaml"
+	model := markers.hostilePath("/models") + "/Qwen3-Omni-30B-A3B-Instruct"
+	const addr = "data.omni_pd_pipeline.test"
+
+	bin := t.TempDir()
+	record := filepath.Join(bin, "calls")
+	// One file per process: the stages of a host start in parallel.
+	fake := "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$OMNI_RECORD.$$\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "vllm"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+data "omni_pd_pipeline" "test" {
+  model       = ` + hclString(model) + `
+  config_path = ` + hclString(configPath) + `
+  prefill     = { host = "10.0.0.1" }
+  decode      = { host = "10.0.0.2" }
+}
+`,
+			Check: func(s *terraform.State) error {
+				attrs := s.RootModule().Resources[addr].Primary.Attributes
+				n, _ := strconv.Atoi(attrs["launches.#"])
+				if n != 2 {
+					return fmt.Errorf("%d launches, want 2", n)
+				}
+				processes := 0
+				for i := 0; i < n; i++ {
+					prefix := "launches." + strconv.Itoa(i)
+					argv, err := flatList(attrs, prefix+".argv")
+					if err != nil {
+						return err
+					}
+					command := attrs[prefix+".command"]
+					if argv[0] == "/bin/sh" {
+						// Several stages: the argv runs the command itself.
+						if len(argv) != 3 || argv[1] != "-c" || argv[2] != command {
+							return fmt.Errorf("%s.argv = %q, want [/bin/sh -c command]", prefix, argv)
+						}
+					} else if words := shellWords(t, command); !equalWords(words, argv) {
+						return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
+					}
+					out := record + strconv.Itoa(i)
+					cmd := exec.Command("/bin/sh", "-c", command)
+					cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "OMNI_RECORD="+out)
+					if msg, err := cmd.CombinedOutput(); err != nil {
+						return fmt.Errorf("running %s.command: %v\n%s", prefix, err, msg)
+					}
+					files, _ := filepath.Glob(out + ".*")
+					if len(files) == 0 {
+						return fmt.Errorf("%s.command started no vllm", prefix)
+					}
+					for _, f := range files {
+						call, err := os.ReadFile(f)
+						if err != nil {
+							return err
+						}
+						args := strings.Split(strings.TrimSuffix(string(call), "\x00"), "\x00")
+						processes++
+						if len(args) < 2 || args[0] != "serve" || args[1] != model || !containsPair(args, "--deploy-config", configPath) {
+							return fmt.Errorf("%s.command ran vllm %q; want the model and config_path verbatim", prefix, args)
+						}
+					}
+				}
+				if processes != 4 {
+					return fmt.Errorf("the launches started %d vllm processes, want one per stage (4)", processes)
+				}
+				return markers.check()
+			},
+		}},
+	})
+}
+
+func containsPair(args []string, flag, value string) bool {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == flag && args[i+1] == value {
+			return true
+		}
+	}
+	return false
+}

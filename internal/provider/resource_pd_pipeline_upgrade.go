@@ -1,0 +1,266 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// State versions of omni_pd_pipeline.
+//
+//   - 0: the first release, the schema product-contract.md lists.
+//   - 1: adds `pipeline`, `connector.kv_both`, `stages[*].host` and
+//     `ports[*].host`.
+//
+// Adding version N+1 (see DESIGN.md, "State versions"):
+//  1. Bump pdPipelineSchemaVersion.
+//  2. Freeze version N's schema as pdPipelineSchemaVN (copy the current
+//     attributes' types and flags; descriptions and validators may go) and
+//     add an entry N to UpgradeState with it as PriorSchema and
+//     upgradePipelineState as upgrader. Every entry upgrades straight to the
+//     current schema: the framework does not chain them.
+//  3. Attributes that only appear need nothing: upgradePipelineState sets
+//     them null, and the next plan computes them. An attribute that is
+//     renamed, removed or changes type makes upgradePipelineState fail for
+//     every older version (it never drops a value silently): give those
+//     entries an upgrader that moves the value first.
+//  4. Record the new attributes in TestUpgradeState_NewAttributes and add a
+//     v N provider to the upgrade acceptance test.
+
+// UpgradeState upgrades every earlier state version to the current schema.
+func (r *pdPipelineResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
+	v0 := pdPipelineSchemaV0()
+	return map[int64]resource.StateUpgrader{
+		0: {PriorSchema: &v0, StateUpgrader: upgradePipelineState},
+	}
+}
+
+// upgradePipelineState carries every attribute of an earlier state over to
+// the current schema by name and sets the attributes that did not exist then
+// to null. Outputs the next plan would compute differently (a stage's host
+// where one is set) are corrected by that plan as an in-place update.
+func upgradePipelineState(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	if req.State == nil {
+		resp.Diagnostics.AddError("Unable to upgrade omni_pd_pipeline state", "no prior schema was given for this state version; this is a bug in the provider")
+		return
+	}
+	current := resp.State.Schema.Type().TerraformType(ctx)
+	v, _, err := upgradeValue(req.State.Raw, current, "")
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to upgrade omni_pd_pipeline state",
+			fmt.Sprintf("The stored state cannot be carried over to this provider version: %v. This is a bug in the provider; please report it.", err))
+		return
+	}
+	resp.State.Raw = v
+}
+
+// upgradeValue rebuilds v with type to: object attributes are matched by
+// name, attributes that to adds are null, and collections are rebuilt
+// element by element. It returns the paths of the added attributes
+// (stages[*].host for an attribute of every element). Dynamic values are
+// kept as they are. An attribute that to lacks, or a primitive whose type
+// changed, is an error: the caller must move that value itself.
+func upgradeValue(v tftypes.Value, to tftypes.Type, at string) (tftypes.Value, []string, error) {
+	if to.Is(tftypes.DynamicPseudoType) {
+		return v, nil, nil
+	}
+	if v.IsNull() {
+		return tftypes.NewValue(to, nil), nil, nil
+	}
+	if !v.IsKnown() {
+		return tftypes.NewValue(to, tftypes.UnknownValue), nil, nil
+	}
+	switch t := to.(type) {
+	case tftypes.Object:
+		var attrs map[string]tftypes.Value
+		if err := v.As(&attrs); err != nil {
+			return tftypes.Value{}, nil, fmt.Errorf("%s: %w", describeAt(at), err)
+		}
+		out := make(map[string]tftypes.Value, len(t.AttributeTypes))
+		var added []string
+		for _, name := range sortedNames(attrs) {
+			at := joinPath(at, name)
+			nt, ok := t.AttributeTypes[name]
+			if !ok {
+				return tftypes.Value{}, nil, fmt.Errorf("attribute %s has no place in the current schema", at)
+			}
+			nv, a, err := upgradeValue(attrs[name], nt, at)
+			if err != nil {
+				return tftypes.Value{}, nil, err
+			}
+			out[name], added = nv, append(added, a...)
+		}
+		for _, name := range sortedNames(t.AttributeTypes) {
+			if _, ok := out[name]; !ok {
+				out[name] = tftypes.NewValue(t.AttributeTypes[name], nil)
+				added = append(added, joinPath(at, name))
+			}
+		}
+		return tftypes.NewValue(t, out), added, nil
+	case tftypes.List, tftypes.Set:
+		elemType := elementType(t)
+		var elems []tftypes.Value
+		if err := v.As(&elems); err != nil {
+			return tftypes.Value{}, nil, fmt.Errorf("%s: %w", describeAt(at), err)
+		}
+		out := make([]tftypes.Value, len(elems))
+		added := map[string]bool{}
+		for i, e := range elems {
+			nv, a, err := upgradeValue(e, elemType, at+"[*]")
+			if err != nil {
+				return tftypes.Value{}, nil, err
+			}
+			out[i] = nv
+			for _, p := range a {
+				added[p] = true
+			}
+		}
+		return tftypes.NewValue(t, out), sortedNames(added), nil
+	case tftypes.Map:
+		var elems map[string]tftypes.Value
+		if err := v.As(&elems); err != nil {
+			return tftypes.Value{}, nil, fmt.Errorf("%s: %w", describeAt(at), err)
+		}
+		out := make(map[string]tftypes.Value, len(elems))
+		for k, e := range elems {
+			nv, _, err := upgradeValue(e, t.ElementType, at+"[*]")
+			if err != nil {
+				return tftypes.Value{}, nil, err
+			}
+			out[k] = nv
+		}
+		return tftypes.NewValue(t, out), nil, nil
+	}
+	if !v.Type().Is(to) {
+		return tftypes.Value{}, nil, fmt.Errorf("%s changed type from %s to %s", describeAt(at), v.Type(), to)
+	}
+	return v, nil, nil
+}
+
+func elementType(t tftypes.Type) tftypes.Type {
+	switch t := t.(type) {
+	case tftypes.List:
+		return t.ElementType
+	case tftypes.Set:
+		return t.ElementType
+	}
+	return tftypes.DynamicPseudoType
+}
+
+func joinPath(at, name string) string {
+	if at == "" {
+		return name
+	}
+	return at + "." + name
+}
+
+func describeAt(at string) string {
+	if at == "" {
+		return "the state"
+	}
+	return "attribute " + strings.TrimSuffix(at, "[*]")
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pdPipelineSchemaV0 is the resource schema of state version 0, frozen: the
+// attributes product-contract.md lists, with their types and flags. It has
+// no `pipeline`, no `connector.kv_both` and no `host` on the `stages` and
+// `ports` objects. Do not edit it; a later schema change is a new version.
+func pdPipelineSchemaV0() schema.Schema {
+	optString := schema.StringAttribute{Optional: true}
+	optNumber := schema.NumberAttribute{Optional: true}
+	optDynamic := schema.DynamicAttribute{Optional: true}
+	role := schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+		"devices":                schema.ListAttribute{Optional: true, ElementType: types.NumberType},
+		"tensor_parallel_size":   optNumber,
+		"max_num_seqs":           optNumber,
+		"gpu_memory_utilization": schema.Float64Attribute{Optional: true},
+		"bootstrap_port":         optNumber,
+		"host":                   optString,
+		"engine_args":            optDynamic,
+	}}
+	compString := schema.StringAttribute{Computed: true}
+	compInt := schema.Int64Attribute{Computed: true}
+	compInts := schema.ListAttribute{Computed: true, ElementType: types.Int64Type}
+	return schema.Schema{
+		Version: 0,
+		Attributes: map[string]schema.Attribute{
+			"model":           schema.StringAttribute{Required: true},
+			"preset":          optString,
+			"base_config":     optString,
+			"format":          optString,
+			"split_stage":     optNumber,
+			"prefill":         role,
+			"decode":          role,
+			"stage_overrides": optDynamic,
+			"gpus":            optNumber,
+			"connector": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+				"name":         optString,
+				"protocol":     optString,
+				"device_name":  optString,
+				"extra_config": optDynamic,
+			}},
+			"api_port": optNumber,
+			"port_range": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+				"first": schema.NumberAttribute{Required: true},
+				"last":  schema.NumberAttribute{Required: true},
+			}},
+			"reserved_ports": schema.SetAttribute{Optional: true, ElementType: types.NumberType},
+			"config_path":    optString,
+			"triggers": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+
+			"id":          compString,
+			"config_yaml": compString,
+			"stages": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"stage_id":             compInt,
+				"role":                 compString,
+				"model_stage":          compString,
+				"devices":              compInts,
+				"tensor_parallel_size": compInt,
+				"inputs":               compInts,
+				"kv_role":              compString,
+				"bootstrap_port":       compInt,
+			}}},
+			"edges": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"from": compInt,
+				"to":   compInt,
+			}}},
+			"ports": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name":     compString,
+				"port":     compInt,
+				"stage_id": compInt,
+			}}},
+			"gpu_count":     compInt,
+			"serve_command": compString,
+			"serve_args":    schema.ListAttribute{Computed: true, ElementType: types.StringType},
+			"diagram":       compString,
+			"launches": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"host":      compString,
+				"stage_ids": compInts,
+				"argv":      schema.ListAttribute{Computed: true, ElementType: types.StringType},
+				"command":   compString,
+				"env":       schema.MapAttribute{Computed: true, ElementType: types.StringType},
+				"ports":     compInts,
+			}}},
+		},
+	}
+}

@@ -1,0 +1,442 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// A provider as the first release shipped it: omni_pd_pipeline with the
+// version 0 schema. It plans with today's engine and drops what version 0
+// did not have, so the state it writes is a genuine version 0 state whose
+// values today's provider would compute too.
+
+type v0Provider struct{}
+
+func (v0Provider) Metadata(_ context.Context, _ fwprovider.MetadataRequest, resp *fwprovider.MetadataResponse) {
+	resp.TypeName = "omni"
+}
+func (v0Provider) Schema(context.Context, fwprovider.SchemaRequest, *fwprovider.SchemaResponse) {}
+func (v0Provider) Configure(context.Context, fwprovider.ConfigureRequest, *fwprovider.ConfigureResponse) {
+}
+func (v0Provider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{func() resource.Resource { return v0Resource{} }}
+}
+func (v0Provider) DataSources(context.Context) []func() datasource.DataSource { return nil }
+func (v0Provider) Functions(context.Context) []func() function.Function       { return nil }
+
+var v0Providers = map[string]func() (tfprotov6.ProviderServer, error){
+	"omni": providerserver.NewProtocol6WithError(v0Provider{}),
+}
+
+type v0Resource struct{}
+
+func (v0Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_pd_pipeline"
+}
+
+func (v0Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = pdPipelineSchemaV0()
+}
+
+func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || !inputsKnown(req.Plan.Raw, "triggers") {
+		return
+	}
+	current := currentResourceSchema(ctx)
+	raw, err := projectValue(req.Plan.Raw, current.Type().TerraformType(ctx))
+	if err != nil {
+		resp.Diagnostics.AddError("v0 test provider", err.Error())
+		return
+	}
+	plan := tfsdk.Plan{Schema: current, Raw: raw}
+	var m pipelineResourceModel
+	if resp.Diagnostics.Append(plan.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	if resp.Diagnostics.Append(diags...); !ok {
+		return
+	}
+	resp.Diagnostics.Append(writeOutputs(ctx, &plan, out)...)
+	if resp.Plan.Raw, err = projectValue(plan.Raw, resp.Plan.Schema.Type().TerraformType(ctx)); err != nil {
+		resp.Diagnostics.AddError("v0 test provider", err.Error())
+	}
+}
+
+func (v0Resource) Create(_ context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.State.Raw = req.Plan.Raw.Copy()
+}
+func (v0Resource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+func (v0Resource) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw.Copy()
+}
+func (v0Resource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+func currentResourceSchema(ctx context.Context) schema.Schema {
+	var resp resource.SchemaResponse
+	NewPDPipelineResource().Schema(ctx, resource.SchemaRequest{}, &resp)
+	return resp.Schema
+}
+
+// projectValue rebuilds v with type to, for the test provider only: it drops
+// object attributes that to lacks and sets the ones it adds to null.
+func projectValue(v tftypes.Value, to tftypes.Type) (tftypes.Value, error) {
+	if to.Is(tftypes.DynamicPseudoType) || !v.IsKnown() && !to.Is(tftypes.Object{}) && !to.Is(tftypes.List{}) {
+		return v, nil
+	}
+	if v.IsNull() {
+		return tftypes.NewValue(to, nil), nil
+	}
+	if !v.IsKnown() {
+		return tftypes.NewValue(to, tftypes.UnknownValue), nil
+	}
+	switch t := to.(type) {
+	case tftypes.Object:
+		var attrs map[string]tftypes.Value
+		if err := v.As(&attrs); err != nil {
+			return v, err
+		}
+		out := map[string]tftypes.Value{}
+		for name, at := range t.AttributeTypes {
+			a, ok := attrs[name]
+			if !ok {
+				out[name] = tftypes.NewValue(at, nil)
+				continue
+			}
+			pv, err := projectValue(a, at)
+			if err != nil {
+				return v, err
+			}
+			out[name] = pv
+		}
+		return tftypes.NewValue(t, out), nil
+	case tftypes.List:
+		var elems []tftypes.Value
+		if err := v.As(&elems); err != nil {
+			return v, err
+		}
+		for i, e := range elems {
+			pv, err := projectValue(e, t.ElementType)
+			if err != nil {
+				return v, err
+			}
+			elems[i] = pv
+		}
+		return tftypes.NewValue(t, elems), nil
+	}
+	return v, nil
+}
+
+// A configuration that sets every attribute version 0 had, on one host.
+const upgradeConfig = `
+resource "omni_pd_pipeline" "test" {
+  model           = "` + seedModel + `"
+  preset          = "qwen3_omni_moe"
+  format          = "stage_args"
+  split_stage     = 0
+  prefill         = { devices = [0], tensor_parallel_size = 1, max_num_seqs = 8, gpu_memory_utilization = 0.85, bootstrap_port = 26001, engine_args = { enforce_eager = false } }
+  decode          = { devices = [1], tensor_parallel_size = 1, max_num_seqs = 48, gpu_memory_utilization = 0.8, bootstrap_port = 26002, engine_args = { max_model_len = 32768 } }
+  stage_overrides = { talker = { devices = [2], max_num_seqs = 32, gpu_memory_utilization = 0.5, engine_args = { enforce_eager = true } }, code2wav = { devices = [2], gpu_memory_utilization = 0.2 } }
+  gpus            = 4
+  connector       = { name = "MooncakeConnector", protocol = "rdma", device_name = "mlx5_0", extra_config = { transfer_timeout = 30 } }
+  api_port        = 8100
+  port_range      = { first = 27000, last = 27100 }
+  reserved_ports  = [22, 27000]
+  config_path     = "/etc/omni/deploy.yaml"
+  triggers        = { rev = "1" }
+}
+`
+
+// State written by the version 0 provider upgrades, and the current
+// provider then plans no change: every value was carried over, and the new
+// attributes are null, as the current provider computes them here.
+func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
+	// Values that must come through the upgrade and the next update as
+	// they were.
+	type comparer interface {
+		AddStateValue(string, tfjsonpath.Path) statecheck.StateCheck
+	}
+	kept := map[string]comparer{}
+	paths := map[string]tfjsonpath.Path{}
+	for _, name := range []string{"id", "config_yaml", "launches", "serve_command", "prefill", "decode", "stage_overrides", "connector.name", "triggers", "reserved_ports", "edges"} {
+		p := tfjsonpath.New(name)
+		if before, after, ok := strings.Cut(name, "."); ok {
+			p = tfjsonpath.New(before).AtMapKey(after)
+		}
+		kept[name], paths[name] = statecheck.CompareValue(compare.ValuesSame()), p
+	}
+	// stages and ports gained a host attribute: compare what they had.
+	for i := 0; i < 4; i++ {
+		name := fmt.Sprintf("stages[%d].devices", i)
+		kept[name], paths[name] = statecheck.CompareValue(compare.ValuesSame()), tfjsonpath.New("stages").AtSliceIndex(i).AtMapKey("devices")
+	}
+	for i := 0; i < 3; i++ {
+		name := fmt.Sprintf("ports[%d].port", i)
+		kept[name], paths[name] = statecheck.CompareValue(compare.ValuesSame()), tfjsonpath.New("ports").AtSliceIndex(i).AtMapKey("port")
+	}
+	add := func() []statecheck.StateCheck {
+		var out []statecheck.StateCheck
+		for name, c := range kept {
+			out = append(out, c.AddStateValue(resAddr, paths[name]))
+		}
+		return out
+	}
+	tfresource.UnitTest(t, tfresource.TestCase{
+		Steps: []tfresource.TestStep{
+			{
+				ProtoV6ProviderFactories: v0Providers,
+				Config:                   upgradeConfig,
+				ConfigStateChecks: append(add(),
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(0).AtMapKey("bootstrap_port"), knownvalue.Int64Exact(26001)),
+				),
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: append(add(),
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("pipeline"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("kv_both"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(3).AtMapKey("host"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("ports").AtSliceIndex(0).AtMapKey("host"), knownvalue.Null()),
+				),
+			},
+			{
+				// The upgraded resource goes on as usual: an update keeps
+				// the ports version 0 allocated.
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   strings.Replace(upgradeConfig, "max_num_seqs = 48", "max_num_seqs = 40", 1),
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					kept["ports[0].port"].AddStateValue(resAddr, paths["ports[0].port"]),
+					kept["ports[1].port"].AddStateValue(resAddr, paths["ports[1].port"]),
+					kept["ports[2].port"].AddStateValue(resAddr, paths["ports[2].port"]),
+				},
+			},
+		},
+	})
+}
+
+// With hosts set, version 1 also reports each stage's and port's host. The
+// upgraded state has them null, so the first plan fills them in: an
+// in-place update of outputs only, with the same id (nothing a machine runs
+// changes), never a replacement.
+func TestAccPDPipelineResource_UpgradeFromV0WithHosts(t *testing.T) {
+	config := pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.1" }`)
+	id := statecheck.CompareValue(compare.ValuesSame())
+	tfresource.UnitTest(t, tfresource.TestCase{
+		Steps: []tfresource.TestStep{
+			{
+				ProtoV6ProviderFactories: v0Providers,
+				Config:                   config,
+				ConfigStateChecks:        []statecheck.StateCheck{id.AddStateValue(resAddr, tfjsonpath.New("id"))},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   config,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(0).AtMapKey("host"), knownvalue.StringExact("10.0.0.1")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{id.AddStateValue(resAddr, tfjsonpath.New("id"))},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   config,
+				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// The upgrader itself, through the provider's protocol server with a raw
+// version 0 state as Terraform stores it (dynamic values carry their type).
+func TestUpgradeState_V0RawState(t *testing.T) {
+	ctx := context.Background()
+	raw := map[string]any{
+		"model": seedModel, "preset": "qwen3_omni_moe", "base_config": nil, "format": "stage_args",
+		"split_stage": 0, "gpus": 4, "api_port": 8100, "config_path": "/etc/omni/deploy.yaml",
+		"reserved_ports": []any{22}, "port_range": map[string]any{"first": 27000, "last": 27100},
+		"triggers": map[string]any{"rev": "1"},
+		"prefill": map[string]any{
+			"devices": []any{0}, "tensor_parallel_size": 1, "max_num_seqs": 8, "gpu_memory_utilization": 0.85,
+			"bootstrap_port": 26001, "host": nil,
+			"engine_args": map[string]any{"value": map[string]any{"enforce_eager": false}, "type": []any{"object", map[string]any{"enforce_eager": "bool"}}},
+		},
+		"decode": nil,
+		"stage_overrides": map[string]any{
+			"value": map[string]any{"talker": map[string]any{"max_num_seqs": 32}},
+			"type":  []any{"object", map[string]any{"talker": []any{"object", map[string]any{"max_num_seqs": "number"}}}},
+		},
+		"connector": map[string]any{"name": "MooncakeConnector", "protocol": "tcp", "device_name": nil, "extra_config": nil},
+		"id":        "abc", "config_yaml": "stage_args: []\n", "gpu_count": 3, "serve_command": "vllm serve x", "diagram": "flowchart LR",
+		"serve_args": []any{"vllm", "serve", "x"},
+		"stages": []any{map[string]any{
+			"stage_id": 0, "role": "prefill", "model_stage": "thinker", "devices": []any{0}, "tensor_parallel_size": 1,
+			"inputs": []any{}, "kv_role": "kv_producer", "bootstrap_port": 26001,
+		}},
+		"edges": []any{map[string]any{"from": 0, "to": 1}},
+		"ports": []any{map[string]any{"name": "api", "port": 8100, "stage_id": nil}},
+		"launches": []any{map[string]any{
+			"host": nil, "stage_ids": []any{0}, "argv": []any{"vllm"}, "command": "vllm", "env": map[string]any{}, "ports": []any{8100},
+		}},
+	}
+	rawJSON, err := json.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := providerserver.NewProtocol6(New("test")())()
+	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+		TypeName: "omni_pd_pipeline", Version: 0, RawState: &tfprotov6.RawState{JSON: rawJSON},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		t.Fatalf("diagnostic: %s: %s", d.Summary, d.Detail)
+	}
+	current := currentResourceSchema(ctx)
+	v, err := resp.UpgradedState.Unmarshal(current.Type().TerraformType(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := tfsdk.State{Schema: current, Raw: v}
+	var m pipelineResourceModel
+	if diags := state.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+
+	// Every prior value is carried over...
+	checks := map[string]bool{
+		"model":            m.Model.ValueString() == seedModel,
+		"preset":           m.Preset.ValueString() == "qwen3_omni_moe",
+		"base_config null": m.BaseConfig.IsNull(),
+		"split_stage":      intPtr(m.SplitStage) != nil && *intPtr(m.SplitStage) == 0,
+		"gpus":             intPtr(m.GPUs) != nil && *intPtr(m.GPUs) == 4,
+		"api_port":         intPtr(m.APIPort) != nil && *intPtr(m.APIPort) == 8100,
+		"config_path":      m.ConfigPath.ValueString() == "/etc/omni/deploy.yaml",
+		"triggers":         m.Triggers.Elements()["rev"].String() == `"1"`,
+		"decode null":      m.Decode.IsNull(),
+		"id":               m.ID.ValueString() == "abc",
+		"gpu_count":        m.GPUCount.ValueInt64() == 3,
+		"serve_args":       len(m.ServeArgs.Elements()) == 3,
+		"edges":            len(m.Edges.Elements()) == 1,
+		"connector.name":   m.Connector.Attributes()["name"].String() == `"MooncakeConnector"`,
+		"prefill.devices":  m.Prefill.Attributes()["devices"].String() == "[0]",
+		"stage_overrides":  strings.Contains(m.StageOverrides.String(), `"max_num_seqs":32`),
+		"prefill.engine_args": strings.Contains(m.Prefill.Attributes()["engine_args"].String(),
+			`"enforce_eager":false`),
+	}
+	// ...and the attributes version 1 added are null.
+	checks["pipeline null"] = m.Pipeline.IsNull()
+	checks["connector.kv_both null"] = m.Connector.Attributes()["kv_both"].IsNull()
+	var stages []stageModel
+	var ports []portModel
+	m.Stages.ElementsAs(ctx, &stages, false)
+	m.Ports.ElementsAs(ctx, &ports, false)
+	checks["stages[0] kept"] = len(stages) == 1 && stages[0].KVRole.ValueString() == "kv_producer" && stages[0].BootstrapPort.ValueInt64() == 26001
+	checks["stages[0].host null"] = len(stages) == 1 && stages[0].Host.IsNull()
+	checks["ports[0] kept"] = len(ports) == 1 && ports[0].Port.ValueInt64() == 8100 && ports[0].StageID.IsNull()
+	checks["ports[0].host null"] = len(ports) == 1 && ports[0].Host.IsNull()
+	for name, ok := range checks {
+		if !ok {
+			t.Errorf("upgraded state: %s is wrong", name)
+		}
+	}
+}
+
+// The attributes a version 0 state gains are exactly the ones version 1
+// added. A schema change that adds, renames or drops an attribute without a
+// new state version fails here.
+func TestUpgradeState_NewAttributes(t *testing.T) {
+	ctx := context.Background()
+	v0 := pdPipelineSchemaV0()
+	current := currentResourceSchema(ctx).Type().TerraformType(ctx)
+	// A v0 state with every attribute and one element in each list, so that
+	// the nested additions show.
+	full := fullValue(v0.Type().TerraformType(ctx))
+	_, added, err := upgradeValue(full, current, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(added)
+	want := []string{"connector.kv_both", "pipeline", "ports[*].host", "stages[*].host"}
+	if !reflect.DeepEqual(added, want) {
+		t.Errorf("a version 0 state gains %q; version 1 added %q. A schema change needs a new state version (see resource_pd_pipeline_upgrade.go).", added, want)
+	}
+	if pdPipelineSchemaVersion != 1 {
+		t.Errorf("pdPipelineSchemaVersion = %d: record what the new version added here", pdPipelineSchemaVersion)
+	}
+}
+
+// An attribute that has no place in the current schema is an error, never
+// dropped.
+func TestUpgradeState_UnknownAttributeFails(t *testing.T) {
+	old := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"model": tftypes.String, "renamed": tftypes.String}}
+	to := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"model": tftypes.String}}
+	v := tftypes.NewValue(old, map[string]tftypes.Value{
+		"model": tftypes.NewValue(tftypes.String, "m"), "renamed": tftypes.NewValue(tftypes.String, "x"),
+	})
+	if _, _, err := upgradeValue(v, to, ""); err == nil || !regexp.MustCompile(`attribute renamed has no place`).MatchString(err.Error()) {
+		t.Errorf("err = %v", err)
+	}
+	num := tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"model": tftypes.Number}},
+		map[string]tftypes.Value{"model": tftypes.NewValue(tftypes.Number, 1)})
+	if _, _, err := upgradeValue(num, to, ""); err == nil || !regexp.MustCompile(`attribute model changed type`).MatchString(err.Error()) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// fullValue builds a known value of type t with every attribute set and one
+// element in every collection.
+func fullValue(t tftypes.Type) tftypes.Value {
+	switch t := t.(type) {
+	case tftypes.Object:
+		attrs := map[string]tftypes.Value{}
+		for name, at := range t.AttributeTypes {
+			attrs[name] = fullValue(at)
+		}
+		return tftypes.NewValue(t, attrs)
+	case tftypes.List:
+		return tftypes.NewValue(t, []tftypes.Value{fullValue(t.ElementType)})
+	case tftypes.Set:
+		return tftypes.NewValue(t, []tftypes.Value{fullValue(t.ElementType)})
+	case tftypes.Map:
+		return tftypes.NewValue(t, map[string]tftypes.Value{"k": fullValue(t.ElementType)})
+	}
+	switch {
+	case t.Is(tftypes.String):
+		return tftypes.NewValue(t, "s")
+	case t.Is(tftypes.Number):
+		return tftypes.NewValue(t, 1)
+	case t.Is(tftypes.Bool):
+		return tftypes.NewValue(t, true)
+	}
+	return tftypes.NewValue(tftypes.String, "dynamic")
+}
