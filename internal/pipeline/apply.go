@@ -169,7 +169,7 @@ func (p *planner) writeKVConfig(st stageconfig.Stage, s *plannedStage) error {
 		}
 	}
 	for _, e := range w.env {
-		st.SetEnv(e.key, e.value.(string))
+		st.SetEnv(e.key, fmt.Sprint(e.value))
 	}
 	return nil
 }

@@ -22,7 +22,8 @@ func richSpec(reverse bool) Spec {
 			if reverse {
 				j = n - 1 - i
 			}
-			m[pairs[2*j].(string)] = pairs[2*j+1]
+			key, _ := pairs[2*j].(string)
+			m[key] = pairs[2*j+1]
 		}
 		return m
 	}

@@ -26,12 +26,12 @@ const miniBase = `stage_args:
 
 // miniBaseWith replaces one fragment of miniBase, failing loudly when the
 // fragment is not there (so a case cannot silently test the valid base).
-func miniBaseWith(t *testing.T, old, new string) string {
+func miniBaseWith(t *testing.T, old, replacement string) string {
 	t.Helper()
 	if !strings.Contains(miniBase, old) {
 		t.Fatalf("miniBase has no %q", old)
 	}
-	return strings.Replace(miniBase, old, new, 1)
+	return strings.Replace(miniBase, old, replacement, 1)
 }
 
 // fixHint matches the words a Detail uses to tell the user what to do.

@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// update rewrites the golden files: go test ./internal/pipeline/ -run Golden -update
+// update rewrites the golden files: go test ./internal/pipeline/ -run Golden -update.
 var update = flag.Bool("update", false, "rewrite testdata/golden files from the current output")
 
 const seedModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"

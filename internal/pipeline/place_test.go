@@ -7,20 +7,6 @@ import (
 	"testing"
 )
 
-// devicesByKey maps each planned stage to its devices: prefill, decode,
-// or the model_stage of the other stages.
-func devicesByKey(res *Result) map[string][]int {
-	out := map[string][]int{}
-	for _, s := range res.Stages {
-		key := s.ModelStage
-		if s.Role != RoleStage {
-			key = s.Role
-		}
-		out[key] = s.Devices
-	}
-	return out
-}
-
 // configDevices reads runtime.devices of each stage in the rendered config,
 // so the tests see what vllm-omni will see, not only the summary.
 func configDevices(t *testing.T, res *Result) []string {

@@ -1,7 +1,5 @@
 package pipeline
 
-import ()
-
 // Port names, as reported for firewall rules and kept stable by name.
 const (
 	portAPI         = "api"

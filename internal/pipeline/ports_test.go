@@ -65,8 +65,12 @@ func TestPortAllocation(t *testing.T) {
 			}
 			// The config and the port list agree.
 			var p, d int
-			fmt.Sscanf(strings.SplitN(tc.ports[1], "=", 2)[1], "%d", &p)
-			fmt.Sscanf(strings.SplitN(tc.ports[2], "=", 2)[1], "%d", &d)
+			if _, err := fmt.Sscanf(strings.SplitN(tc.ports[1], "=", 2)[1], "%d", &p); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := fmt.Sscanf(strings.SplitN(tc.ports[2], "=", 2)[1], "%d", &d); err != nil {
+				t.Fatal(err)
+			}
 			if got := bootstrapPorts(t, res); got != [2]any{p, d} {
 				t.Errorf("config bootstrap ports = %v, want [%d %d]", got, p, d)
 			}

@@ -293,7 +293,10 @@ func TestSeedDownstreamBlock(t *testing.T) {
 		t.Fatalf("section 2 has %d stages, want 2", len(want))
 	}
 	for _, w := range want {
-		wm := w.(map[string]any)
+		wm, ok := w.(map[string]any)
+		if !ok {
+			t.Fatalf("recipe stage is %T", w)
+		}
 		id, _ := wm["stage_id"].(int)
 		if id >= len(got) {
 			t.Fatalf("recipe stage %d is not planned", id)

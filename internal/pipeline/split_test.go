@@ -171,7 +171,12 @@ func edgesOfInputs(t *testing.T, st []map[string]any) []Edge {
 	for _, s := range st {
 		ins, _ := s["engine_input_source"].([]any)
 		for _, in := range ins {
-			out = append(out, Edge{From: in.(int), To: s["stage_id"].(int)})
+			from, okFrom := in.(int)
+			to, okTo := s["stage_id"].(int)
+			if !okFrom || !okTo {
+				t.Fatalf("edge %v -> %v is not a pair of ids", in, s["stage_id"])
+			}
+			out = append(out, Edge{From: from, To: to})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

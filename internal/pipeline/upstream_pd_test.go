@@ -69,8 +69,8 @@ func TestUpstreamPD_HunyuanImage3(t *testing.T) {
 		t.Fatalf("format = %s, want the base config's stages dialect", res.Format)
 	}
 	got := decodeYAML(t, res.ConfigYAML)
-	if n := len(dig(got, "stages").([]any)); n != 3 {
-		t.Fatalf("%d stages, want 3", n)
+	if stages, _ := dig(got, "stages").([]any); len(stages) != 3 {
+		t.Fatalf("%d stages, want 3", len(stages))
 	}
 	facts := []fact{{"pipeline", []any{"pipeline"}}}
 	for i := 0; i < 2; i++ {
@@ -105,8 +105,8 @@ func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 		t.Fatal(ds)
 	}
 	got := decodeYAML(t, res.ConfigYAML)
-	if n := len(dig(got, "stage_args").([]any)); n != 4 {
-		t.Fatalf("%d stages, want 4", n)
+	if stages, _ := dig(got, "stage_args").([]any); len(stages) != 4 {
+		t.Fatalf("%d stages, want 4", len(stages))
 	}
 	facts := stageFacts("stage_args", 4,
 		[]any{"stage_id"}, []any{"is_prefill_only"}, []any{"is_decode_only"},

@@ -78,7 +78,8 @@ func Load(name string) (*stageconfig.Document, error) {
 		doc, err := stageconfig.Parse(src)
 		return parsed{doc: doc, err: err}
 	}))
-	p := once.(func() parsed)()
+	load, _ := once.(func() parsed)
+	p := load()
 	if p.err != nil {
 		return nil, p.err
 	}

@@ -50,8 +50,8 @@ func FuzzParse(f *testing.F) {
 		for _, s := range d.Stages() {
 			s.ID()
 			s.ModelStage()
-			s.Inputs()
-			s.Devices()
+			_, _, _ = s.Inputs()
+			_, _, _ = s.Devices()
 			s.MaxNumSeqs()
 			s.Describe()
 		}

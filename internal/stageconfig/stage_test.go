@@ -180,7 +180,7 @@ func TestStageDevices(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !deepEqual(devs, tc.want) && !(len(devs) == 0 && len(tc.want) == 0) {
+			if !deepEqual(devs, tc.want) && (len(devs) != 0 || len(tc.want) != 0) {
 				t.Errorf("devices = %v, want %v", devs, tc.want)
 			}
 		})
