@@ -73,9 +73,9 @@ locals {
           to: 3
   EOT
 
-  # Empty when the config is sound; one object per problem otherwise.
+  # Empty when the config is sound; one string per problem otherwise.
   problems = provider::omni::validate_stage_config(local.pd_config)
-  errors   = [for p in local.problems : p if p.severity == "error"]
+  errors   = [for p in local.problems : p if !startswith(p, "warning: ")]
 }
 
 # Stops the plan, listing every error, before a broken config reaches a
@@ -87,7 +87,7 @@ resource "terraform_data" "deploy_config" {
   lifecycle {
     precondition {
       condition     = length(local.errors) == 0
-      error_message = join("\n", [for p in local.errors : "${p.summary}: ${p.detail} [${p.code}]"])
+      error_message = join("\n", local.errors)
     }
   }
 }
@@ -97,6 +97,6 @@ resource "terraform_data" "deploy_config" {
 check "deploy_config_warnings" {
   assert {
     condition     = length(local.problems) == length(local.errors)
-    error_message = join("\n", [for p in local.problems : "${p.summary}: ${p.detail} [${p.code}]" if p.severity == "warning"])
+    error_message = join("\n", [for p in local.problems : p if startswith(p, "warning: ")])
   }
 }
