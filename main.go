@@ -5,11 +5,11 @@
 package main
 
 import (
-	"context"
 	"flag"
+	"fmt"
 	"log"
-
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"os"
+	"runtime/pprof"
 
 	"github.com/omnipd/terraform-provider-omni/internal/provider"
 )
@@ -28,13 +28,23 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "set to true to run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	opts := providerserver.ServeOpts{
-		Address:         "registry.terraform.io/omnipd/omni",
-		Debug:           debug,
-		ProtocolVersion: 6,
+	// OMNI_CPUPROFILE=prefix writes a CPU profile of each provider process
+	// to prefix.<pid> (Terraform starts several per plan), read with
+	// `go tool pprof`; see docs/performance.md. Unset, it does nothing.
+	if prefix := os.Getenv("OMNI_CPUPROFILE"); prefix != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid()))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
 	}
 
-	if err := providerserver.Serve(context.Background(), provider.New(version), opts); err != nil {
+	// provider.Serve is providerserver.Serve for protocol 6, made lighter for
+	// plans of many pipelines while no one reads the provider's logs.
+	if err := provider.Serve("registry.terraform.io/omnipd/omni", version, debug); err != nil {
 		log.Fatal(err.Error())
 	}
 }

@@ -15,9 +15,10 @@
 # dev_overrides directory, which records each provider process's peak RSS
 # and CPU time. Then the Go benchmarks of the engine steps and the provider's
 # RPCs run. The report replaces the part of docs/performance.md between the
-# `bench:begin` and `bench:end` markers; the rest of the file is kept.
+# `bench:begin` and `bench:end` markers (`bench-count:` ones with
+# BENCH_COUNT=1); the rest of the file is kept.
 #
-# Environment: BENCH_NS ("1 100 300 1000"), BENCH_REPS (5), BENCH_GO (1; 0
+# Environment: BENCH_NS ("1 100 300 1000"), BENCH_REPS (3), BENCH_GO (1; 0
 # skips the Go benchmarks), BENCHARGS (extra `go test` flags),
 # OMNI_BENCH_PROVIDER (a prebuilt provider binary instead of building one),
 # OMNI_BENCH_BASELINE (see above), BENCH_COUNT=1 (repeat with `count`
@@ -33,7 +34,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib-cli.sh"
 repo=$(repo_root)
 read -ra ns <<<"${BENCH_NS:-1 100 300 1000}"
 read -ra benchargs <<<"${BENCHARGS:-}"
-reps=${BENCH_REPS:-5}
+reps=${BENCH_REPS:-3}
 doc=${BENCH_DOC:-$repo/docs/performance.md}
 model="Qwen/Qwen3-Omni-30B-A3B-Instruct"
 variants=(a b c)

@@ -7,12 +7,14 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// Benchmarks of each step of Plan on the seed input (only `model` set), so
-// that a change in one step shows up by name. Each benchmark times its
-// step alone: the planner is brought to the state just before the step once,
-// outside the timer, and the step is re-run on that state (every step timed
-// here either rebuilds what it writes or is given a fresh planner).
-// Run with: go test ./internal/pipeline -run '^$' -bench Step -benchmem
+// Benchmarks of each step of Plan on the seed input (`model` and one
+// reserved port, as scripts/bench.sh plans it), so that a change in one
+// step shows up by name. Each benchmark times its step alone: the planner
+// is brought to the state just before the step once, outside the timer,
+// and the step is re-run on that state (every step timed here either
+// rebuilds what it writes or is given a fresh planner). BenchmarkPlanSeed
+// (bench_test.go) times the whole of Plan on the seed. Run with:
+//   go test ./internal/pipeline -run '^$' -bench . -benchmem
 // docs/performance.md lists the figures.
 
 // benchSpec is the seed input, with a reserved port as the harness sets one.
@@ -219,17 +221,5 @@ func BenchmarkStepLaunchDiagram(b *testing.B) {
 		res.Diagram = p.diagram(res)
 		res.Allocations = p.allocations()
 		res.ID = contentID(config, res.Launches)
-	}
-}
-
-// BenchmarkStepsPlan is the whole of Plan on the same input, to compare
-// with the sum of the steps above.
-func BenchmarkStepsPlan(b *testing.B) {
-	spec := benchSpec()
-	b.ReportAllocs()
-	for b.Loop() {
-		if res, ds := Plan(spec); res == nil {
-			b.Fatal(describeDiags(ds))
-		}
 	}
 }

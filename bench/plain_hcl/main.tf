@@ -1,0 +1,174 @@
+# What a user would write without the provider: vllm-omni's PD recipe for
+# Qwen3-Omni (the seed layout omni_pd_pipeline plans from `model` alone),
+# spelled out as an HCL object and rendered with yamlencode(). It is the
+# baseline of scripts/bench.sh (variant b); see docs/performance.md.
+#
+# It does the same work a careful hand-written module would: one shared
+# thinker definition split into prefill and decode with merge(), bootstrap
+# ports taken from a port range minus reserved ports, and the serve command.
+
+variable "model" {
+  type = string
+}
+
+variable "reserved_ports" {
+  type    = set(number)
+  default = []
+}
+
+variable "api_port" {
+  type    = number
+  default = 8091
+}
+
+variable "config_path" {
+  type    = string
+  default = "/etc/vllm-omni/deploy-config.yaml"
+}
+
+locals {
+  # The first two free ports of 25201-25300 become the bootstrap ports.
+  free_ports = [for p in range(25201, 25301) : p if !contains(var.reserved_ports, p)]
+  bootstrap  = slice(local.free_ports, 0, 2)
+
+  common_engine_args = {
+    model_arch                   = "Qwen3OmniMoeForConditionalGeneration"
+    enforce_eager                = true
+    trust_remote_code            = true
+    distributed_executor_backend = "mp"
+    enable_prefix_caching        = false
+  }
+
+  thinker_engine_args = merge(local.common_engine_args, {
+    model_stage            = "thinker"
+    worker_type            = "ar"
+    scheduler_cls          = "vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"
+    gpu_memory_utilization = 0.9
+    engine_output_type     = "latent"
+    max_num_batched_tokens = 32768
+    hf_config_name         = "thinker_config"
+    tensor_parallel_size   = 1
+  })
+
+  thinker_sampling = {
+    temperature        = 0.4
+    top_p              = 0.9
+    top_k              = 1
+    max_tokens         = 2048
+    seed               = 42
+    detokenize         = true
+    repetition_penalty = 1.05
+  }
+
+  kv_transfer = {
+    for role, rank in { kv_producer = 0, kv_consumer = 1 } : role => {
+      kv_connector                  = "MooncakeConnector"
+      kv_role                       = role
+      kv_rank                       = rank
+      kv_parallel_size              = 2
+      kv_connector_extra_config = {
+        mooncake_bootstrap_port = local.bootstrap[rank]
+      }
+    }
+  }
+
+  deploy_config = {
+    stage_args = [
+      {
+        stage_id        = 0
+        stage_type      = "llm"
+        is_prefill_only = true
+        runtime         = { devices = "0" }
+        engine_args = merge(local.thinker_engine_args, {
+          max_num_seqs       = 16
+          kv_transfer_config = local.kv_transfer.kv_producer
+        })
+        final_output            = false
+        is_comprehension        = true
+        default_sampling_params = local.thinker_sampling
+      },
+      {
+        stage_id       = 1
+        stage_type     = "llm"
+        is_decode_only = true
+        runtime        = { devices = "1" }
+        engine_args = merge(local.thinker_engine_args, {
+          max_num_seqs       = 64
+          kv_transfer_config = local.kv_transfer.kv_consumer
+        })
+        engine_input_source     = [0]
+        final_output            = true
+        final_output_type       = "text"
+        is_comprehension        = true
+        default_sampling_params = local.thinker_sampling
+      },
+      {
+        stage_id   = 2
+        stage_type = "llm"
+        runtime    = { devices = "2" }
+        engine_args = merge(local.common_engine_args, {
+          max_num_seqs           = 64
+          model_stage            = "talker"
+          worker_type            = "ar"
+          scheduler_cls          = "vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"
+          gpu_memory_utilization = 0.6
+          engine_output_type     = "latent"
+          max_num_batched_tokens = 32768
+          hf_config_name         = "talker_config"
+        })
+        engine_input_source     = [1]
+        sync_process_input_func = "vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker_token_only"
+        default_sampling_params = {
+          temperature        = 0.9
+          top_k              = 50
+          max_tokens         = 4096
+          seed               = 42
+          detokenize         = false
+          repetition_penalty = 1.05
+          stop_token_ids     = [2150]
+        }
+      },
+      {
+        stage_id   = 3
+        stage_type = "llm"
+        runtime    = { devices = "2" }
+        engine_args = merge(local.common_engine_args, {
+          max_num_seqs           = 1
+          model_stage            = "code2wav"
+          worker_type            = "generation"
+          scheduler_cls          = "vllm_omni.core.sched.omni_generation_scheduler.OmniGenerationScheduler"
+          gpu_memory_utilization = 0.1
+          async_scheduling       = false
+          engine_output_type     = "audio"
+          max_num_batched_tokens = 1000000
+          hf_config_name         = "thinker_config"
+        })
+        engine_input_source     = [2]
+        sync_process_input_func = "vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav_token_only"
+        final_output            = true
+        final_output_type       = "audio"
+        default_sampling_params = {
+          temperature        = 0.0
+          top_p              = 1.0
+          top_k              = -1
+          max_tokens         = 65536
+          seed               = 42
+          detokenize         = true
+          repetition_penalty = 1.1
+        }
+      },
+    ]
+    runtime = {
+      enabled = true
+      edges   = [for i in range(3) : { from = i, to = i + 1 }]
+    }
+  }
+}
+
+output "config_yaml" {
+  value = yamlencode(local.deploy_config)
+}
+
+output "serve_command" {
+  value = join(" ", ["vllm", "serve", var.model, "--omni", "--port", tostring(var.api_port), "--deploy-config", var.config_path])
+}

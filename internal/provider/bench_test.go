@@ -1,0 +1,116 @@
+package provider
+
+import (
+	"context"
+	"math/big"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Benchmarks of what Terraform asks the provider for each omni_pd_pipeline
+// data source in a plan, through the same protocol-6 server Terraform talks
+// to (without the gRPC transport and plugin-go's logging): the schema once
+// per provider process, then per instance ValidateDataResourceConfig and
+// ReadDataSource in the plan walk (the validate walk validates each block
+// once, not each instance). The input is the seed with one reserved port, as
+// scripts/bench.sh plans it; docs/performance.md has the figures. Run with:
+//   go test ./internal/provider -run '^$' -bench . -benchmem
+
+const benchDataSource = "omni_pd_pipeline"
+
+// benchServer returns a fresh provider server and the data source's config
+// as Terraform sends it (msgpack).
+func benchServer(b testing.TB) (tfprotov6.ProviderServer, *tfprotov6.DynamicValue) {
+	b.Helper()
+	ctx := context.Background()
+	srv, err := providerserver.NewProtocol6WithError(New("bench")())()
+	if err != nil {
+		b.Fatal(err)
+	}
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil || len(schemas.Diagnostics) > 0 {
+		b.Fatalf("GetProviderSchema: %v %v", err, schemas.Diagnostics)
+	}
+	typ, ok := schemas.DataSourceSchemas[benchDataSource].ValueType().(tftypes.Object)
+	if !ok {
+		b.Fatal("the data source's schema is not an object")
+	}
+	vals := map[string]tftypes.Value{}
+	for name, t := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(t, nil)
+	}
+	vals["model"] = tftypes.NewValue(tftypes.String, seedModel)
+	vals["reserved_ports"] = tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
+		[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))})
+	config, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv, &config
+}
+
+// BenchmarkProviderSchema: GetProviderSchema, which Terraform calls once in
+// each provider process it starts (three per plan).
+func BenchmarkProviderSchema(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		srv, err := providerserver.NewProtocol6WithError(New("bench")())()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDataSourceValidate: ValidateDataResourceConfig on the seed.
+func BenchmarkDataSourceValidate(b *testing.B) {
+	ctx := context.Background()
+	srv, config := benchServer(b)
+	req := &tfprotov6.ValidateDataResourceConfigRequest{TypeName: benchDataSource, Config: config}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := srv.ValidateDataResourceConfig(ctx, req)
+		if err != nil || len(resp.Diagnostics) > 0 {
+			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+	}
+}
+
+// BenchmarkDataSourceRead: ReadDataSource on the seed: decoding the config,
+// planning, and encoding the outputs.
+func BenchmarkDataSourceRead(b *testing.B) {
+	ctx := context.Background()
+	srv, config := benchServer(b)
+	req := &tfprotov6.ReadDataSourceRequest{TypeName: benchDataSource, Config: config}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := srv.ReadDataSource(ctx, req)
+		if err != nil || len(resp.Diagnostics) > 0 || resp.State == nil {
+			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+	}
+}
+
+// BenchmarkDataSourcePlanInstance is one instance's share of a plan: a
+// validation and a read, as Terraform 1.11 makes them.
+func BenchmarkDataSourcePlanInstance(b *testing.B) {
+	ctx := context.Background()
+	srv, config := benchServer(b)
+	vreq := &tfprotov6.ValidateDataResourceConfigRequest{TypeName: benchDataSource, Config: config}
+	rreq := &tfprotov6.ReadDataSourceRequest{TypeName: benchDataSource, Config: config}
+	b.ReportAllocs()
+	for b.Loop() {
+		if resp, err := srv.ValidateDataResourceConfig(ctx, vreq); err != nil || len(resp.Diagnostics) > 0 {
+			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+		if resp, err := srv.ReadDataSource(ctx, rreq); err != nil || len(resp.Diagnostics) > 0 {
+			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+	}
+}

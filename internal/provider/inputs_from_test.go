@@ -1,0 +1,86 @@
+package provider
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// inputsFrom must read exactly what tfsdk's Get reads, for every input.
+func TestInputsFrom_AgreesWithGet(t *testing.T) {
+	ctx := context.Background()
+	var sresp datasource.SchemaResponse
+	NewPDPipelineDataSource().Schema(ctx, datasource.SchemaRequest{}, &sresp)
+	s := sresp.Schema
+	state := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
+
+	engineArgs := types.DynamicValue(types.ObjectValueMust(
+		map[string]attr.Type{"enforce_eager": types.BoolType}, map[string]attr.Value{"enforce_eager": types.BoolValue(false)}))
+	set := map[string]any{
+		"model":                         types.StringValue(seedModel),
+		"preset":                        types.StringValue("qwen3_omni_moe"),
+		"base_config":                   types.StringValue("stage_args: []\n"),
+		"format":                        types.StringValue("stages"),
+		"pipeline":                      types.StringValue("qwen3_omni_moe_pd"),
+		"split_stage":                   types.Int64Value(0),
+		"prefill.devices":               types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(3)}),
+		"prefill.engine_args":           engineArgs,
+		"decode.max_num_seqs":           types.Int64Value(32),
+		"stage_overrides":               types.DynamicValue(types.ObjectValueMust(map[string]attr.Type{"talker": types.ObjectType{AttrTypes: map[string]attr.Type{"max_num_seqs": types.NumberType}}}, map[string]attr.Value{"talker": types.ObjectValueMust(map[string]attr.Type{"max_num_seqs": types.NumberType}, map[string]attr.Value{"max_num_seqs": types.NumberNull()})})),
+		"gpus":                          types.Int64Value(8),
+		"connector.name":                types.StringValue("NixlConnector"),
+		"connector.extra_config":        engineArgs,
+		"api_port":                      types.Int64Value(9000),
+		"port_range.first":              types.Int64Value(30000),
+		"port_range.last":               types.Int64Value(30100),
+		"reserved_ports":                types.SetValueMust(types.Int64Type, []attr.Value{types.Int64Value(30001)}),
+		"config_path":                   "/etc/x.yaml",
+		"decode.gpu_memory_utilization": types.Float64Value(0.5),
+	}
+	setAttrs := map[string]bool{}
+	for dotted, v := range set {
+		p := path.Root(dotted)
+		for i := 0; i < len(dotted); i++ {
+			if dotted[i] == '.' {
+				p = path.Root(dotted[:i]).AtName(dotted[i+1:])
+				setAttrs[dotted[:i]] = true
+				break
+			}
+		}
+		setAttrs[dotted] = true
+		if diags := state.SetAttribute(ctx, p, v); diags.HasError() {
+			t.Fatalf("set %s: %v", dotted, diags)
+		}
+	}
+	for name := range inputFields() {
+		if !setAttrs[name] {
+			t.Errorf("input %q is not set in this test; add it so the comparison covers it", name)
+		}
+	}
+
+	config := tfsdk.Config{Schema: s, Raw: state.Raw}
+	var m pipelineModel
+	if diags := config.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	want := m.pipelineInputs
+	got, diags := inputsFrom(ctx, s.Type(), config.Raw)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+	for i := range g.NumField() {
+		gv, ok1 := g.Field(i).Interface().(attr.Value)
+		wv, ok2 := w.Field(i).Interface().(attr.Value)
+		if !ok1 || !ok2 || !gv.Equal(wv) || gv.IsNull() {
+			t.Errorf("%s: inputsFrom read %s, Get read %s", g.Type().Field(i).Name, gv, wv)
+		}
+	}
+}
