@@ -59,8 +59,8 @@ func TestPlanDiagnostics(t *testing.T) {
 		{"base_config not YAML", func(*testing.T) Spec { return Spec{Model: m, BaseConfig: "stage_args: [\n"} }, "base_config_invalid", "base_config"},
 		{"base_config in neither dialect", func(*testing.T) Spec { return Spec{Model: m, BaseConfig: "model: x\n"} }, "base_config_invalid", "base_config"},
 		{"unknown format", func(*testing.T) Spec { return Spec{Model: m, Format: "json"} }, "format_unknown", "format"},
-		{"stages base written as stage_args", func(t *testing.T) Spec {
-			return Spec{Model: m, Format: "stage_args", BaseConfig: readLocal(t, stagesQwen3), SplitStage: ptr(0)}
+		{"stages base with no known topology written as stage_args", func(t *testing.T) Spec {
+			return Spec{Model: "acme/omni-7b", Format: "stage_args", BaseConfig: readLocal(t, stagesQwen3), SplitStage: ptr(0)}
 		}, "format_conversion_unsupported", "format"},
 		{"stages output with no pipeline to name", func(*testing.T) Spec {
 			return Spec{Model: "acme/omni-7b", Format: "stages", BaseConfig: miniBase}

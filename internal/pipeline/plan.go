@@ -98,9 +98,13 @@ func (p *planner) convert(doc *stageconfig.Document) (*stageconfig.Document, err
 		return doc, nil
 	}
 	if p.format == stageconfig.StageArgs {
-		p.ds.errorf("format_conversion_unsupported", AttrPath("format"), "a stages-dialect base config cannot be written as stage_args",
-			"the stages dialect keeps the topology (model_stage, inputs, processors) in vllm-omni's Python pipeline definitions, which this config does not carry; set format = \"stages\" or pass a stage_args base config.")
-		return nil, errConversion
+		topology, ok := p.topologyPreset()
+		if !ok {
+			p.ds.errorf("format_conversion_unsupported", AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
+				"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")
+			return nil, errConversion
+		}
+		return p.toStageArgsDialect(doc, topology), nil
 	}
 	key, ok := p.pdPipelineKey()
 	if !ok {

@@ -141,7 +141,7 @@ func badInputs() []badInput {
 		// --- format and pipeline ---
 		{name: "format unknown", body: []string{`format = "json"`},
 			attr: `format`, fix: `value must be one of`},
-		{name: "format stages to stage_args", body: []string{`format = "stage_args"`, baseConfig(stagesBase)},
+		{name: "format stages to stage_args without a known topology", body: []string{`model = "acme/omni-7b"`, `format = "stage_args"`, baseConfig(strings.Replace(stagesBase, "pipeline: qwen3_omni_moe", "pipeline: acme_omni", 1))},
 			attr: `format`, fix: `set format = "stages"`, code: "format_conversion_unsupported"},
 		{name: "pipeline key invalid", body: []string{`format = "stages"`, `pipeline = "qwen; reboot"`},
 			attr: `pipeline`, fix: `must be a pipeline key`},

@@ -56,7 +56,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"format": schema.StringAttribute{
-			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: the base config's dialect, which is `stage_args` for every preset. A `stages` base config cannot be written as `stage_args`: that dialect needs the topology the `stages` dialect leaves to vllm-omni's pipeline definitions.",
+			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: the base config's dialect, which is `stage_args` for every preset. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped.",
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.OneOf("stage_args", "stages")},
 		},
