@@ -323,8 +323,8 @@ func tpProblem(connector string, prefill, decode int) string {
 func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {
 	pdev, pok, _ := p.stage.Devices()
 	ddev, dok, _ := d.stage.Devices()
-	if !pok || !dok {
-		return
+	if !pok || !dok || !sameHost(p.stage, d.stage) {
+		return // devices are indices into each host's own GPUs
 	}
 	if shared := intersect(pdev, ddev); len(shared) > 0 {
 		ds.errorf("pd_devices_overlap", path, "prefill and decode share GPUs",

@@ -1,0 +1,156 @@
+package pipeline
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// digPath reads decoded YAML by a dotted path whose numeric parts are list
+// indices: "stage_args.0.engine_args.kv_transfer_config.kv_role".
+func digPath(v any, path string) any {
+	var steps []any
+	for _, part := range strings.Split(path, ".") {
+		if n, err := strconv.Atoi(part); err == nil {
+			steps = append(steps, n)
+		} else {
+			steps = append(steps, part)
+		}
+	}
+	return dig(v, steps...)
+}
+
+func portsByName(res *Result) map[string]int {
+	out := map[string]int{}
+	for _, p := range res.Ports {
+		out[p.Host+"/"+p.Name] = p.Port
+	}
+	return out
+}
+
+// Each connector the provider wires gets its own ports and settings on both
+// sides of the pair, as the connector table in the docs says.
+func TestConnectorWiring(t *testing.T) {
+	kv := "stage_args.%d.engine_args.kv_transfer_config."
+	at := func(stage int, rest string) string { return strings.Replace(kv, "%d", strconv.Itoa(stage), 1) + rest }
+	env := func(stage int, name string) string {
+		return "stage_args." + strconv.Itoa(stage) + ".runtime.env." + name
+	}
+	tests := []struct {
+		name  string
+		conn  ConnectorSpec
+		yaml  map[string]any
+		ports map[string]int
+	}{
+		{
+			name: "P2pNccl: a ZMQ port per side, http_port from the API port, the user's proxy",
+			conn: ConnectorSpec{Name: "P2pNcclConnector", ExtraConfig: map[string]any{"proxy_ip": "10.0.0.9", "proxy_port": int64(30001)}},
+			yaml: map[string]any{
+				at(0, "kv_connector"): "P2pNcclConnector", at(0, "kv_port"): 25201, at(1, "kv_port"): 25202,
+				at(0, "kv_connector_extra_config.http_port"): 8091, at(1, "kv_connector_extra_config.proxy_ip"): "10.0.0.9",
+				at(1, "kv_role"): "kv_consumer",
+			},
+			ports: map[string]int{"/api": 8091, "/prefill_kv_port": 25201, "/decode_kv_port": 25202},
+		},
+		{
+			name: "LMCache: proxy and peer ports, roles in each side's env",
+			conn: ConnectorSpec{Name: "LMCacheConnectorV1"},
+			yaml: map[string]any{
+				at(0, "kv_connector"):     "LMCacheConnectorV1",
+				env(0, "LMCACHE_PD_ROLE"): "sender", env(1, "LMCACHE_PD_ROLE"): "receiver",
+				env(0, "LMCACHE_PD_PROXY_PORT"): "25201", env(0, "LMCACHE_PD_PEER_INIT_PORT"): "25202",
+				env(1, "LMCACHE_PD_PEER_ALLOC_PORT"): "25203", env(1, "LMCACHE_PD_PEER_HOST"): "localhost",
+			},
+			ports: map[string]int{"/api": 8091, "/lmcache_proxy": 25201, "/decode_peer_init": 25202, "/decode_peer_alloc": 25203},
+		},
+		{
+			name: "MultiConnector: each child wired in its own entry, kv_both on both sides",
+			conn: ConnectorSpec{Name: "MultiConnector", KVBoth: true, ExtraConfig: map[string]any{"connectors": []any{
+				map[string]any{"kv_connector": "NixlConnector"},
+				map[string]any{"kv_connector": "MooncakeConnector", "kv_buffer_size": int64(1000000000)},
+			}}},
+			yaml: map[string]any{
+				at(0, "kv_connector"): "MultiConnector", at(0, "kv_role"): "kv_both", at(1, "kv_role"): "kv_both",
+				at(0, "kv_connector_extra_config.connectors.0.kv_connector"):                                      "NixlConnector",
+				at(0, "kv_connector_extra_config.connectors.1.kv_connector_extra_config.mooncake_bootstrap_port"): 25202,
+				at(1, "kv_connector_extra_config.connectors.1.kv_connector_extra_config.mooncake_bootstrap_port"): 25204,
+				at(1, "kv_connector_extra_config.connectors.1.kv_buffer_size"):                                    1000000000,
+				env(0, "VLLM_NIXL_SIDE_CHANNEL_PORT"):                                                             "25201",
+				env(1, "VLLM_NIXL_SIDE_CHANNEL_PORT"):                                                             "25203",
+			},
+			ports: map[string]int{"/api": 8091, "/prefill_side_channel_rank0": 25201, "/prefill_bootstrap": 25202, "/decode_side_channel_rank0": 25203, "/decode_bootstrap": 25204},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := mustPlan(t, Spec{Model: seedModel, Connector: tc.conn})
+			got := decodeYAML(t, res.ConfigYAML)
+			for path, want := range tc.yaml {
+				if g := digPath(got, path); !reflect.DeepEqual(g, want) {
+					t.Errorf("%s = %#v, want %#v", path, g, want)
+				}
+			}
+			if g := portsByName(res); !reflect.DeepEqual(g, tc.ports) {
+				t.Errorf("ports = %v, want %v", g, tc.ports)
+			}
+			if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
+				t.Errorf("planned config fails the checks: %v", errs)
+			}
+		})
+	}
+}
+
+// Across hosts each side binds on its own address, ports are unique per host
+// only, and every host launches its stages with the stage-based CLI.
+func TestMultiHost(t *testing.T) {
+	res := mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}})
+	got := decodeYAML(t, res.ConfigYAML)
+	want := map[string]any{
+		"stage_args.0.engine_args.kv_transfer_config.kv_ip":            "10.0.0.1",
+		"stage_args.1.engine_args.kv_transfer_config.kv_ip":            "10.0.0.2",
+		"stage_args.0.runtime.env.VLLM_HOST_IP":                        "10.0.0.1",
+		"stage_args.3.runtime.env.VLLM_HOST_IP":                        "10.0.0.2",
+		"stage_args.0.runtime.env.VLLM_MOONCAKE_BOOTSTRAP_PORT":        "25202",
+		"stage_args.1.runtime.env.VLLM_MOONCAKE_BOOTSTRAP_PORT":        "25201",
+		"stage_args.1.runtime.devices":                                 "0",
+		"stage_args.2.runtime.devices":                                 "1",
+		"stage_args.1.engine_args.kv_transfer_config.kv_role":          "kv_consumer",
+		"stage_args.0.engine_args.kv_transfer_config.kv_parallel_size": 2,
+	}
+	for path, w := range want {
+		if g := digPath(got, path); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s = %#v, want %#v", path, g, w)
+		}
+	}
+	wantPorts := map[string]int{"10.0.0.1/api": 8091, "10.0.0.1/omni_master": 25201, "10.0.0.1/prefill_bootstrap": 25202, "10.0.0.2/decode_bootstrap": 25201}
+	if g := portsByName(res); !reflect.DeepEqual(g, wantPorts) {
+		t.Errorf("ports = %v, want %v", g, wantPorts)
+	}
+	if len(res.Launches) != 2 {
+		t.Fatalf("%d launches, want one per host", len(res.Launches))
+	}
+	head, worker := res.Launches[0], res.Launches[1]
+	wantHead := []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--deploy-config", DefaultConfigPath,
+		"--stage-id", "0", "--omni-master-address", "10.0.0.1", "--omni-master-port", "25201"}
+	if head.Host != "10.0.0.1" || !reflect.DeepEqual(head.Argv, wantHead) || head.Command != ShellJoin(wantHead) {
+		t.Errorf("head launch = %+v", head)
+	}
+	if !reflect.DeepEqual(res.ServeArgs, head.Argv) {
+		t.Errorf("serve_args %v should be the head's launch", res.ServeArgs)
+	}
+	if worker.Host != "10.0.0.2" || !reflect.DeepEqual(worker.StageIDs, []int{1, 2, 3}) || worker.Argv[0] != "/bin/sh" {
+		t.Errorf("worker launch = %+v", worker)
+	}
+	for _, id := range []string{"1", "2", "3"} {
+		if !strings.Contains(worker.Command, "--stage-id "+id+" --headless --omni-master-address 10.0.0.1 --omni-master-port 25201 --omni-replica-address 10.0.0.2") {
+			t.Errorf("worker command does not start stage %s headless: %s", id, worker.Command)
+		}
+	}
+	if !reflect.DeepEqual(worker.Ports, []int{25201}) || worker.Env["VLLM_HOST_IP"] != "10.0.0.2" {
+		t.Errorf("worker ports %v env %v", worker.Ports, worker.Env)
+	}
+	if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
+		t.Errorf("planned config fails the checks: %v", errs)
+	}
+}
