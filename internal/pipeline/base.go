@@ -3,7 +3,6 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
@@ -19,7 +18,7 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 		doc, err := stageconfig.Parse([]byte(spec.BaseConfig))
 		if err != nil {
 			ds.errorf("base_config_invalid", path, "base_config is not a usable stage config",
-				"%s. Pass a vllm-omni stage config in the stage_args or stages dialect, for example with file(\"qwen3_omni_moe.yaml\").", describeParseError(err, []byte(spec.BaseConfig)))
+				"%s. Pass a vllm-omni stage config in the stage_args or stages dialect, for example with file(\"qwen3_omni_moe.yaml\").", describeParseError(err))
 			return nil, path
 		}
 		return doc, path
@@ -50,63 +49,10 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 	return doc, path
 }
 
-func describeParseError(err error, src []byte) string {
+func describeParseError(err error) string {
 	var pe *stageconfig.ParseError
 	if errors.As(err, &pe) {
-		if pe.Line == 0 {
-			// yaml.v3 gives these two errors no position: find it here.
-			if line := unknownAnchorLine(pe.Msg, src); line > 0 {
-				return fmt.Sprintf("line %d: %s", line, pe.Msg)
-			}
-			if maxDepthError.MatchString(pe.Msg) {
-				msg := fmt.Sprintf("the document nests more than %d levels deep", stageconfig.MaxDepth)
-				if line := flowDepthLine(src, stageconfig.MaxDepth); line > 0 {
-					return fmt.Sprintf("line %d: %s", line, msg)
-				}
-				return msg
-			}
-		}
 		return pe.Error()
 	}
 	return fmt.Sprint(err)
-}
-
-var maxDepthError = regexp.MustCompile(`^exceeded max depth of \d+$`)
-
-// flowDepthLine finds the line where flow collections ([ and {) first nest
-// deeper than limit, or returns 0. Quoted text is not told apart: the line
-// only points the reader to where to look.
-func flowDepthLine(src []byte, limit int) int {
-	depth, line := 0, 1
-	for _, c := range src {
-		switch c {
-		case '\n':
-			line++
-		case '[', '{':
-			if depth++; depth > limit {
-				return line
-			}
-		case ']', '}':
-			depth--
-		}
-	}
-	return 0
-}
-
-var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.+)' referenced$`)
-
-// unknownAnchorLine finds the line of the first `*name` alias, for yaml.v3's
-// "unknown anchor" error, which carries no position.
-func unknownAnchorLine(msg string, src []byte) int {
-	m := unknownAnchor.FindStringSubmatch(msg)
-	if m == nil {
-		return 0
-	}
-	alias := regexp.MustCompile(`\*` + regexp.QuoteMeta(m[1]) + `($|[\s,\]}])`)
-	for i, line := range strings.Split(string(src), "\n") {
-		if alias.MatchString(line) {
-			return i + 1
-		}
-	}
-	return 0
 }

@@ -52,7 +52,7 @@ func Inspect(src []byte) (*ConfigSummary, error) {
 func Check(src []byte) Diagnostics {
 	doc, err := stageconfig.Parse(src)
 	if err != nil {
-		return Diagnostics{{Severity: SeverityError, Code: "config_unreadable", Summary: "the config cannot be read", Detail: describeParseError(err, src)}}
+		return Diagnostics{{Severity: SeverityError, Code: "config_unreadable", Summary: "the config cannot be read", Detail: describeParseError(err)}}
 	}
 	var ds Diagnostics
 	g := readGraph(doc, &ds, nil)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -47,18 +48,59 @@ func errAt(n *yaml.Node, format string, args ...any) *ParseError {
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // wrapYAMLError turns a yaml.v3 error into a ParseError, lifting the line
-// number out of its text so callers can report it uniformly.
-func wrapYAMLError(err error) *ParseError {
+// number out of its text so callers can report it uniformly. Two errors
+// carry no position in yaml.v3; their line is found in src.
+func wrapYAMLError(err error, src []byte) *ParseError {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &ParseError{Line: line, Msg: m[2]}
 	}
-	const prefix = "yaml: "
-	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
-		msg = msg[len(prefix):]
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if maxDepthError.MatchString(msg) {
+		return &ParseError{Line: flowDepthLine(src, MaxDepth), Msg: fmt.Sprintf("the document nests more than %d levels deep", MaxDepth)}
 	}
-	return &ParseError{Msg: msg}
+	return &ParseError{Line: unknownAnchorLine(msg, src), Msg: msg}
+}
+
+var maxDepthError = regexp.MustCompile(`^exceeded max depth of \d+$`)
+
+// flowDepthLine finds the line where flow collections ([ and {) first nest
+// deeper than limit, or returns 0. Quoted text is not told apart: the line
+// only points the reader to where to look.
+func flowDepthLine(src []byte, limit int) int {
+	depth, line := 0, 1
+	for _, c := range src {
+		switch c {
+		case '\n':
+			line++
+		case '[', '{':
+			if depth++; depth > limit {
+				return line
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return 0
+}
+
+var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.+)' referenced$`)
+
+// unknownAnchorLine finds the line of the first `*name` alias, for yaml.v3's
+// "unknown anchor" error, or returns 0.
+func unknownAnchorLine(msg string, src []byte) int {
+	m := unknownAnchor.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	alias := regexp.MustCompile(`\*` + regexp.QuoteMeta(m[1]) + `($|[\s,\]}])`)
+	for i, line := range strings.Split(string(src), "\n") {
+		if alias.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // Parse reads a stage config in either dialect. It rejects documents that
@@ -78,13 +120,13 @@ func Parse(src []byte) (*Document, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &ParseError{Line: 1, Msg: "the document is empty: expected a mapping with a `stage_args:` or `stages:` list"}
 		}
-		return nil, wrapYAMLError(err)
+		return nil, wrapYAMLError(err, src)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, errAt(&extra, "a second YAML document starts here; a stage config is a single document")
 	} else if !errors.Is(err, io.EOF) {
-		return nil, wrapYAMLError(err)
+		return nil, wrapYAMLError(err, src)
 	}
 	if err := checkShape(&root); err != nil {
 		return nil, err

@@ -75,7 +75,7 @@ func TestParseErrors(t *testing.T) {
 		{"stage is a list", "stages:\n  - [stage_id, 0]\n", 2, "must be a mapping"},
 		{"stage is null", "stages:\n  -\n", 2, "must be a mapping"},
 		{"stage is an alias to a scalar", "x: &a 3\nstage_args: [*a]\n", 2, "must be a mapping"},
-		{"undefined alias", "stage_args:\n  - *missing\n", 0, "unknown anchor"},
+		{"undefined alias", "stage_args:\n  - *missing\n", 2, "unknown anchor"},
 		{"recursive alias", "stage_args:\n  - &s\n    stage_id: 0\n    x: [*s]\n", 4, "refers to a node that contains it"},
 		{"alias bomb", aliasBomb(6), 6, "once its aliases are expanded"},
 	}
