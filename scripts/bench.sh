@@ -163,7 +163,7 @@ run_plan() {
   rm -rf "$rss"
 }
 
-log "using $terraform ($("$terraform" version | head -n1)); N = ${ns[*]}; variants ${variants[*]}; $reps repetitions"
+log "using $terraform ($("$terraform" version | sed -n 1p)); N = ${ns[*]}; variants ${variants[*]}; $reps repetitions"
 for n in "${ns[@]}"; do
   for v in "${variants[@]}"; do
     write_config "$v" "$n" "$work/${v}_$n"
@@ -210,7 +210,7 @@ report() {
   echo
   echo "- Machine: $(nproc) cores ($(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo))," \
     "$(awk '/^MemTotal/{printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) memory."
-  echo "- $("$terraform" version | head -n1), $(go version | awk '{print $3}'); provider" \
+  echo "- $("$terraform" version | sed -n 1p), $(go version | awk '{print $3}'); provider" \
     "$(if [[ -n ${OMNI_BENCH_PROVIDER:-} ]]; then echo "binary $OMNI_BENCH_PROVIDER"; else echo "built from $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"; fi)."
   echo "- $reps repetitions after one warm-up; the variants alternate in a rotating order; medians."
   if [[ ${BENCH_COUNT:-} == 1 ]]; then

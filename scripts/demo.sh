@@ -46,7 +46,7 @@ color=()
 
 tf() { "$terraform" -chdir="$work/config" "$@"; }
 
-echo "using $terraform ($("$terraform" version | head -n1))" >&2
+echo "using $terraform ($("$terraform" version | sed -n 1p))" >&2
 tf apply -auto-approve -input=false "${color[@]}"
 
 echo

@@ -19,9 +19,9 @@ log() {
 version_of() {
   local bin=$1 out v
   out=$(TF_CLI_CONFIG_FILE=/dev/null "$bin" version -json 2>/dev/null) || out=""
-  v=$(printf '%s' "$out" | sed -n 's/.*"terraform_version"[[:space:]]*:[[:space:]]*"v\{0,1\}\([0-9][0-9.]*\).*/\1/p' | head -n1)
+  v=$(printf '%s' "$out" | sed -n 's/.*"terraform_version"[[:space:]]*:[[:space:]]*"v\{0,1\}\([0-9][0-9.]*\).*/\1/p' | sed -n 1p)
   if [[ -z $v ]]; then
-    out=$(TF_CLI_CONFIG_FILE=/dev/null "$bin" version 2>/dev/null | head -n1) || out=""
+    out=$(TF_CLI_CONFIG_FILE=/dev/null "$bin" version 2>/dev/null | sed -n 1p) || out=""
     v=$(printf '%s' "$out" | sed -n 's/^[A-Za-z]* v\([0-9][0-9.]*\).*/\1/p')
   fi
   printf '%s' "$v"
