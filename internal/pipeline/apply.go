@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
@@ -210,12 +209,10 @@ func (p *planner) renumberConnectors(doc *stageconfig.Document) {
 			}
 			for i := 0; i+1 < len(m.Content); i += 2 {
 				k := m.Content[i]
-				rest, ok := strings.CutPrefix(k.Value, c.prefix)
-				var old int
-				if !ok || fmt.Sprint(atoiOr(rest, -1)) != rest {
+				old, ok := stageconfig.ConnectorStageID(k.Value, c.prefix)
+				if !ok {
 					continue
 				}
-				old = atoiOr(rest, -1)
 				id := p.newID(old)
 				if c.prefix == "to_stage_" && old == p.split.id {
 					id = old // what fed the split stage now feeds prefill, which keeps its id
@@ -224,14 +221,6 @@ func (p *planner) renumberConnectors(doc *stageconfig.Document) {
 			}
 		}
 	}
-}
-
-func atoiOr(s string, def int) int {
-	var v int
-	if _, err := fmt.Sscanf(s, "%d", &v); err != nil {
-		return def
-	}
-	return v
 }
 
 // writeEdges makes the edge list equal the planned input graph. Edges the

@@ -116,8 +116,8 @@ func checkConnectorRefs(g *graph, ds *Diagnostics, path Path) {
 					ds.errorf("connector_undefined", path, "a stage names a connector that is not defined",
 						"%s: %s.%s names connector %q (line %d); define it under connectors or fix the name.", s.stage.Describe(), dir.key, k, name, v.Line)
 				}
-				var other int
-				if _, err := fmt.Sscanf(k, dir.prefix+"%d", &other); err != nil {
+				other, ok := stageconfig.ConnectorStageID(k, dir.prefix)
+				if !ok {
 					continue
 				}
 				e := Edge{From: s.id, To: other}
@@ -296,7 +296,11 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	}
 	ptp, _ := worldSize(p.stage)
 	dtp, _ := worldSize(d.stage)
-	if msg := tpProblem(pkv.connector, ptp, dtp); msg != "" {
+	conn, known := connectorTable[pkv.connector]
+	if !known {
+		conn = connector{name: pkv.connector} // unknown rules: ask for equal sizes
+	}
+	if msg := tpProblem(conn, ptp, dtp); msg != "" {
 		ds.errorf("tp_mismatch", path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 	}
 	if placement {
@@ -306,18 +310,16 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 }
 
 // tpProblem says why a prefill/decode tensor-parallel pair does not work
-// with a connector, or returns "".
-func tpProblem(connector string, prefill, decode int) string {
-	if prefill == decode {
+// with a connector, or returns "". The planner and the config checks share
+// it, so both apply the connector table's rule.
+func tpProblem(c connector, prefill, decode int) string {
+	switch {
+	case prefill == decode, c.decodeTPMayExceed && decode > prefill:
 		return ""
+	case c.decodeTPMayExceed:
+		return fmt.Sprintf("%s supports a decode tensor_parallel_size (%d) at least as large as prefill's (%d), not smaller; raise decode's or lower prefill's.", c.name, decode, prefill)
 	}
-	if connector == connectorNixl {
-		if decode >= prefill {
-			return ""
-		}
-		return fmt.Sprintf("NixlConnector supports a decode tensor_parallel_size (%d) at least as large as prefill's (%d), not smaller; raise decode's or lower prefill's.", decode, prefill)
-	}
-	return fmt.Sprintf("%s does not support different tensor_parallel_size on prefill (%d) and decode (%d); set both to the same value, or use NixlConnector, which allows a larger decode size.", connector, prefill, decode)
+	return fmt.Sprintf("%s does not support different tensor_parallel_size on prefill (%d) and decode (%d); set both to the same value, or use NixlConnector, which allows a larger decode size.", c.name, prefill, decode)
 }
 
 func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {

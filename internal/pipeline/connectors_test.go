@@ -154,3 +154,32 @@ func TestMultiHost(t *testing.T) {
 		t.Errorf("planned config fails the checks: %v", errs)
 	}
 }
+
+// The planner and the config checks share one tensor-parallel rule, taken
+// from the connector table: equal sizes, except where decode may run more.
+func TestTPProblem(t *testing.T) {
+	nixlOnly := connector{name: connectorMulti, decodeTPMayExceed: true}
+	tests := []struct {
+		conn             connector
+		prefill, decode  int
+		wantOK           bool
+		wantMentionsName bool
+	}{
+		{connectorTable[connectorMooncake], 2, 2, true, false},
+		{connectorTable[connectorMooncake], 1, 2, false, true},
+		{connectorTable[connectorNixl], 1, 2, true, false},
+		{connectorTable[connectorNixl], 2, 1, false, true},
+		{nixlOnly, 2, 4, true, false},
+		{nixlOnly, 4, 2, false, true},
+		{connector{name: "SomeFutureConnector"}, 1, 2, false, true},
+	}
+	for _, tc := range tests {
+		msg := tpProblem(tc.conn, tc.prefill, tc.decode)
+		if (msg == "") != tc.wantOK {
+			t.Errorf("%s prefill %d decode %d: %q", tc.conn.name, tc.prefill, tc.decode, msg)
+		}
+		if tc.wantMentionsName && !strings.Contains(msg, tc.conn.name) {
+			t.Errorf("%q does not name %s", msg, tc.conn.name)
+		}
+	}
+}

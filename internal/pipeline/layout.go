@@ -254,17 +254,10 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	s.kvRole, s.kvRank = &kvRole, rank
 	if s.role == RoleDecode {
 		pre := p.byKey[prefillKey]
-		if msg := tpProblemFor(p.conn, pre.tp, s.tp); msg != "" {
+		if msg := tpProblem(p.conn, pre.tp, s.tp); msg != "" {
 			p.ds.errorf("tp_mismatch", AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 		}
 	}
-}
-
-func tpProblemFor(c connector, prefill, decode int) string {
-	if prefill == decode || (c.decodeTPMayExceed && decode > prefill) {
-		return ""
-	}
-	return tpProblem(c.name, prefill, decode)
 }
 
 func (p *planner) configureStage(s *plannedStage) {

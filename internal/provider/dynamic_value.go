@@ -67,40 +67,9 @@ func goValue(ctx context.Context, p path.Path, v attr.Value) (any, error) {
 	case basetypes.ObjectValue:
 		return goMap(ctx, p, t.Attributes(), path.Path.AtName)
 	}
-	return goCustomValue(ctx, p, v)
-}
-
-// goCustomValue handles custom types (which never come out of a dynamic
-// value, but may appear if a typed attribute is passed in) through the
-// Valuable interfaces every custom type implements.
-func goCustomValue(ctx context.Context, p path.Path, v attr.Value) (any, error) {
-	var base attr.Value
-	switch t := v.(type) {
-	case basetypes.DynamicValuable:
-		base, _ = t.ToDynamicValue(ctx)
-	case basetypes.StringValuable:
-		base, _ = t.ToStringValue(ctx)
-	case basetypes.BoolValuable:
-		base, _ = t.ToBoolValue(ctx)
-	case basetypes.NumberValuable:
-		base, _ = t.ToNumberValue(ctx)
-	case basetypes.Int64Valuable:
-		base, _ = t.ToInt64Value(ctx)
-	case basetypes.Float64Valuable:
-		base, _ = t.ToFloat64Value(ctx)
-	case basetypes.ListValuable:
-		base, _ = t.ToListValue(ctx)
-	case basetypes.SetValuable:
-		base, _ = t.ToSetValue(ctx)
-	case basetypes.MapValuable:
-		base, _ = t.ToMapValue(ctx)
-	case basetypes.ObjectValuable:
-		base, _ = t.ToObjectValue(ctx)
-	}
-	if base == nil {
-		return nil, fmt.Errorf("value at %s has unsupported type %T", p, v)
-	}
-	return goValue(ctx, p, base)
+	// Dynamic values hold only the framework's base types; anything else is
+	// a caller passing a typed attribute this function was not built for.
+	return nil, fmt.Errorf("value at %s has unsupported type %T", p, v)
 }
 
 // goNumber keeps integers integers: engine args such as max_num_seqs must

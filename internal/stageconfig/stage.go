@@ -137,14 +137,16 @@ func (s Stage) ConnectorStages(key, prefix string) []int {
 	m := s.Get(key)
 	var ids []int
 	for _, k := range MapKeys(m) {
-		if id, ok := connectorStageID(k, prefix); ok {
+		if id, ok := ConnectorStageID(k, prefix); ok {
 			ids = append(ids, id)
 		}
 	}
 	return ids
 }
 
-func connectorStageID(key, prefix string) (int, bool) {
+// ConnectorStageID reads the stage id out of a connector key such as
+// from_stage_2 (prefix "from_stage_"); ok is false for any other key.
+func ConnectorStageID(key, prefix string) (int, bool) {
 	rest, ok := strings.CutPrefix(key, prefix)
 	if !ok {
 		return 0, false

@@ -348,3 +348,18 @@ func TestDocumentStages(t *testing.T) {
 		t.Error("StageList/Top nil")
 	}
 }
+
+// Connector keys are read strictly, so a key that merely starts like one is
+// left alone when stages are renumbered.
+func TestConnectorStageID(t *testing.T) {
+	for key, want := range map[string]int{"from_stage_0": 0, "from_stage_12": 12} {
+		if got, ok := ConnectorStageID(key, "from_stage_"); !ok || got != want {
+			t.Errorf("%s = %d, %v", key, got, ok)
+		}
+	}
+	for _, key := range []string{"from_stage_1x", "from_stage_-1", "from_stage_", "to_stage_1", "stage_1"} {
+		if got, ok := ConnectorStageID(key, "from_stage_"); ok {
+			t.Errorf("%s read as %d", key, got)
+		}
+	}
+}
