@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Plan-time benchmark (`make bench`): how long `terraform plan` takes for N
 # pipelines, N = 1, 100, 300, 1000, planned three ways:
-#   a  N omni_pd_pipeline data sources (for_each; the seed input with its own
-#      reserved port each),
+#   a  N omni_pd_pipeline data sources (the seed input with its own reserved
+#      port each; bench/data_source),
 #   b  the same layout written by hand in HCL and yamlencode()d
-#      (bench/plain_hcl, one module instance per pipeline),
+#      (bench/plain_hcl),
 #   c  N terraform_data resources holding the same inputs: Terraform's own
-#      cost per object, the floor.
+#      cost per object, the floor (bench/terraform_data).
+# By default each pipeline is one instance of a module (for_each over a set
+# on the module), as users write one module per cluster; BENCH_LAYOUT picks
+# another layout (see write_config).
 # With OMNI_BENCH_BASELINE=<provider binary>, a fourth variant a0 plans (a)
 # with that binary, for before/after figures under the same load.
 # Each repetition runs every (N, variant) once, the variants alternating in a
@@ -15,17 +18,18 @@
 # dev_overrides directory, which records each provider process's peak RSS
 # and CPU time. Then the Go benchmarks of the engine steps and the provider's
 # RPCs run. The report replaces the part of docs/performance.md between the
-# `bench:begin` and `bench:end` markers (`bench-count:` ones with
-# BENCH_COUNT=1); the rest of the file is kept.
+# `bench:begin` and `bench:end` markers (`bench-for_each:` or `bench-count:`
+# ones for the other layouts); the rest of the file is kept.
 #
-# Environment: BENCH_NS ("1 100 300 1000"), BENCH_REPS (3), BENCH_GO (1; 0
-# skips the Go benchmarks), BENCHARGS (extra `go test` flags),
-# OMNI_BENCH_PROVIDER (a prebuilt provider binary instead of building one),
-# OMNI_BENCH_BASELINE (see above), BENCH_COUNT=1 (repeat with `count`
-# instead of for_each over a set: Terraform 1.11 re-evaluates a resource's
+# Environment: BENCH_NS ("1 100 300 1000"), BENCH_REPS (3), BENCH_LAYOUT
+# (module, for_each or count: for_each or count on the data source and
+# terraform_data themselves; Terraform 1.11 re-evaluates a resource's
 # for_each set for every instance, a cost that grows with N², see
-# docs/performance.md), BENCH_DOC (docs/performance.md; "-" prints the
-# report instead), BENCH_KEEP=1 keeps the temp dir.
+# docs/performance.md), BENCH_GO (1; 0 skips the Go benchmarks), BENCHARGS
+# (extra `go test` flags), OMNI_BENCH_PROVIDER (a prebuilt provider binary
+# instead of building one), OMNI_BENCH_BASELINE (see above), BENCH_DOC
+# (docs/performance.md; "-" prints the report instead), BENCH_KEEP=1 keeps
+# the temp dir.
 set -euo pipefail
 
 # shellcheck source=scripts/lib-cli.sh
@@ -35,6 +39,11 @@ repo=$(repo_root)
 read -ra ns <<<"${BENCH_NS:-1 100 300 1000}"
 read -ra benchargs <<<"${BENCHARGS:-}"
 reps=${BENCH_REPS:-3}
+layout=${BENCH_LAYOUT:-module}
+case $layout in
+module | for_each | count) ;;
+*) log "BENCH_LAYOUT must be module, for_each or count, not \"$layout\""; exit 2 ;;
+esac
 doc=${BENCH_DOC:-$repo/docs/performance.md}
 model="Qwen/Qwen3-Omni-30B-A3B-Instruct"
 variants=(a b c)
@@ -80,14 +89,42 @@ export TF_CLI_CONFIG_FILE=$work/current.tfrc
 if [[ -n ${OMNI_BENCH_BASELINE:-} ]]; then override baseline "$OMNI_BENCH_BASELINE"; fi
 
 # write_config VARIANT N DIR: the root module of one (variant, N).
+# BENCH_LAYOUT picks how the N instances are repeated:
+#   module    for_each over a set on a module holding one pipeline each
+#             (bench/data_source, bench/plain_hcl, bench/terraform_data):
+#             what users write, one module per cluster;
+#   for_each  for_each over a set on the data source and on terraform_data
+#             themselves (b stays a module);
+#   count     like for_each, with count.
 write_config() {
-  local v=$1 n=$2 dir=$3 repeat="for_each = local.ids" port="30000 + tonumber(each.key)"
-  if [[ ${BENCH_COUNT:-} == 1 ]]; then repeat="count = $n" port="30000 + count.index"; fi
+  local v=$1 n=$2 dir=$3 repeat="for_each = local.ids" port="30000 + tonumber(each.key)" module
+  if [[ $layout == count ]]; then repeat="count = $n" port="30000 + count.index"; fi
   mkdir -p "$dir"
+  case $v in
+  a | a0) module=data_source ;;
+  b) module=plain_hcl ;;
+  c) module=terraform_data ;;
+  esac
   {
     echo "locals { ids = toset([for i in range($n) : tostring(i)]) }"
-    case $v in
-    a | a0) cat <<HCL
+    if [[ $layout == module || $v == b ]]; then
+      cp -r "$repo/bench/$module" "$dir/$module"
+      cat <<HCL
+module "p" {
+  $repeat
+  source         = "./$module"
+  model          = "$model"
+  reserved_ports = [$port]
+}
+HCL
+      if [[ $v == c ]]; then
+        echo 'output "count" { value = length(module.p) }'
+      else
+        echo 'output "bytes" { value = sum([for p in module.p : length(p.config_yaml) + length(p.serve_command)]) }'
+      fi
+    else
+      case $v in
+      a | a0) cat <<HCL
 terraform {
   required_providers {
     omni = { source = "omnipd/omni" }
@@ -100,19 +137,8 @@ data "omni_pd_pipeline" "p" {
 }
 output "bytes" { value = sum([for p in data.omni_pd_pipeline.p : length(p.config_yaml) + length(p.serve_command)]) }
 HCL
-      ;;
-    b) cp -r "$repo/bench/plain_hcl" "$dir/plain_hcl"
-      cat <<HCL
-module "p" {
-  $repeat
-  source         = "./plain_hcl"
-  model          = "$model"
-  reserved_ports = [$port]
-}
-output "bytes" { value = sum([for p in module.p : length(p.config_yaml) + length(p.serve_command)]) }
-HCL
-      ;;
-    c) cat <<HCL
+        ;;
+      c) cat <<HCL
 resource "terraform_data" "p" {
   $repeat
   input = {
@@ -122,13 +148,15 @@ resource "terraform_data" "p" {
 }
 output "count" { value = length(terraform_data.p) }
 HCL
-      ;;
-    esac
+        ;;
+      esac
+    fi
   } >"$dir/main.tf"
-  # Only the local module needs init; dev_overrides and the built-in
-  # terraform_data need none.
-  if [[ $v == b ]]; then
-    "$terraform" -chdir="$dir" init -input=false -no-color >"$dir/init.log"
+  # Local modules need installing; dev_overrides and the built-in
+  # terraform_data need no provider installation, and `terraform get`
+  # installs modules without looking for providers.
+  if [[ -d $dir/$module ]]; then
+    "$terraform" -chdir="$dir" get -no-color >"$dir/get.log"
   fi
 }
 
@@ -163,7 +191,7 @@ run_plan() {
   rm -rf "$rss"
 }
 
-log "using $terraform ($("$terraform" version | sed -n 1p)); N = ${ns[*]}; variants ${variants[*]}; $reps repetitions"
+log "using $terraform ($("$terraform" version | sed -n 1p)); N = ${ns[*]}; variants ${variants[*]}; layout $layout; $reps repetitions"
 for n in "${ns[@]}"; do
   for v in "${variants[@]}"; do
     write_config "$v" "$n" "$work/${v}_$n"
@@ -213,11 +241,11 @@ report() {
   echo "- $("$terraform" version | sed -n 1p), $(go version | awk '{print $3}'); provider" \
     "$(if [[ -n ${OMNI_BENCH_PROVIDER:-} ]]; then echo "binary $OMNI_BENCH_PROVIDER"; else echo "built from $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"; fi)."
   echo "- $reps repetitions after one warm-up; the variants alternate in a rotating order; medians."
-  if [[ ${BENCH_COUNT:-} == 1 ]]; then
-    echo "- Instances repeated with \`count\`."
-  else
-    echo "- Instances repeated with \`for_each\` over a set of strings."
-  fi
+  case $layout in
+  module) echo "- One module instance per pipeline, \`for_each\` over a set of strings on the module (bench/data_source, bench/plain_hcl, bench/terraform_data)." ;;
+  for_each) echo "- \`for_each\` over a set of strings on the data sources and the \`terraform_data\` resources themselves; b is one module instance per pipeline." ;;
+  count) echo "- \`count\` on the data sources and the \`terraform_data\` resources themselves; b is one module instance per pipeline." ;;
+  esac
   echo "- Load from other processes while the plans ran, in busy cores outside Terraform and the provider" \
     "(min / median / max over the plans): $loads."
   echo
@@ -277,10 +305,10 @@ report() {
 
 log "writing the report"
 report >"$work/report.md"
-# A for_each run fills the section between the bench:begin/end markers, a
-# BENCH_COUNT=1 run the one between bench-count:begin/end.
+# The module layout fills the section between the bench:begin/end markers,
+# the others the ones between bench-LAYOUT:begin/end.
 marker=bench
-if [[ ${BENCH_COUNT:-} == 1 ]]; then marker=bench-count; fi
+if [[ $layout != module ]]; then marker=bench-$layout; fi
 begin="<!-- $marker:begin -->" end="<!-- $marker:end -->"
 if [[ $doc == - ]]; then
   cat "$work/report.md"
