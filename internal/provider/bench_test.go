@@ -21,15 +21,15 @@ import (
 
 const benchDataSource = "omni_pd_pipeline"
 
-// benchServer returns a fresh provider server and the data source's config
-// as Terraform sends it (msgpack).
+// benchServer returns a fresh provider server, the one Serve runs, and the
+// data source's config as Terraform sends it (msgpack).
 func benchServer(b testing.TB) (tfprotov6.ProviderServer, *tfprotov6.DynamicValue) {
+	return benchServerOf(b, newServer("bench")())
+}
+
+func benchServerOf(b testing.TB, srv tfprotov6.ProviderServer) (tfprotov6.ProviderServer, *tfprotov6.DynamicValue) {
 	b.Helper()
 	ctx := context.Background()
-	srv, err := providerserver.NewProtocol6WithError(New("bench")())()
-	if err != nil {
-		b.Fatal(err)
-	}
 	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil || len(schemas.Diagnostics) > 0 {
 		b.Fatalf("GetProviderSchema: %v %v", err, schemas.Diagnostics)
@@ -83,10 +83,20 @@ func BenchmarkDataSourceValidate(b *testing.B) {
 }
 
 // BenchmarkDataSourceRead: ReadDataSource on the seed: decoding the config,
-// planning, and encoding the outputs.
+// planning, and encoding the outputs (directReads).
 func BenchmarkDataSourceRead(b *testing.B) {
+	benchRead(b, newServer("bench")())
+}
+
+// BenchmarkDataSourceReadFramework: the same read through the framework's
+// ReadDataSource, which directReads bypasses.
+func BenchmarkDataSourceReadFramework(b *testing.B) {
+	benchRead(b, providerserver.NewProtocol6(New("bench")())())
+}
+
+func benchRead(b *testing.B, server tfprotov6.ProviderServer) {
 	ctx := context.Background()
-	srv, config := benchServer(b)
+	srv, config := benchServerOf(b, server)
 	req := &tfprotov6.ReadDataSourceRequest{TypeName: benchDataSource, Config: config}
 	b.ReportAllocs()
 	for b.Loop() {

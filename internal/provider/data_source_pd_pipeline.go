@@ -2,12 +2,19 @@ package provider
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 var _ datasource.DataSource = (*pdPipelineDataSource)(nil)
+
+// pdPipelineTypeName is the data source's and the resource's type name.
+const pdPipelineTypeName = "omni_pd_pipeline"
 
 // NewPDPipelineDataSource returns the omni_pd_pipeline data source: the
 // pipeline recomputed from scratch at every plan, with no memory of earlier
@@ -21,36 +28,59 @@ func (d *pdPipelineDataSource) Metadata(_ context.Context, req datasource.Metada
 }
 
 func (d *pdPipelineDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+	resp.Schema = pdPipelineDataSourceSchema()
+}
+
+// pdPipelineDataSourceSchema is built once: readPipeline needs it on every
+// read, outside the framework's requests (see directReads).
+var pdPipelineDataSourceSchema = sync.OnceValue(func() schema.Schema {
+	return schema.Schema{
 		MarkdownDescription: pdPipelineDescription + "\n\n" +
 			"The data source recomputes everything at every plan; allocated ports can move when the inputs change. " +
 			"Use the `omni_pd_pipeline` resource to keep them stable.",
 		Attributes: dataSourceAttributes(pipelineAttributes()),
 	}
-}
+})
+
+// pdPipelineDataSourceType is the Terraform type of the data source's
+// configuration and state.
+var pdPipelineDataSourceType = sync.OnceValue(func() tftypes.Type {
+	return pdPipelineDataSourceSchema().Type().TerraformType(context.Background())
+})
 
 // Read computes the outputs from the configuration. Terraform calls it during
 // plan whenever the configuration is known, so the outputs are plan-time
-// values.
+// values. Plans reach readPipeline through directReads instead; both give
+// the same answer.
 func (d *pdPipelineDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	// Start from the configuration: the inputs are stored exactly as written.
-	resp.State.Raw = req.Config.Raw.Copy()
+	var diags diag.Diagnostics
+	resp.State.Raw, diags = readPipeline(ctx, req.Config.Raw)
+	resp.Diagnostics.Append(diags...)
+}
+
+// readPipeline is the data source's read: its whole state from its
+// configuration. The inputs are stored exactly as written, the outputs are
+// planned from them. After an error the state holds what was written so far,
+// as the framework's Read would leave it; Terraform discards it.
+func readPipeline(ctx context.Context, config tftypes.Value) (tftypes.Value, diag.Diagnostics) {
+	state := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config.Copy()}
+	var diags diag.Diagnostics
 
 	// Terraform defers the read while the configuration holds unknowns; if a
 	// client calls anyway, answer "not known yet" rather than guess.
-	if !inputsKnown(req.Config.Raw) {
-		resp.Diagnostics.Append(writeUnknownOutputs(ctx, &resp.State)...)
-		return
+	if !inputsKnown(config) {
+		diags.Append(writeUnknownOutputs(ctx, &state)...)
+		return state.Raw, diags
 	}
 
-	in, diags := inputsFrom(ctx, req.Config.Schema.Type(), req.Config.Raw)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
+	in, d := inputsFrom(ctx, state.Schema.Type(), config)
+	if diags.Append(d...); diags.HasError() {
+		return state.Raw, diags
 	}
-	out, ok, diags := planOutputs(ctx, in, nil)
-	resp.Diagnostics.Append(diags...)
-	if !ok {
-		return
+	out, ok, d := planOutputs(ctx, in, nil)
+	diags.Append(d...)
+	if ok {
+		diags.Append(writeOutputs(ctx, &state, out)...)
 	}
-	resp.Diagnostics.Append(writeOutputs(ctx, &resp.State, out)...)
+	return state.Raw, diags
 }

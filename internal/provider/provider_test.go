@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
 // testProviders serves the provider in-process under the name the test
-// configurations use ("omni"), so no build or registry is involved.
+// configurations use ("omni"), so no build or registry is involved. It is
+// the server Serve runs, direct reads included.
 var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"omni": providerserver.NewProtocol6WithError(New("test")()),
+	"omni": func() (tfprotov6.ProviderServer, error) { return newServer("test")(), nil },
 }
 
 // seedModel is the model of vllm-omni's PD recipe; with it alone the

@@ -23,11 +23,11 @@ import (
 //     stops (to cancel it on StopProvider), and a gRPC request's context
 //     holds the SDK's loggers and the stream, about 12 KiB: memory grew with
 //     every pipeline planned. Cancelling the request still cancels the call.
-func Serve(address, version string, debug bool) error {
-	server := providerserver.NewProtocol6(New(version)())
+func Serve(address, version string, debugging bool) error {
+	server := newServer(version)
 	var opts []tf6server.ServeOpt
 	switch {
-	case debug:
+	case debugging:
 		opts = append(opts, tf6server.WithManagedDebug())
 	case os.Getenv("TF_LOG") == "" && os.Getenv("TF_LOG_PROVIDER") == "":
 		for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
@@ -39,6 +39,13 @@ func Serve(address, version string, debug bool) error {
 		server = func() tfprotov6.ProviderServer { return detached{plain()} }
 	}
 	return tf6server.Serve(address, server, opts...)
+}
+
+// newServer is the provider's protocol-6 server: the framework's, with
+// omni_pd_pipeline reads answered by directReads. Serve and the tests use it.
+func newServer(version string) func() tfprotov6.ProviderServer {
+	framework := providerserver.NewProtocol6(New(version)())
+	return func() tfprotov6.ProviderServer { return directReads{framework()} }
 }
 
 // detached passes the calls Terraform makes for every resource, data source
