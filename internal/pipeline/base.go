@@ -41,7 +41,8 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 			name, strings.Join(presets.Names(), ", "))
 		return nil, path
 	}
-	doc, err := presets.Load(name)
+	// The planner only reads its base config; apply edits a clone.
+	doc, err := presets.Shared(name)
 	if err != nil {
 		ds.errorf("preset_unreadable", path, "embedded preset cannot be read", "%v", err)
 		return nil, path

@@ -24,7 +24,7 @@ func (p *planner) topologyPreset() (map[int]stageconfig.Stage, bool) {
 	if name == "" {
 		return nil, false
 	}
-	doc, err := presets.Load(name)
+	doc, err := presets.Shared(name) // read only
 	if err != nil {
 		return nil, false
 	}

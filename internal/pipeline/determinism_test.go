@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // Plan must be a pure function of its Spec (Terraform calls it at every
@@ -106,7 +109,7 @@ func TestDiagnosticsDeterministic(t *testing.T) {
 }
 
 // TestPlanConcurrent plans from many goroutines at once (run with -race):
-// the planner shares only the preset cache, which must hand out copies.
+// the planner shares only the parsed presets, which it must never edit.
 func TestPlanConcurrent(t *testing.T) {
 	specs := []Spec{
 		{Model: seedModel},
@@ -142,4 +145,43 @@ func TestPlanConcurrent(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
+}
+
+// TestShared_NeverEdited: plans of every kind leave the shared, parsed
+// presets exactly as they were; the planner reads them and edits clones.
+func TestShared_NeverEdited(t *testing.T) {
+	before := map[string]string{}
+	for _, name := range presets.Names() {
+		doc, err := presets.Shared(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[name] = mustRender(t, doc)
+	}
+	for _, s := range []Spec{
+		{Model: seedModel},
+		{Model: "Qwen/Qwen2.5-Omni-7B"},
+		richSpec(false),
+		richSpec(true),
+		{Model: seedModel, Format: "stages"},
+		{Model: seedModel, BaseConfig: encoderFirstBase},
+		{Model: seedModel, StageOverrides: map[string]StageOverride{"talker": {Devices: []int{3}, MaxNumSeqs: ptr(4)}}},
+	} {
+		Plan(s)
+	}
+	for _, name := range presets.Names() {
+		doc, _ := presets.Shared(name)
+		if got := mustRender(t, doc); got != before[name] {
+			t.Errorf("preset %s was edited by a plan:\n%s", name, got)
+		}
+	}
+}
+
+func mustRender(t *testing.T, doc *stageconfig.Document) string {
+	t.Helper()
+	b, err := doc.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -67,6 +67,18 @@ var cache sync.Map // name -> func() parsed
 
 // Load returns a fresh, editable copy of a preset's parsed document.
 func Load(name string) (*stageconfig.Document, error) {
+	doc, err := Shared(name)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Clone(), nil
+}
+
+// Shared returns the preset's parsed document itself, shared by every caller
+// and every concurrent plan: it must never be edited. Readers that only
+// look (the planner reads its base config and edits a clone) save a copy of
+// the whole tree per plan; TestShared_NeverEdited guards the rule.
+func Shared(name string) (*stageconfig.Document, error) {
 	if !Known(name) {
 		return nil, fmt.Errorf("unknown preset %q: use one of %s", name, strings.Join(Names(), ", "))
 	}
@@ -80,10 +92,7 @@ func Load(name string) (*stageconfig.Document, error) {
 	}))
 	load, _ := once.(func() parsed)
 	p := load()
-	if p.err != nil {
-		return nil, p.err
-	}
-	return p.doc.Clone(), nil
+	return p.doc, p.err
 }
 
 // Known reports whether name is an embedded preset.
