@@ -28,8 +28,8 @@ import (
 // It also collects garbage less often (GOGC=400 unless GOGC is set): the
 // live heap stays under 10 MiB however many pipelines a plan reads, while
 // each read allocates about 0.6 MiB, so the default GOGC=100 ran a
-// collection every few reads, a sixth of the provider's CPU. Peak memory
-// rises from about 30 to 45 MiB (docs/performance.md).
+// collection every few reads, about 13 % of the provider's CPU. Peak memory
+// rises from about 30 to 47 MiB (docs/performance.md).
 func Serve(address, version string, debugging bool) error {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(400)

@@ -47,7 +47,7 @@ func (s directReads) ReadDataSource(ctx context.Context, req *tfprotov6.ReadData
 			Detail: "An unexpected error was encountered when converting the state to the protocol type. " +
 				"Please report this to the provider developers.\n\nUnable to create DynamicValue: " + err.Error(),
 		})
-		return resp, nil
+		return resp, nil //nolint:nilerr // reported to the user as a diagnostic, as the framework does
 	}
 	resp.State = &encoded
 	return resp, nil
@@ -102,7 +102,7 @@ func protoPath(ctx context.Context, p path.Path) (*tftypes.AttributePath, error)
 		case path.PathStepElementKeyString:
 			steps = append(steps, tftypes.ElementKeyString(string(s)))
 		case path.PathStepElementKeyValue:
-			v, err := s.Value.ToTerraformValue(ctx)
+			v, err := s.ToTerraformValue(ctx)
 			if err != nil {
 				return nil, err
 			}
