@@ -7,19 +7,47 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// inputsFrom must read exactly what tfsdk's Get reads, for every input.
+// inputsFrom must read exactly what tfsdk's Get reads, for every input,
+// from the data source's configuration and from the resource's plan.
 func TestInputsFrom_AgreesWithGet(t *testing.T) {
 	ctx := context.Background()
-	var sresp datasource.SchemaResponse
-	NewPDPipelineDataSource().Schema(ctx, datasource.SchemaRequest{}, &sresp)
-	s := sresp.Schema
-	state := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
+	t.Run("data source", func(t *testing.T) {
+		var sresp datasource.SchemaResponse
+		NewPDPipelineDataSource().Schema(ctx, datasource.SchemaRequest{}, &sresp)
+		s := sresp.Schema
+		checkInputsFrom(t, tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)},
+			func(c tfsdk.Config) (pipelineInputs, diag.Diagnostics) {
+				var m pipelineModel
+				d := c.Get(ctx, &m)
+				return m.pipelineInputs, d
+			})
+	})
+	t.Run("resource", func(t *testing.T) {
+		var sresp resource.SchemaResponse
+		NewPDPipelineResource().Schema(ctx, resource.SchemaRequest{}, &sresp)
+		s := sresp.Schema
+		checkInputsFrom(t, tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)},
+			func(c tfsdk.Config) (pipelineInputs, diag.Diagnostics) {
+				var m pipelineResourceModel
+				d := c.Get(ctx, &m)
+				return m.pipelineInputs, d
+			})
+	})
+}
+
+// checkInputsFrom sets every input in state, then compares what inputsFrom
+// and get (tfsdk's Get) read from it.
+func checkInputsFrom(t *testing.T, state tfsdk.State, get func(tfsdk.Config) (pipelineInputs, diag.Diagnostics)) {
+	t.Helper()
+	ctx := context.Background()
 
 	engineArgs := types.DynamicValue(types.ObjectValueMust(
 		map[string]attr.Type{"enforce_eager": types.BoolType}, map[string]attr.Value{"enforce_eager": types.BoolValue(false)}))
@@ -65,13 +93,12 @@ func TestInputsFrom_AgreesWithGet(t *testing.T) {
 		}
 	}
 
-	config := tfsdk.Config{Schema: s, Raw: state.Raw}
-	var m pipelineModel
-	if diags := config.Get(ctx, &m); diags.HasError() {
+	config := tfsdk.Config(state)
+	want, diags := get(config)
+	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	want := m.pipelineInputs
-	got, diags := inputsFrom(ctx, s.Type(), config.Raw)
+	got, diags := inputsFrom(ctx, state.Schema.Type(), config.Raw)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
@@ -72,16 +73,18 @@ func (r *pdPipelineResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 
-	var plan pipelineResourceModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...); resp.Diagnostics.HasError() {
+	// inputsFrom, not Plan.Get: Get reflects over the whole model on every
+	// plan of every instance (docs/performance.md).
+	in, diags := inputsFrom(ctx, req.Plan.Schema.Type(), req.Plan.Raw)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	prev, diags := r.previous(ctx, req, plan)
+	prev, diags := r.previous(ctx, req)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 
-	out, ok, diags := planOutputs(ctx, plan.pipelineInputs, prev)
+	out, ok, diags := planOutputs(ctx, in, prev)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
@@ -91,7 +94,7 @@ func (r *pdPipelineResource) ModifyPlan(ctx context.Context, req resource.Modify
 
 // previous returns the allocations to keep: those of the prior state on an
 // in-place update, none on create or replace.
-func (r *pdPipelineResource) previous(ctx context.Context, req resource.ModifyPlanRequest, plan pipelineResourceModel) (*pipeline.Allocations, diag.Diagnostics) {
+func (r *pdPipelineResource) previous(ctx context.Context, req resource.ModifyPlanRequest) (*pipeline.Allocations, diag.Diagnostics) {
 	if req.State.Raw.IsNull() {
 		return nil, nil
 	}
@@ -101,7 +104,11 @@ func (r *pdPipelineResource) previous(ctx context.Context, req resource.ModifyPl
 	}
 	// The framework does not tell a resource-level ModifyPlan which attribute
 	// plan modifiers asked for replacement; triggers is the only one.
-	if !plan.Triggers.Equal(state.Triggers) {
+	var triggers types.Map
+	if diags := req.Plan.GetAttribute(ctx, path.Root("triggers"), &triggers); diags.HasError() {
+		return nil, diags
+	}
+	if !triggers.Equal(state.Triggers) {
 		return nil, nil
 	}
 	return previousAllocations(ctx, state.pipelineOutputs)
