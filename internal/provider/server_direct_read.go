@@ -13,14 +13,21 @@ import (
 // request itself: decode the configuration, readPipeline, encode the state.
 //
 // The framework's ReadDataSource runs the same readPipeline (through the
-// data source's Read), then two generic passes over the whole state: a
-// semantic-equality pass over every attribute, and one that turns null
-// list and set blocks into empty ones, which looks up each null value's
-// path in the schema. For this schema, with no blocks and no custom types,
-// neither can change anything, yet together they cost as much CPU as
-// planning the pipeline (docs/performance.md), and Terraform reads every
-// data source instance on every plan. TestDirectRead_MatchesFramework checks
-// that both paths give byte-identical responses.
+// data source's Read), wrapped in generic passes over the whole value:
+// turning null list and set blocks into empty ones and back
+// (NullifyCollectionBlocks on the configuration, ReifyNullCollectionBlocks
+// on the state, each resolving every null value's path in the schema) and a
+// semantic-equality pass over every attribute. For this schema, with no
+// blocks and no custom types (TestDirectRead_Assumptions), none of them can
+// change anything, yet they cost as much CPU as planning the pipeline
+// (docs/performance.md), and Terraform reads every data source instance on
+// every plan. TestDirectRead_MatchesFramework checks that both paths give
+// byte-identical responses.
+//
+// Two things the framework does are not needed here: it registers each
+// call's context so StopProvider can cancel it (a read is pure computation
+// in well under a millisecond and never waits), and it writes trace logs
+// of each step. The provider configures nothing and never defers a read.
 //
 // Every other call, and a read this path was not built for (another type, a
 // provider_meta block, a configuration that does not decode), goes to the
@@ -53,8 +60,8 @@ func (s directReads) ReadDataSource(ctx context.Context, req *tfprotov6.ReadData
 	return resp, nil
 }
 
-// protoDiagnostics converts framework diagnostics to protocol ones, as the
-// framework's server does for every response.
+// protoDiagnostics converts framework diagnostics to protocol ones, in the
+// shape the framework's server gives them.
 func protoDiagnostics(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.Diagnostic {
 	var out []*tfprotov6.Diagnostic
 	for _, d := range diags {

@@ -2,10 +2,13 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"math/big"
 	"reflect"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -103,7 +106,9 @@ func TestDirectRead_MatchesFramework(t *testing.T) {
 
 	ctx := context.Background()
 	framework := providerserver.NewProtocol6(New("test")())()
-	direct := newServer("test")()
+	// The direct side cannot fall back to the framework: a read that
+	// reaches it fails the comparison.
+	direct := directReads{&recordingServer{ProviderServer: framework, fail: true}}
 	if _, err := framework.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +131,9 @@ func TestDirectRead_MatchesFramework(t *testing.T) {
 			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
 				t.Errorf("diagnostics differ:\n direct    %v\n framework %v", got.Diagnostics, want.Diagnostics)
 			}
+			if got.Deferred != nil || want.Deferred != nil {
+				t.Errorf("deferred: direct %v, framework %v; want neither", got.Deferred, want.Deferred)
+			}
 			if (got.State == nil) != (want.State == nil) ||
 				got.State != nil && string(got.State.MsgPack) != string(want.State.MsgPack) {
 				t.Errorf("states differ")
@@ -145,16 +153,86 @@ func TestDirectRead_MatchesFramework(t *testing.T) {
 	}
 }
 
-// TestDirectRead_PassesOtherCallsOn: reads of other types go to the
-// framework, which reports the unknown type.
-func TestDirectRead_PassesOtherCallsOn(t *testing.T) {
-	resp, err := newServer("test")().ReadDataSource(context.Background(),
-		&tfprotov6.ReadDataSourceRequest{TypeName: "omni_nothing"})
+// recordingServer counts the reads that reach it; with fail set it answers
+// them with an error instead of passing them on.
+type recordingServer struct {
+	tfprotov6.ProviderServer
+	reads int
+	fail  bool
+}
+
+func (r *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	r.reads++
+	if r.fail {
+		return nil, errors.New("the read reached the framework")
+	}
+	return r.ProviderServer.ReadDataSource(ctx, req)
+}
+
+// TestDirectRead_FallsBack: reads the direct path was not built for go to
+// the framework unchanged; the seed read does not.
+func TestDirectRead_FallsBack(t *testing.T) {
+	seed, err := tfprotov6.NewDynamicValue(pdPipelineDataSourceType(), dataSourceConfig(t, map[string]tftypes.Value{"model": tfString(seedModel)}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityError {
-		t.Fatalf("diagnostics = %v, want the framework's unknown-type error", resp.Diagnostics)
+	meta, err := tfprotov6.NewDynamicValue(tftypes.Object{}, tftypes.NewValue(tftypes.Object{}, map[string]tftypes.Value{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name        string
+		req         *tfprotov6.ReadDataSourceRequest
+		toFramework bool
+	}{
+		{"the seed", &tfprotov6.ReadDataSourceRequest{TypeName: pdPipelineTypeName, Config: &seed}, false},
+		{"another type", &tfprotov6.ReadDataSourceRequest{TypeName: "omni_nothing", Config: &seed}, true},
+		{"no configuration", &tfprotov6.ReadDataSourceRequest{TypeName: pdPipelineTypeName}, true},
+		{"a provider_meta", &tfprotov6.ReadDataSourceRequest{TypeName: pdPipelineTypeName, Config: &seed, ProviderMeta: &meta}, true},
+		{"a configuration that does not decode", &tfprotov6.ReadDataSourceRequest{TypeName: pdPipelineTypeName,
+			Config: &tfprotov6.DynamicValue{MsgPack: []byte{0xc1}}}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := &recordingServer{ProviderServer: providerserver.NewProtocol6(New("test")())()}
+			if _, err := (directReads{inner}).ReadDataSource(context.Background(), tc.req); err != nil {
+				t.Fatal(err)
+			}
+			if got := inner.reads == 1; got != tc.toFramework {
+				t.Errorf("reached the framework: %v, want %v", got, tc.toFramework)
+			}
+		})
+	}
+}
+
+// TestDirectRead_Assumptions: directReads skips the framework's passes over
+// blocks and custom types, which is only right while the data source's
+// schema has neither. Adding one fails here, not in a user's plan.
+func TestDirectRead_Assumptions(t *testing.T) {
+	s := pdPipelineDataSourceSchema()
+	if len(s.Blocks) > 0 {
+		t.Errorf("the data source has blocks; directReads must reify null collection blocks as the framework does")
+	}
+	var walk func(path string, a dsschema.Attribute)
+	walk = func(path string, a dsschema.Attribute) {
+		if reflect.ValueOf(a).FieldByName("CustomType").IsValid() && !reflect.ValueOf(a).FieldByName("CustomType").IsNil() {
+			t.Errorf("%s has a custom type; directReads skips semantic equality", path)
+		}
+		if n, ok := a.(dsschema.NestedAttribute); ok {
+			for name, child := range n.GetNestedObject().GetAttributes() {
+				if c, ok := child.(dsschema.Attribute); ok {
+					walk(path+"."+name, c)
+				}
+			}
+		}
+	}
+	for name, a := range s.Attributes {
+		walk(name, a)
+	}
+	var meta datasource.MetadataResponse
+	NewPDPipelineDataSource().Metadata(context.Background(), datasource.MetadataRequest{ProviderTypeName: "omni"}, &meta)
+	if meta.TypeName != pdPipelineTypeName {
+		t.Errorf("the data source is %q; directReads answers %q", meta.TypeName, pdPipelineTypeName)
 	}
 }
 
