@@ -61,8 +61,9 @@ type parsed struct {
 	err error
 }
 
-// cache holds each preset parsed once; Load hands out copies, so callers
-// may edit what they get and plans can run concurrently.
+// cache holds each preset parsed once. Load hands out copies that callers
+// may edit; Shared hands out the cached document, which nobody may edit, so
+// plans can run concurrently.
 var cache sync.Map // name -> func() parsed
 
 // Load returns a fresh, editable copy of a preset's parsed document.
