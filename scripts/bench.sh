@@ -39,6 +39,10 @@ repo=$(repo_root)
 read -ra ns <<<"${BENCH_NS:-1 100 300 1000}"
 read -ra benchargs <<<"${BENCHARGS:-}"
 reps=${BENCH_REPS:-3}
+if [[ -n ${BENCH_COUNT:-} ]]; then
+  log "BENCH_COUNT is gone: use BENCH_LAYOUT=count"
+  exit 2
+fi
 layout=${BENCH_LAYOUT:-module}
 case $layout in
 module | for_each | count) ;;
@@ -155,8 +159,10 @@ HCL
   # Local modules need installing; dev_overrides and the built-in
   # terraform_data need no provider installation, and `terraform get`
   # installs modules without looking for providers.
-  if [[ -d $dir/$module ]]; then
-    "$terraform" -chdir="$dir" get -no-color >"$dir/get.log"
+  if [[ -d $dir/$module ]] && ! "$terraform" -chdir="$dir" get -no-color >"$dir/get.log" 2>&1; then
+    log "terraform get failed for variant $v, N=$n:"
+    tail -n 30 "$dir/get.log" >&2
+    exit 1
   fi
 }
 
