@@ -32,7 +32,7 @@ func (d *pdPipelineDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 // pdPipelineDataSourceSchema is built once: readPipeline needs it on every
-// read, outside the framework's requests (see directReads).
+// read, outside the framework's requests (see directServer).
 var pdPipelineDataSourceSchema = sync.OnceValue(func() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: pdPipelineDescription + "\n\n" +
@@ -50,7 +50,7 @@ var pdPipelineDataSourceType = sync.OnceValue(func() tftypes.Type {
 
 // Read computes the outputs from the configuration. Terraform calls it during
 // plan whenever the configuration is known, so the outputs are plan-time
-// values. Plans reach readPipeline through directReads instead; both give
+// values. Plans reach readPipeline through directServer instead; both give
 // the same answer.
 func (d *pdPipelineDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var diags diag.Diagnostics

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -9,7 +10,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
@@ -39,6 +42,12 @@ func (r *pdPipelineResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *pdPipelineResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = pdPipelineResourceSchema()
+}
+
+// pdPipelineResourceSchema is built once: planResource needs it on every
+// plan, outside the framework's requests (see directServer).
+var pdPipelineResourceSchema = sync.OnceValue(func() schema.Schema {
 	attrs := pipelineAttributes()
 	attrs["triggers"] = schema.MapAttribute{
 		MarkdownDescription: "Arbitrary values; changing any of them replaces the resource, which forgets its " +
@@ -47,7 +56,7 @@ func (r *pdPipelineResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		ElementType:   types.StringType,
 		PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
 	}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		Version: pdPipelineSchemaVersion,
 		MarkdownDescription: pdPipelineDescription + "\n\n" +
 			"The resource computes every output in the plan (never \"known after apply\" while the inputs are " +
@@ -57,61 +66,100 @@ func (r *pdPipelineResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"recreate. Only a change to `triggers` replaces it, and the replacement allocates from scratch.",
 		Attributes: attrs,
 	}
-}
+})
+
+// pdPipelineResourceType is the Terraform type of the resource's state.
+var pdPipelineResourceType = sync.OnceValue(func() tftypes.Type {
+	return pdPipelineResourceSchema().Type().TerraformType(context.Background())
+})
 
 // ModifyPlan computes the outputs at plan time. The framework marks computed
-// attributes unknown whenever an input changes; this fills them in.
+// attributes unknown whenever an input changes; this fills them in. Plans
+// reach planResource through directServer instead; both give the same
+// answer.
 func (r *pdPipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy: nothing to compute
 	}
+	var diags diag.Diagnostics
+	resp.Plan.Raw, diags = planResource(ctx, req.Plan.Raw, req.State.Raw)
+	resp.Diagnostics.Append(diags...)
+}
+
+// planResource is the resource's plan: the planned state from the plan the
+// framework or Terraform proposes and the prior state (null on create). The
+// inputs stay as proposed and the outputs are planned from them, keeping the
+// prior state's allocations while they stay valid. After an error the plan
+// holds what was written so far, as ModifyPlan would leave it; Terraform
+// discards it.
+func planResource(ctx context.Context, plan, prior tftypes.Value) (tftypes.Value, diag.Diagnostics) {
+	planned := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: plan.Copy()}
+	var diags diag.Diagnostics
+
 	// An unknown input (say a host from another resource) may change any
 	// output, so all of them wait for it. triggers affect no output: an
 	// unknown one means a replacement, planned below without history.
-	if !inputsKnown(req.Plan.Raw, "triggers") {
-		resp.Diagnostics.Append(writeUnknownOutputs(ctx, &resp.Plan)...)
-		return
+	if !inputsKnown(plan, "triggers") {
+		diags.Append(writeUnknownOutputs(ctx, &planned)...)
+		return planned.Raw, diags
 	}
 
 	// inputsFrom, not Plan.Get: Get reflects over the whole model on every
 	// plan of every instance (docs/performance.md).
-	in, diags := inputsFrom(ctx, req.Plan.Schema.Type(), req.Plan.Raw)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
+	in, d := inputsFrom(ctx, planned.Schema.Type(), plan)
+	if diags.Append(d...); diags.HasError() {
+		return planned.Raw, diags
 	}
-	prev, diags := r.previous(ctx, req)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
+	prev, d := previousFromState(ctx, plan, prior)
+	if diags.Append(d...); diags.HasError() {
+		return planned.Raw, diags
 	}
 
-	out, ok, diags := planOutputs(ctx, in, prev)
-	resp.Diagnostics.Append(diags...)
-	if !ok {
-		return
+	out, ok, d := planOutputs(ctx, in, prev)
+	diags.Append(d...)
+	if ok {
+		diags.Append(writeOutputs(ctx, &planned, out)...)
 	}
-	resp.Diagnostics.Append(writeOutputs(ctx, &resp.Plan, out)...)
+	return planned.Raw, diags
 }
 
-// previous returns the allocations to keep: those of the prior state on an
-// in-place update, none on create or replace.
-func (r *pdPipelineResource) previous(ctx context.Context, req resource.ModifyPlanRequest) (*pipeline.Allocations, diag.Diagnostics) {
-	if req.State.Raw.IsNull() {
+// previousFromState returns the allocations to keep: those of the prior
+// state on an in-place update, none on create or replace.
+func previousFromState(ctx context.Context, plan, prior tftypes.Value) (*pipeline.Allocations, diag.Diagnostics) {
+	if prior.IsNull() {
 		return nil, nil
-	}
-	var state pipelineResourceModel
-	if diags := req.State.Get(ctx, &state); diags.HasError() {
-		return nil, diags
 	}
 	// The framework does not tell a resource-level ModifyPlan which attribute
 	// plan modifiers asked for replacement; triggers is the only one.
-	var triggers types.Map
-	if diags := req.Plan.GetAttribute(ctx, path.Root("triggers"), &triggers); diags.HasError() {
-		return nil, diags
-	}
-	if !triggers.Equal(state.Triggers) {
+	if triggersChanged(plan, prior) {
 		return nil, nil
 	}
-	return previousAllocations(ctx, state.pipelineOutputs)
+	state := tfsdk.State{Schema: pdPipelineResourceSchema(), Raw: prior}
+	var outputs pipelineOutputs
+	var diags diag.Diagnostics
+	diags.Append(state.GetAttribute(ctx, path.Root("ports"), &outputs.Ports)...)
+	diags.Append(state.GetAttribute(ctx, path.Root("stages"), &outputs.Stages)...)
+	if diags.HasError() {
+		return nil, diags
+	}
+	return previousAllocations(ctx, outputs)
+}
+
+// triggersChanged reports whether a plan replaces the resource: its
+// triggers differ from the prior state's, as mapplanmodifier.RequiresReplace
+// decides.
+func triggersChanged(plan, prior tftypes.Value) bool {
+	return !attributeOf(plan, "triggers").Equal(attributeOf(prior, "triggers"))
+}
+
+// attributeOf is a top-level attribute of an object value; the zero Value
+// when v is null, unknown or not an object.
+func attributeOf(v tftypes.Value, name string) tftypes.Value {
+	var attrs map[string]tftypes.Value
+	if v.IsNull() || !v.IsKnown() || v.As(&attrs) != nil {
+		return tftypes.Value{}
+	}
+	return attrs[name]
 }
 
 // Create stores the plan: ModifyPlan computed everything, and recomputing
@@ -130,4 +178,9 @@ func (r *pdPipelineResource) Update(_ context.Context, req resource.UpdateReques
 
 // Delete has nothing to clean up; the framework removes the state.
 func (r *pdPipelineResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
+// tfsdkPlan wraps a raw plan value of the resource's type.
+func tfsdkPlan(raw tftypes.Value) tfsdk.Plan {
+	return tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: raw.Copy()}
 }

@@ -52,10 +52,11 @@ func Serve(address, version string, debugging bool) error {
 }
 
 // newServer is the provider's protocol-6 server: the framework's, with
-// omni_pd_pipeline reads answered by directReads. Serve and the tests use it.
+// the calls made for every omni_pd_pipeline instance answered by
+// directServer. Serve and the tests use it.
 func newServer(version string) func() tfprotov6.ProviderServer {
 	framework := providerserver.NewProtocol6(New(version)())
-	return func() tfprotov6.ProviderServer { return directReads{framework()} }
+	return func() tfprotov6.ProviderServer { return directServer{framework()} }
 }
 
 // detached passes the calls Terraform makes for every resource, data source
