@@ -124,3 +124,76 @@ func BenchmarkDataSourcePlanInstance(b *testing.B) {
 		}
 	}
 }
+
+// resourcePlanRequests are the plans Terraform asks for one resource
+// instance: a create of the seed (with one reserved port, as
+// scripts/bench.sh plans it) and the update that re-plans it unchanged,
+// every plan after the apply.
+func resourcePlanRequests(b *testing.B, srv tfprotov6.ProviderServer) (create, unchanged *tfprotov6.PlanResourceChangeRequest) {
+	b.Helper()
+	ctx := context.Background()
+	typ := pdPipelineResourceType()
+	config := objectValue(b, typ, map[string]tftypes.Value{
+		"model": tftypes.NewValue(tftypes.String, seedModel),
+		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
+			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
+	})
+	encode := func(v tftypes.Value) *tfprotov6.DynamicValue {
+		dv, err := tfprotov6.NewDynamicValue(typ, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return &dv
+	}
+	create = &tfprotov6.PlanResourceChangeRequest{
+		TypeName: pdPipelineTypeName, Config: encode(config),
+		PriorState: encode(tftypes.NewValue(typ, nil)), ProposedNewState: encode(config),
+	}
+	resp, err := srv.PlanResourceChange(ctx, create)
+	if err != nil || len(resp.Diagnostics) > 0 {
+		b.Fatalf("%v %v", err, resp.Diagnostics)
+	}
+	unchanged = &tfprotov6.PlanResourceChangeRequest{
+		TypeName: pdPipelineTypeName, Config: encode(config),
+		PriorState: resp.PlannedState, ProposedNewState: resp.PlannedState,
+	}
+	return create, unchanged
+}
+
+func benchResourcePlan(b *testing.B, srv tfprotov6.ProviderServer, unchanged bool) {
+	ctx := context.Background()
+	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	create, update := resourcePlanRequests(b, srv)
+	req := create
+	if unchanged {
+		req = update
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := srv.PlanResourceChange(ctx, req)
+		if err != nil || len(resp.Diagnostics) > 0 || resp.PlannedState == nil {
+			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+	}
+}
+
+// BenchmarkResourcePlanCreate: PlanResourceChange creating the seed
+// (directServer).
+func BenchmarkResourcePlanCreate(b *testing.B) { benchResourcePlan(b, newServer("bench")(), false) }
+
+// BenchmarkResourcePlanCreateFramework: the same through the framework's
+// PlanResourceChange, which directServer bypasses.
+func BenchmarkResourcePlanCreateFramework(b *testing.B) {
+	benchResourcePlan(b, providerserver.NewProtocol6(New("bench")())(), false)
+}
+
+// BenchmarkResourcePlanUnchanged: re-planning an applied seed that did not
+// change, what every plan after the apply asks (directServer).
+func BenchmarkResourcePlanUnchanged(b *testing.B) { benchResourcePlan(b, newServer("bench")(), true) }
+
+// BenchmarkResourcePlanUnchangedFramework: the same through the framework.
+func BenchmarkResourcePlanUnchangedFramework(b *testing.B) {
+	benchResourcePlan(b, providerserver.NewProtocol6(New("bench")())(), true)
+}

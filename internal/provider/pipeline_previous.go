@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
@@ -21,24 +23,35 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 	if prior.Ports.IsNull() || prior.Ports.IsUnknown() || prior.Stages.IsNull() || prior.Stages.IsUnknown() {
 		return nil, diags
 	}
-	var ports []portModel
-	var stages []stageModel
-	diags.Append(prior.Ports.ElementsAs(ctx, &ports, false)...)
-	diags.Append(prior.Stages.ElementsAs(ctx, &stages, false)...)
-	if diags.HasError() {
-		return nil, diags
-	}
 
+	// The elements are read attribute by attribute rather than with
+	// ElementsAs, which reflects over the model structs on every plan of
+	// every instance (docs/performance.md).
 	prev := &pipeline.Allocations{Ports: map[string]int{}, Devices: map[string][]int{}}
-	for _, p := range ports {
-		prev.Ports[p.Name.ValueString()] = int(p.Port.ValueInt64())
+	for _, e := range prior.Ports.Elements() {
+		a := objectAttributes(e)
+		name, _ := a["name"].(types.String)
+		port, _ := a["port"].(types.Int64)
+		prev.Ports[name.ValueString()] = int(port.ValueInt64())
 	}
-	for _, s := range stages {
-		key := s.ModelStage.ValueString()
-		if r := s.Role.ValueString(); r == pipeline.RolePrefill || r == pipeline.RoleDecode {
+	for _, e := range prior.Stages.Elements() {
+		a := objectAttributes(e)
+		role, _ := a["role"].(types.String)
+		modelStage, _ := a["model_stage"].(types.String)
+		devices, _ := a["devices"].(types.List)
+		key := modelStage.ValueString()
+		if r := role.ValueString(); r == pipeline.RolePrefill || r == pipeline.RoleDecode {
 			key = r
 		}
-		prev.Devices[key] = intsFromList(ctx, s.Devices, &diags)
+		prev.Devices[key] = intsFromList(ctx, devices, &diags)
 	}
 	return prev, diags
+}
+
+// objectAttributes is an object value's attributes; none for anything else.
+func objectAttributes(v attr.Value) map[string]attr.Value {
+	if o, ok := v.(types.Object); ok {
+		return o.Attributes()
+	}
+	return nil
 }
