@@ -7,6 +7,8 @@
 #      (bench/plain_hcl),
 #   c  N terraform_data resources holding the same inputs: Terraform's own
 #      cost per object, the floor (bench/terraform_data).
+# and, reported apart, r: N omni_pd_pipeline resources planned for creation
+# (bench/resource).
 # By default each pipeline is one instance of a module (for_each over a set
 # on the module), as users write one module per cluster; BENCH_LAYOUT picks
 # another layout (see write_config).
@@ -50,8 +52,8 @@ module | for_each | count) ;;
 esac
 doc=${BENCH_DOC:-$repo/docs/performance.md}
 model="Qwen/Qwen3-Omni-30B-A3B-Instruct"
-variants=(a b c)
-if [[ -n ${OMNI_BENCH_BASELINE:-} ]]; then variants=(a0 a b c); fi
+variants=(a b c r)
+if [[ -n ${OMNI_BENCH_BASELINE:-} ]]; then variants=(a0 a b c r); fi
 
 [[ -x /usr/bin/time ]] || { log "GNU time is needed at /usr/bin/time: apt-get install -y time"; exit 1; }
 terraform=$(bash "$repo/scripts/terraform.sh")
@@ -106,6 +108,7 @@ write_config() {
   mkdir -p "$dir"
   case $v in
   a | a0) module=data_source ;;
+  r) module=resource ;;
   b) module=plain_hcl ;;
   c) module=terraform_data ;;
   esac
@@ -140,6 +143,20 @@ data "omni_pd_pipeline" "p" {
   reserved_ports = [$port]
 }
 output "bytes" { value = sum([for p in data.omni_pd_pipeline.p : length(p.config_yaml) + length(p.serve_command)]) }
+HCL
+        ;;
+      r) cat <<HCL
+terraform {
+  required_providers {
+    omni = { source = "omnipd/omni" }
+  }
+}
+resource "omni_pd_pipeline" "p" {
+  $repeat
+  model          = "$model"
+  reserved_ports = [$port]
+}
+output "bytes" { value = sum([for p in omni_pd_pipeline.p : length(p.config_yaml) + length(p.serve_command)]) }
 HCL
         ;;
       c) cat <<HCL
@@ -274,6 +291,15 @@ report() {
         (wall[hi, "a"] - wall[lo, "a"]) / d, (wall[hi, "b"] - wall[lo, "b"]) / d, (wall[hi, "c"] - wall[lo, "c"]) / d,
         (cpu[hi, "a"] - cpu[lo, "a"]) / d, (cpu[hi, "b"] - cpu[lo, "b"]) / d, (cpu[hi, "c"] - cpu[lo, "c"]) / d,
         (pcpu[hi, "a"] - pcpu[lo, "a"]) / d }'
+  echo
+  echo "Resources (r), planned for creation, against the same runs' a and b:"
+  echo
+  echo "| N | wall r | CPU r | provider CPU r | provider peak RSS r (MiB) | r/b | CPU r/b | r/a | CPU r/a |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  table 'for (i = 1; i <= k; i++) { n = ns[i]
+      printf "| %d | %.2f | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f |\n", n,
+        wall[n, "r"], cpu[n, "r"], pcpu[n, "r"], rss[n, "r"], wall[n, "r"] / wall[n, "b"], cpu[n, "r"] / cpu[n, "b"],
+        wall[n, "r"] / wall[n, "a"], cpu[n, "r"] / cpu[n, "a"] }'
   if [[ -n ${OMNI_BENCH_BASELINE:-} ]]; then
     echo
     echo "Baseline binary ($OMNI_BENCH_BASELINE, a0) against this build (a), same runs:"
