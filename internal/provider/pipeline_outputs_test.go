@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
@@ -89,5 +90,29 @@ func TestPreviousAllocations_NoState(t *testing.T) {
 	})
 	if prev != nil || diags.HasError() {
 		t.Fatalf("got %v, %v", prev, diags)
+	}
+}
+
+// A port without a name or a number is not kept: there is nothing to keep
+// it as, and keeping it as port 0 would reserve nothing real.
+func TestPreviousAllocations_SkipsIncompletePorts(t *testing.T) {
+	ctx := context.Background()
+	portType := outputObjectType("ports")
+	port := func(name attr.Value, number attr.Value) attr.Value {
+		return types.ObjectValueMust(portType.AttrTypes, map[string]attr.Value{
+			"name": name, "port": number, "stage_id": types.Int64Null(), "host": types.StringNull(),
+		})
+	}
+	ports := types.ListValueMust(portType, []attr.Value{
+		port(types.StringValue("api"), types.Int64Value(8091)),
+		port(types.StringValue("prefill_bootstrap"), types.Int64Null()),
+		port(types.StringNull(), types.Int64Value(25202)),
+	})
+	prev, diags := previousAllocations(ctx, pipelineOutputs{Ports: ports, Stages: types.ListValueMust(outputObjectType("stages"), nil)})
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if want := map[string]int{"api": 8091}; !reflect.DeepEqual(prev.Ports, want) {
+		t.Errorf("ports = %v, want %v", prev.Ports, want)
 	}
 }

@@ -32,6 +32,9 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 		a := objectAttributes(e)
 		name, _ := a["name"].(types.String)
 		port, _ := a["port"].(types.Int64)
+		if name.IsNull() || name.IsUnknown() || port.IsNull() || port.IsUnknown() {
+			continue // nothing to keep
+		}
 		prev.Ports[name.ValueString()] = int(port.ValueInt64())
 	}
 	for _, e := range prior.Stages.Elements() {

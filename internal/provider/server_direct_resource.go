@@ -31,8 +31,10 @@ func (s directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 // schema, in the same order:
 //
 //  1. When the proposed state differs from the prior one, every computed
-//     attribute is marked unknown; here those are exactly the outputs, and
-//     planResource overwrites them unless it reports an error.
+//     attribute whose configuration is null is marked unknown; here those
+//     are exactly the outputs (TestDirect_Assumptions), which a
+//     configuration cannot set, and planResource overwrites them unless it
+//     reports an error.
 //  2. triggers' RequiresReplace asks for a replacement when an update
 //     changes triggers, whatever planResource then reports.
 //  3. planResource plans the outputs.
@@ -66,7 +68,7 @@ func (s directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 	}
 	planned, diags := planResource(ctx, plan, prior)
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
-	resp.PlannedState = encodeOr(typ, planned, "Plan", &resp.Diagnostics)
+	resp.PlannedState = encodeOr(typ, planned, "State", &resp.Diagnostics)
 	return resp, nil
 }
 
