@@ -68,10 +68,19 @@ func BenchmarkProviderSchema(b *testing.B) {
 	}
 }
 
-// BenchmarkDataSourceValidate: ValidateDataResourceConfig on the seed.
-func BenchmarkDataSourceValidate(b *testing.B) {
+// BenchmarkDataSourceValidate: ValidateDataResourceConfig on the seed
+// (directServer).
+func BenchmarkDataSourceValidate(b *testing.B) { benchValidate(b, newServer("bench")()) }
+
+// BenchmarkDataSourceValidateFramework: the same through the framework's
+// validation, which directServer bypasses.
+func BenchmarkDataSourceValidateFramework(b *testing.B) {
+	benchValidate(b, providerserver.NewProtocol6(New("bench")())())
+}
+
+func benchValidate(b *testing.B, server tfprotov6.ProviderServer) {
 	ctx := context.Background()
-	srv, config := benchServer(b)
+	srv, config := benchServerOf(b, server)
 	req := &tfprotov6.ValidateDataResourceConfigRequest{TypeName: benchDataSource, Config: config}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -11,24 +11,27 @@ import (
 
 // directServer answers the calls Terraform makes for every omni_pd_pipeline
 // instance on every plan straight from the protocol request: the data
-// source's ReadDataSource (server_direct_read.go), and the resource's
-// ReadResource and PlanResourceChange (server_direct_resource.go). Each
-// decodes the request, runs the same function the framework path runs
-// (readPipeline, planResource) and encodes the answer.
+// source's ValidateDataResourceConfig and ReadDataSource
+// (server_direct_validate.go, server_direct_read.go), and the resource's
+// ValidateResourceConfig, ReadResource and PlanResourceChange
+// (server_direct_resource.go). Each decodes the request, runs the same
+// function or validators the framework path runs (readPipeline,
+// planResource, the schema's validators) and encodes the answer.
 //
-// The framework wraps those functions in generic passes over the whole
-// value: turning null list and set blocks into empty ones and back
+// The framework wraps those in generic passes over the whole value:
+// turning null list and set blocks into empty ones and back
 // (NullifyCollectionBlocks on what comes in, ReifyNullCollectionBlocks on
 // what goes out, each resolving every null value's path in the schema), a
 // semantic-equality pass over every attribute, and for a plan, marking
 // computed values unknown and running every attribute's plan modifiers,
-// setting each value back into the plan. For these schemas, with no blocks,
-// no custom types, no defaults and one plan modifier (triggers'
-// RequiresReplace, which directServer applies itself), none of them can
-// change the answer, yet they cost more CPU than planning the pipeline
+// setting each value back into the plan. Validation finds each attribute's
+// value by resolving its path through the schema. For these schemas, with
+// no blocks, no custom types, no defaults and one plan modifier (triggers'
+// RequiresReplace, which directServer applies itself), none of the passes
+// can change the answer, yet they cost more CPU than planning the pipeline
 // (docs/performance.md). The parity tests (server_direct_*_test.go) hold
-// both paths to byte-identical responses, and TestDirect_Assumptions fails
-// if a schema gains what the passes exist for.
+// both paths to the same responses, and TestDirect_Assumptions fails if a
+// schema gains what the passes exist for.
 //
 // Two things the framework does are not needed here: it registers each
 // call's context so StopProvider can cancel it (these calls are pure

@@ -36,6 +36,22 @@ func (r *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.Rea
 	return r.ProviderServer.ReadDataSource(ctx, req)
 }
 
+func (r *recordingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	r.calls++
+	if r.fail {
+		return nil, errReachedFramework
+	}
+	return r.ProviderServer.ValidateDataResourceConfig(ctx, req)
+}
+
+func (r *recordingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	r.calls++
+	if r.fail {
+		return nil, errReachedFramework
+	}
+	return r.ProviderServer.ValidateResourceConfig(ctx, req)
+}
+
 func (r *recordingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	r.calls++
 	if r.fail {

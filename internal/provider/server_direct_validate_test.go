@@ -1,0 +1,168 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sort"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// invalidConfigs are configurations of the type typ (the data source's or
+// the resource's) that trip every validator in the schema, one or a few at
+// a time, and a few that trip none.
+func invalidConfigs(t testing.TB, typ tftypes.Type) map[string]tftypes.Value {
+	t.Helper()
+	nested := func(attribute string, set map[string]tftypes.Value) tftypes.Value {
+		return objectValue(t, attributeType(t, typ, attribute), set)
+	}
+	num := func(f float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
+	numbers := func(fs ...float64) []tftypes.Value {
+		out := make([]tftypes.Value, len(fs))
+		for i, f := range fs {
+			out[i] = num(f)
+		}
+		return out
+	}
+	list := func(fs ...float64) tftypes.Value {
+		return tftypes.NewValue(tftypes.List{ElementType: tftypes.Number}, numbers(fs...))
+	}
+	set := func(fs ...float64) tftypes.Value {
+		return tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number}, numbers(fs...))
+	}
+	unknown := func(t tftypes.Type) tftypes.Value { return tftypes.NewValue(t, tftypes.UnknownValue) }
+	aList := tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{tfString("talker")})
+	seed := func(extra map[string]tftypes.Value) tftypes.Value {
+		vals := map[string]tftypes.Value{"model": tfString(seedModel)}
+		for k, v := range extra {
+			vals[k] = v
+		}
+		return objectValue(t, typ, vals)
+	}
+	return map[string]tftypes.Value{
+		"seed":            seed(nil),
+		"nothing set":     objectValue(t, typ, nil),
+		"empty strings":   seed(map[string]tftypes.Value{"model": tfString(""), "config_path": tfString(""), "base_config": tfString("")}),
+		"preset and base": seed(map[string]tftypes.Value{"preset": tfString("qwen3_omni_moe"), "base_config": tfString("stage_args: []\n")}),
+		"bad enums":       seed(map[string]tftypes.Value{"format": tfString("yaml"), "pipeline": tfString("a b")}),
+		"bad numbers": seed(map[string]tftypes.Value{
+			"split_stage": num(1.5), "gpus": num(0), "api_port": num(70000), "reserved_ports": set(0, 25201, 70000),
+		}),
+		"not objects": seed(map[string]tftypes.Value{"stage_overrides": aList}),
+		"connector": seed(map[string]tftypes.Value{"connector": nested("connector", map[string]tftypes.Value{
+			"name": tfString(""), "protocol": tfString("udp"), "device_name": tfString(""), "extra_config": aList,
+		})}),
+		"port range reversed": seed(map[string]tftypes.Value{"port_range": nested("port_range", map[string]tftypes.Value{
+			"first": num(30100), "last": num(30000),
+		})}),
+		"port range out of bounds": seed(map[string]tftypes.Value{"port_range": nested("port_range", map[string]tftypes.Value{
+			"first": num(0), "last": num(70000),
+		})}),
+		"roles": seed(map[string]tftypes.Value{
+			"prefill": nested("prefill", map[string]tftypes.Value{
+				"devices": list(1, 1), "tensor_parallel_size": num(0), "max_num_seqs": num(2.5),
+			}),
+			"decode": nested("decode", map[string]tftypes.Value{
+				"devices": list(), "gpu_memory_utilization": num(1.5), "bootstrap_port": num(0),
+				"host": tfString(""), "engine_args": aList,
+			}),
+		}),
+		"negative device": seed(map[string]tftypes.Value{"decode": nested("decode", map[string]tftypes.Value{"devices": list(-1)})}),
+		"unknowns": seed(map[string]tftypes.Value{
+			"model":          unknown(tftypes.String),
+			"reserved_ports": unknown(tftypes.Set{ElementType: tftypes.Number}),
+			"decode":         nested("decode", map[string]tftypes.Value{"devices": unknown(tftypes.List{ElementType: tftypes.Number})}),
+			"port_range":     unknown(attributeType(t, typ, "port_range")),
+		}),
+		"unknown dynamic": seed(map[string]tftypes.Value{"stage_overrides": unknown(tftypes.DynamicPseudoType)}),
+		"outputs set":     seed(map[string]tftypes.Value{"id": tfString("x"), "gpu_count": num(3)}),
+	}
+}
+
+// diagnosticStrings renders diagnostics for comparison, sorted: the
+// framework reports them in map order.
+func diagnosticStrings(ds []*tfprotov6.Diagnostic) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = fmt.Sprintf("%s|%s|%s|%v", d.Severity, d.Summary, d.Detail, d.Attribute)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestDirectValidate_MatchesFramework: directServer validates both
+// entities' configurations with the same diagnostics as the framework, at
+// the same paths, for every validator in the schema.
+func TestDirectValidate_MatchesFramework(t *testing.T) {
+	ctx := context.Background()
+	framework, direct := parityServers(t)
+	for _, entity := range []struct {
+		name     string
+		typ      tftypes.Type
+		validate func(tfprotov6.ProviderServer, *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic
+	}{
+		{"data source", pdPipelineDataSourceType(), func(s tfprotov6.ProviderServer, c *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+			resp, err := s.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: pdPipelineTypeName, Config: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp.Diagnostics
+		}},
+		{"resource", pdPipelineResourceType(), func(s tfprotov6.ProviderServer, c *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+			resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: pdPipelineTypeName, Config: c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp.Diagnostics
+		}},
+	} {
+		configs := invalidConfigs(t, entity.typ)
+		if entity.name == "resource" {
+			configs["triggers"] = objectValue(t, entity.typ, map[string]tftypes.Value{
+				"model":    tfString(seedModel),
+				"triggers": tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{"rev": tfString("1")}),
+			})
+		}
+		reported := 0
+		for name, config := range configs {
+			t.Run(entity.name+"/"+name, func(t *testing.T) {
+				dv, err := tfprotov6.NewDynamicValue(entity.typ, config)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := diagnosticStrings(entity.validate(framework, &dv))
+				got := diagnosticStrings(entity.validate(direct, &dv))
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("diagnostics differ:\n direct    %q\n framework %q", got, want)
+				}
+				reported += len(want)
+			})
+		}
+		// The cases must trip validators, or the comparison proves little.
+		if reported < 25 {
+			t.Errorf("%s: the cases produced only %d diagnostics", entity.name, reported)
+		}
+	}
+}
+
+// TestDirectValidate_FallsBack: validations the direct path was not built
+// for reach the framework.
+func TestDirectValidate_FallsBack(t *testing.T) {
+	ctx := context.Background()
+	inner := &recordingServer{ProviderServer: providerserver.NewProtocol6(New("test")())()}
+	srv := directServer{inner}
+	bad := &tfprotov6.DynamicValue{MsgPack: []byte{0xc1}}
+	if _, err := srv.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: pdPipelineTypeName, Config: bad}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: "omni_nothing"}); err != nil {
+		t.Fatal(err)
+	}
+	if inner.calls != 2 {
+		t.Errorf("%d of 2 validations reached the framework", inner.calls)
+	}
+}
