@@ -179,8 +179,3 @@ func (r *pdPipelineResource) Update(_ context.Context, req resource.UpdateReques
 // Delete has nothing to clean up; the framework removes the state.
 func (r *pdPipelineResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
-
-// tfsdkPlan wraps a raw plan value of the resource's type.
-func tfsdkPlan(raw tftypes.Value) tfsdk.Plan {
-	return tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: raw.Copy()}
-}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -114,12 +115,8 @@ func protoPath(ctx context.Context, p path.Path) (*tftypes.AttributePath, error)
 			}
 			steps = append(steps, tftypes.ElementKeyValue(v))
 		default:
-			return nil, errUnknownPathStep{step}
+			return nil, fmt.Errorf("unknown path step %s", step)
 		}
 	}
 	return tftypes.NewAttributePathWithSteps(steps), nil
 }
-
-type errUnknownPathStep struct{ step path.PathStep }
-
-func (e errUnknownPathStep) Error() string { return "unknown path step " + e.step.String() }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -27,17 +28,18 @@ func (s directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 
 // PlanResourceChange answers the plan of an omni_pd_pipeline resource that is
 // created or updated, with planResource, the function its ModifyPlan runs
-// (see directServer). It does what the framework's plan does for this
-// schema, in the same order:
+// (see directServer). It gives what the framework's plan gives for this
+// schema:
 //
-//  1. When the proposed state differs from the prior one, every computed
-//     attribute whose configuration is null is marked unknown; here those
-//     are exactly the outputs (TestDirect_Assumptions), which a
-//     configuration cannot set, and planResource overwrites them unless it
-//     reports an error.
-//  2. triggers' RequiresReplace asks for a replacement when an update
-//     changes triggers, whatever planResource then reports.
-//  3. planResource plans the outputs.
+//   - triggers' RequiresReplace asks for a replacement when an update
+//     changes triggers, whatever planResource then reports;
+//   - planResource plans the outputs;
+//   - when planResource reports an error on a plan that differs from the
+//     prior state, the outputs are unknown. The framework marks every
+//     computed attribute with a null configuration unknown before ModifyPlan
+//     runs; here those are exactly the outputs (TestDirect_Assumptions),
+//     which planResource overwrites unless it fails, so only a failed plan
+//     needs the marking.
 func (s directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if req.TypeName != pdPipelineTypeName || req.ProposedNewState == nil || req.PriorState == nil ||
 		len(req.PriorPrivate) > 0 || req.ProviderMeta != nil || req.PriorIdentity != nil {
@@ -54,27 +56,16 @@ func (s directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 	}
 
 	resp := &tfprotov6.PlanResourceChangeResponse{}
-	plan := proposed
-	if !proposed.Equal(prior) {
-		var diags []*tfprotov6.Diagnostic
-		plan, diags = unknownOutputs(ctx, proposed)
-		if len(diags) > 0 {
-			resp.Diagnostics = diags
-			return resp, nil
-		}
-	}
-	if !prior.IsNull() && triggersChanged(plan, prior) {
+	if !prior.IsNull() && triggersChanged(proposed, prior) {
 		resp.RequiresReplace = []*tftypes.AttributePath{tftypes.NewAttributePath().WithAttributeName("triggers")}
 	}
-	planned, diags := planResource(ctx, plan, prior)
+	planned, diags := planResource(ctx, proposed, prior)
+	if diags.HasError() && !proposed.Equal(prior) {
+		failed := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: planned}
+		diags.Append(writeUnknownOutputs(ctx, &failed)...)
+		planned = failed.Raw
+	}
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
 	resp.PlannedState = encodeOr(typ, planned, "State", &resp.Diagnostics)
 	return resp, nil
-}
-
-// unknownOutputs is plan with every output unknown.
-func unknownOutputs(ctx context.Context, plan tftypes.Value) (tftypes.Value, []*tfprotov6.Diagnostic) {
-	marked := tfsdkPlan(plan)
-	diags := writeUnknownOutputs(ctx, &marked)
-	return marked.Raw, protoDiagnostics(ctx, diags)
 }
