@@ -1,16 +1,16 @@
 output "user_data" {
   description = "cloud-init document for the GPU machine."
-  value       = local.user_data
+  value       = module.pipeline.user_data
 }
 
 output "serve_command" {
   description = "The command the machine runs."
-  value       = omni_pd_pipeline.this.serve_command
+  value       = module.pipeline.serve_command
 }
 
 output "api_port" {
   description = "Port of the OpenAI-compatible API."
-  value       = one([for p in omni_pd_pipeline.this.ports : p.port if p.name == "api"])
+  value       = one([for p in module.pipeline.ports : p.port if p.name == "api"])
 }
 
 output "firewall_rules" {
@@ -21,12 +21,12 @@ output "firewall_rules" {
 output "stages" {
   description = "Stage, role and GPUs, one line each."
   value = [
-    for s in omni_pd_pipeline.this.stages :
+    for s in module.pipeline.stages :
     "${s.stage_id} ${s.model_stage} (${s.role}) on GPU ${join(",", s.devices)}"
   ]
 }
 
 output "diagram" {
   description = "The stage graph as a Mermaid flowchart."
-  value       = omni_pd_pipeline.this.diagram
+  value       = module.pipeline.diagram
 }

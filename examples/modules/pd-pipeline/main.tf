@@ -15,9 +15,9 @@ resource "omni_pd_pipeline" "this" {
     tensor_parallel_size = var.tp
   }
 
-  triggers = {
+  triggers = merge(var.triggers, {
     cluster = var.cluster_name
-  }
+  })
 }
 
 locals {

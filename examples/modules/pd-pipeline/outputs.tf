@@ -18,6 +18,11 @@ output "serve_command" {
   value       = omni_pd_pipeline.this.serve_command
 }
 
+output "stages" {
+  description = "Every stage: stage_id, role, model_stage, devices and its connector settings."
+  value       = omni_pd_pipeline.this.stages
+}
+
 output "gpu_count" {
   description = "GPUs the layout uses."
   value       = omni_pd_pipeline.this.gpu_count

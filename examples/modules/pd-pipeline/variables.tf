@@ -36,3 +36,9 @@ variable "vllm_bin_dir" {
   type        = string
   default     = "/opt/vllm-omni/bin"
 }
+
+variable "triggers" {
+  description = "More values whose change replaces the pipeline, which allocates its ports and GPUs afresh (a machine type, say)."
+  type        = map(string)
+  default     = {}
+}
