@@ -72,3 +72,20 @@ go_build_cli() {
   fi
   rm -rf "$tmp"
 }
+
+# find_or_build_cli NAME MIN_VERSION CACHED PKG@VER LDFLAGS: prints the
+# absolute path of NAME on PATH if it reports >= MIN_VERSION, else of the
+# binary at CACHED, which it first go-installs from the module proxy when it
+# is missing or too old.
+find_or_build_cli() {
+  local name=$1 min=$2 cached=$3 pkg=$4 ldflags=$5 on_path
+  if on_path=$(command -v "$name" 2>/dev/null) && usable "$on_path" "$min"; then
+    abs_path "$on_path"; echo
+    return 0
+  fi
+  if ! usable "$cached" "$min"; then
+    go_build_cli "$(dirname "$cached")" "$pkg" "$ldflags" || return 1
+    usable "$cached" "$min" || { log "built $cached but it does not report >= $min"; return 1; }
+  fi
+  abs_path "$cached"; echo
+}

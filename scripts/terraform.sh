@@ -22,14 +22,5 @@ if [[ -n ${TF_ACC_TERRAFORM_PATH:-} ]]; then
   log "ignoring TF_ACC_TERRAFORM_PATH=$TF_ACC_TERRAFORM_PATH: not an executable terraform >= $MIN_VERSION"
 fi
 
-if on_path=$(command -v terraform 2>/dev/null) && usable "$on_path" "$MIN_VERSION"; then
-  abs_path "$on_path"; echo
-  exit 0
-fi
-
-if ! usable "$cached" "$MIN_VERSION"; then
-  go_build_cli "$(dirname "$cached")" "github.com/hashicorp/terraform@v$BUILD_VERSION" \
-    "-s -w -X github.com/hashicorp/terraform/version.dev=no"
-  usable "$cached" "$MIN_VERSION" || { log "built $cached but it does not report >= $MIN_VERSION"; exit 1; }
-fi
-abs_path "$cached"; echo
+find_or_build_cli terraform "$MIN_VERSION" "$cached" "github.com/hashicorp/terraform@v$BUILD_VERSION" \
+  "-s -w -X github.com/hashicorp/terraform/version.dev=no"

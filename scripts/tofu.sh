@@ -13,14 +13,5 @@ BUILD_VERSION=1.6.3
 tools_dir=${OMNI_TOOLS_DIR:-$(repo_root)/.tools}
 cached="$tools_dir/tofu-$BUILD_VERSION/tofu"
 
-if on_path=$(command -v tofu 2>/dev/null) && usable "$on_path" "$MIN_VERSION"; then
-  abs_path "$on_path"; echo
-  exit 0
-fi
-
-if ! usable "$cached" "$MIN_VERSION"; then
-  go_build_cli "$(dirname "$cached")" "github.com/opentofu/opentofu/cmd/tofu@v$BUILD_VERSION" \
-    "-s -w -X github.com/opentofu/opentofu/version.dev=no"
-  usable "$cached" "$MIN_VERSION" || { log "built $cached but it does not report >= $MIN_VERSION"; exit 1; }
-fi
-abs_path "$cached"; echo
+find_or_build_cli tofu "$MIN_VERSION" "$cached" "github.com/opentofu/opentofu/cmd/tofu@v$BUILD_VERSION" \
+  "-s -w -X github.com/opentofu/opentofu/version.dev=no"
