@@ -131,32 +131,22 @@ HCL
       fi
     else
       case $v in
-      a | a0) cat <<HCL
+      a | a0 | r)
+        # The data source (a) or the resource (r) itself, repeated.
+        local block='data "omni_pd_pipeline" "p"' ref=data.omni_pd_pipeline.p
+        if [[ $v == r ]]; then block='resource "omni_pd_pipeline" "p"' ref=omni_pd_pipeline.p; fi
+        cat <<HCL
 terraform {
   required_providers {
     omni = { source = "omnipd/omni" }
   }
 }
-data "omni_pd_pipeline" "p" {
+$block {
   $repeat
   model          = "$model"
   reserved_ports = [$port]
 }
-output "bytes" { value = sum([for p in data.omni_pd_pipeline.p : length(p.config_yaml) + length(p.serve_command)]) }
-HCL
-        ;;
-      r) cat <<HCL
-terraform {
-  required_providers {
-    omni = { source = "omnipd/omni" }
-  }
-}
-resource "omni_pd_pipeline" "p" {
-  $repeat
-  model          = "$model"
-  reserved_ports = [$port]
-}
-output "bytes" { value = sum([for p in omni_pd_pipeline.p : length(p.config_yaml) + length(p.serve_command)]) }
+output "bytes" { value = sum([for p in $ref : length(p.config_yaml) + length(p.serve_command)]) }
 HCL
         ;;
       c) cat <<HCL
