@@ -139,11 +139,7 @@ func validateObject(ctx context.Context, config tfsdk.Config, base path.Path, at
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		p := base.AtName(name)
-		if len(base.Steps()) == 0 {
-			p = path.Root(name)
-		}
-		validateAttribute(ctx, config, attrs[name], p, values[name], diags)
+		validateAttribute(ctx, config, attrs[name], base.AtName(name), values[name], diags)
 	}
 }
 
