@@ -63,7 +63,7 @@ func (d *pdPipelineDataSource) Read(ctx context.Context, req datasource.ReadRequ
 // planned from them. After an error the state holds what was written so far,
 // as the framework's Read would leave it; Terraform discards it.
 func readPipeline(ctx context.Context, config tftypes.Value) (tftypes.Value, diag.Diagnostics) {
-	state := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config.Copy()}
+	state := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config}
 	var diags diag.Diagnostics
 
 	// Terraform defers the read while the configuration holds unknowns; if a

@@ -93,7 +93,7 @@ func (r *pdPipelineResource) ModifyPlan(ctx context.Context, req resource.Modify
 // holds what was written so far, as ModifyPlan would leave it; Terraform
 // discards it.
 func planResource(ctx context.Context, plan, prior tftypes.Value) (tftypes.Value, diag.Diagnostics) {
-	planned := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: plan.Copy()}
+	planned := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: plan}
 	var diags diag.Diagnostics
 
 	// An unknown input (say a host from another resource) may change any
