@@ -308,24 +308,14 @@ func TestSeedDownstreamBlock(t *testing.T) {
 }
 
 // mapDiff lists the keys where two decoded values differ.
-func mapDiff(prefix string, got, want any) string {
-	gm, gok := got.(map[string]any)
-	wm, wok := want.(map[string]any)
-	if !gok || !wok {
-		if !reflect.DeepEqual(got, want) {
-			return fmt.Sprintf("  %s: got %#v, want %#v\n", prefix, got, want)
-		}
-		return ""
-	}
-	var b strings.Builder
-	for _, k := range sortedStrings(union(gm, wm)) {
-		b.WriteString(mapDiff(prefix+"."+k, gm[k], wm[k]))
-	}
-	return b.String()
-}
+func mapDiff(prefix string, got, want any) string { return valueDiff(prefix, got, want, false) }
 
 // subsetDiff lists what want holds that got does not.
-func subsetDiff(prefix string, got, want any) string {
+func subsetDiff(prefix string, got, want any) string { return valueDiff(prefix, got, want, true) }
+
+// valueDiff compares two decoded values key by key: every key of either,
+// or with subset only want's keys.
+func valueDiff(prefix string, got, want any, subset bool) string {
 	gm, gok := got.(map[string]any)
 	wm, wok := want.(map[string]any)
 	if !gok || !wok {
@@ -334,9 +324,13 @@ func subsetDiff(prefix string, got, want any) string {
 		}
 		return ""
 	}
+	keys := wm
+	if !subset {
+		keys = union(gm, wm)
+	}
 	var b strings.Builder
-	for _, k := range sortedStrings(wm) {
-		b.WriteString(subsetDiff(prefix+"."+k, gm[k], wm[k]))
+	for _, k := range sortedStrings(keys) {
+		b.WriteString(valueDiff(prefix+"."+k, gm[k], wm[k], subset))
 	}
 	return b.String()
 }
