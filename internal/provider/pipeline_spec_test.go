@@ -47,7 +47,6 @@ func pathOf(dotted string) path.Path {
 }
 
 func TestSpecFromInputs(t *testing.T) {
-	ctx := context.Background()
 	engineArgs := types.DynamicValue(types.ObjectValueMust(
 		map[string]attr.Type{"max_num_batched_tokens": types.NumberType, "enforce_eager": types.BoolType},
 		map[string]attr.Value{"max_num_batched_tokens": types.NumberValue(big.NewFloat(4096)), "enforce_eager": types.BoolValue(true)},
@@ -67,17 +66,7 @@ func TestSpecFromInputs(t *testing.T) {
 		"reserved_ports":                 []int64{30002, 30001},
 		"config_path":                    "",
 	})
-	var m pipelineResourceModel
-	if diags := plan.Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
-	got, overrideDiags, diags := specFromInputs(ctx, m.pipelineInputs)
-	if len(overrideDiags) > 0 {
-		t.Fatal(overrideDiags)
-	}
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
+	got := specOf(t, plan)
 
 	zero, four, eight, half := 0, 4, 8, 0.5
 	want := pipeline.Spec{
@@ -100,18 +89,7 @@ func TestSpecFromInputs(t *testing.T) {
 
 // Unset inputs stay unset: the engine, not the provider, applies defaults.
 func TestSpecFromInputs_Minimal(t *testing.T) {
-	ctx := context.Background()
-	var m pipelineResourceModel
-	if diags := planWith(t, map[string]any{"model": "m"}).Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
-	got, overrideDiags, diags := specFromInputs(ctx, m.pipelineInputs)
-	if len(overrideDiags) > 0 {
-		t.Fatal(overrideDiags)
-	}
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
+	got := specOf(t, planWith(t, map[string]any{"model": "m"}))
 	if !reflect.DeepEqual(got, pipeline.Spec{Model: "m"}) {
 		t.Fatalf("spec = %#v", got)
 	}
@@ -141,4 +119,23 @@ func TestInputsKnown(t *testing.T) {
 	if inputsKnown(triggers.Raw) || !inputsKnown(triggers.Raw, "triggers") {
 		t.Error("ignore list not honoured")
 	}
+}
+
+// specOf is the Spec the provider builds from a plan's inputs; any
+// diagnostic fails the test.
+func specOf(t *testing.T, plan tfsdk.Plan) pipeline.Spec {
+	t.Helper()
+	ctx := context.Background()
+	var m pipelineResourceModel
+	if diags := plan.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	spec, overrideDiags, diags := specFromInputs(ctx, m.pipelineInputs)
+	if len(overrideDiags) > 0 {
+		t.Fatal(overrideDiags)
+	}
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	return spec
 }
