@@ -34,7 +34,7 @@ func Serve(address, version string, debugging bool) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	server := newServer(version)
+	framework := providerserver.NewProtocol6(New(version)())
 	var opts []tf6server.ServeOpt
 	switch {
 	case debugging:
@@ -45,17 +45,23 @@ func Serve(address, version string, debugging bool) error {
 				_ = os.Setenv(name, "OFF")
 			}
 		}
-		plain := server
-		server = func() tfprotov6.ProviderServer { return detached{plain()} }
+		plain := framework
+		framework = func() tfprotov6.ProviderServer { return detached{plain()} }
 	}
-	return tf6server.Serve(address, server, opts...)
+	return tf6server.Serve(address, withDirect(framework), opts...)
 }
 
-// newServer is the provider's protocol-6 server: the framework's, with
-// the calls made for every omni_pd_pipeline instance answered by
-// directServer. Serve and the tests use it.
+// newServer is the provider's protocol-6 server as the tests and
+// benchmarks use it: the framework's, behind directServer.
 func newServer(version string) func() tfprotov6.ProviderServer {
-	framework := providerserver.NewProtocol6(New(version)())
+	return withDirect(providerserver.NewProtocol6(New(version)()))
+}
+
+// withDirect puts directServer in front of a framework server: it answers
+// the calls made for every omni_pd_pipeline instance and passes the rest
+// on. detached, when Serve uses it, wraps only the framework, the one that
+// keeps each call's context.
+func withDirect(framework func() tfprotov6.ProviderServer) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer { return directServer{framework()} }
 }
 
