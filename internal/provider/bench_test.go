@@ -92,13 +92,13 @@ func benchValidate(b *testing.B, server tfprotov6.ProviderServer) {
 }
 
 // BenchmarkDataSourceRead: ReadDataSource on the seed: decoding the config,
-// planning, and encoding the outputs (directReads).
+// planning, and encoding the outputs (directServer).
 func BenchmarkDataSourceRead(b *testing.B) {
 	benchRead(b, newServer("bench")())
 }
 
 // BenchmarkDataSourceReadFramework: the same read through the framework's
-// ReadDataSource, which directReads bypasses.
+// ReadDataSource, which directServer bypasses.
 func BenchmarkDataSourceReadFramework(b *testing.B) {
 	benchRead(b, providerserver.NewProtocol6(New("bench")())())
 }

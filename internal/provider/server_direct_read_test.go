@@ -30,7 +30,7 @@ func tfNumber(n int64) tftypes.Value {
 	return tftypes.NewValue(tftypes.Number, big.NewFloat(float64(n)))
 }
 
-// TestDirectRead_MatchesFramework: directReads answers exactly what the
+// TestDirectRead_MatchesFramework: directServer answers exactly what the
 // framework's own ReadDataSource answers, byte for byte, for outputs,
 // warnings, errors at nested paths and unknown inputs alike.
 func TestDirectRead_MatchesFramework(t *testing.T) {
