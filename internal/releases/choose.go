@@ -1,0 +1,243 @@
+package releases
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Need is what a plan asks of a release.
+type Need struct {
+	// Dialect is the output dialect the user asked for; "" lets the
+	// release decide: stage_args wherever it reads that dialect and the
+	// base can be written in it, else stages.
+	Dialect string
+	// BaseDialect is the dialect of the base config.
+	BaseDialect string
+	// ToStageArgs is true when a `stages` base can be written as
+	// stage_args (an embedded preset gives its topology).
+	ToStageArgs bool
+	// BasePipeline is the pipeline the base describes (a preset name, or
+	// the base's `pipeline:` key), to look up a registered PD variant.
+	BasePipeline string
+	// Pipeline is the `pipeline:` key the user named, "" when none.
+	Pipeline string
+	// MultiHost is true when the stages run on more than one host.
+	MultiHost bool
+	// Connectors are the KV connector classes the PD pair loads
+	// (MultiConnector and each of its children).
+	Connectors []string
+}
+
+// Choice is a release and how a plan runs on it.
+type Choice struct {
+	Release Release
+	Dialect string
+	// PipelineKey is the `pipeline:` key the `stages` output names; "" in
+	// stage_args.
+	PipelineKey string
+	// UserPipeline is true when that key is the user's own registration,
+	// which the release does not have: the plan is written but PD depends
+	// on code outside vllm-omni.
+	UserPipeline bool
+}
+
+// dialectOn is the output dialect a plan takes on r.
+func (n Need) dialectOn(r Release) string {
+	if n.Dialect != "" {
+		return n.Dialect
+	}
+	if r.Reads(StageArgs) && (n.BaseDialect == StageArgs || n.ToStageArgs) {
+		return StageArgs
+	}
+	return Stages
+}
+
+// evaluate says how a plan runs on r, and every reason it does not run PD
+// there natively (its own loader and validator, no registration of the
+// user's). A Choice with UserPipeline set and no reasons runs only with the
+// user's registration.
+func (n Need) evaluate(r Release) (Choice, []string) {
+	c := Choice{Release: r, Dialect: n.dialectOn(r)}
+	var why []string
+	switch c.Dialect {
+	case StageArgs:
+		switch {
+		case !r.Reads(StageArgs):
+			why = append(why, "it cannot load a stage_args config")
+		case r.StageArgs == nil || !r.StageArgs.GenericPD:
+			why = append(why, "its stage_args runtime has no PD")
+		case n.BaseDialect == Stages && !n.ToStageArgs:
+			why = append(why, "this stages base config has no embedded preset to write it as stage_args")
+		}
+	case Stages:
+		registered := r.PDPipeline(n.BasePipeline)
+		switch {
+		case !r.Reads(Stages):
+			why = append(why, "it cannot load a stages config")
+		case n.Pipeline != "" && n.Pipeline != registered:
+			c.PipelineKey, c.UserPipeline = n.Pipeline, true
+		case registered == "":
+			why = append(why, "it registers no PD pipeline for "+describePipeline(n.BasePipeline)+" in the stages dialect")
+		default:
+			c.PipelineKey = registered
+		}
+	}
+	if n.MultiHost && !r.StageBased() {
+		why = append(why, "it has no stage-based launch (--stage-id, --headless) to run stages on several hosts")
+	}
+	for _, name := range n.Connectors {
+		if !r.KVConnectors.Has(name) {
+			why = append(why, "it cannot load "+name)
+		}
+	}
+	return c, why
+}
+
+func describePipeline(p string) string {
+	if p == "" {
+		return "this base config"
+	}
+	return p
+}
+
+// Problem is why a version cannot serve a plan: an error on
+// vllm_omni_version, or on the whole plan when no version was given.
+type Problem struct {
+	Code    string
+	Summary string
+	Detail  string
+}
+
+// Choose resolves the user's version (empty for the default) against the
+// table for a plan that needs n.
+//
+// Unset, the version is the newest final release on which the plan runs
+// PD natively (a release candidate only when no final release does). Set, it must name a release in the table (a line picks its
+// newest final release, or its newest release candidate when the line has
+// no final one) on which the plan runs PD, natively or through the
+// pipeline key the user registers.
+func Choose(version string, n Need) (Choice, *Problem) {
+	if version == "" {
+		// Final releases first: pip installs no release candidate unless
+		// asked, so a default that named one would match no machine.
+		for _, finalOnly := range []bool{true, false} {
+			for i := len(Table) - 1; i >= 0; i-- {
+				if finalOnly && Table[i].V().RC > 0 {
+					continue
+				}
+				if c, why := n.evaluate(Table[i]); len(why) == 0 && !c.UserPipeline {
+					return c, nil
+				}
+			}
+		}
+		return Choice{}, &Problem{Code: "release_none", Summary: "no vllm-omni release runs this plan's PD natively",
+			Detail: "none of the releases this provider knows (" + describeTable() + ") loads this plan and runs its prefill/decode pair without code of your own. " +
+				n.fix() + " If your machines register the PD pipeline themselves, set vllm_omni_version to the release they run."}
+	}
+	v, err := ParseVersion(version)
+	if err != nil {
+		return Choice{}, &Problem{Code: "release_malformed", Summary: "vllm_omni_version is not a version", Detail: err.Error() + ". " + n.working()}
+	}
+	r, p := lookup(v)
+	if p != nil {
+		p.Detail += " " + n.working()
+		return Choice{}, p
+	}
+	c, why := n.evaluate(r)
+	if len(why) > 0 {
+		return Choice{}, &Problem{Code: "release_no_pd", Summary: "this vllm-omni release cannot run the plan's PD",
+			Detail: fmt.Sprintf("vllm-omni %s cannot run this plan: %s. %s", r.Version, strings.Join(why, "; "), n.working())}
+	}
+	return c, nil
+}
+
+// lookup finds the table row a parsed version names.
+func lookup(v Version) (Release, *Problem) {
+	first, last := Table[0].V(), Table[len(Table)-1].V()
+	var best *Release
+	for i := range Table {
+		r := Table[i]
+		if !r.V().Matches(v) {
+			continue
+		}
+		// A line takes its newest final release, else its newest rc.
+		if best == nil || betterInLine(r.V(), best.V()) {
+			best = &Table[i]
+		}
+	}
+	if best != nil {
+		return *best, nil
+	}
+	switch {
+	case lineBefore(v, first):
+		return Release{}, &Problem{Code: "release_before_pd", Summary: "this vllm-omni release predates PD",
+			Detail: fmt.Sprintf("vllm-omni %s is older than %s, the first release with prefill-decode disaggregation.", v, first)}
+	case lineAfter(v, last):
+		return Release{}, &Problem{Code: "release_unknown_newer", Summary: "this vllm-omni release is newer than the provider knows",
+			Detail: fmt.Sprintf("vllm-omni %s is newer than %s, the newest release this provider's table describes; what it reads cannot be checked. Use a known release, or a provider version that knows it.", v, last)}
+	}
+	return Release{}, &Problem{Code: "release_unknown", Summary: "no such vllm-omni release",
+		Detail: fmt.Sprintf("vllm-omni %s is not a release this provider knows (%s).", v, describeTable())}
+}
+
+func betterInLine(a, b Version) bool {
+	if (a.RC == 0) != (b.RC == 0) {
+		return a.RC == 0
+	}
+	return a.Compare(b) > 0
+}
+
+func lineBefore(v, first Version) bool {
+	return v.Major < first.Major || v.Major == first.Major && v.Minor < first.Minor ||
+		v.HasPatch && v.Line() == first.Line() && v.Compare(first) < 0
+}
+
+func lineAfter(v, last Version) bool {
+	return v.Major > last.Major || v.Major == last.Major && v.Minor > last.Minor ||
+		v.HasPatch && v.Line() == last.Line() && v.Compare(last) > 0
+}
+
+// working lists the releases on which the plan would run, natively or with
+// the user's registration.
+func (n Need) working() string {
+	var ok []string
+	for _, r := range Table {
+		if _, why := n.evaluate(r); len(why) == 0 {
+			ok = append(ok, r.Version)
+		}
+	}
+	if len(ok) == 0 {
+		return "No release this provider knows runs this plan's PD; " + n.fix()
+	}
+	return "Releases that run this plan: " + strings.Join(ok, ", ") + "."
+}
+
+// fix says what to change when no release runs the plan.
+func (n Need) fix() string {
+	var out []string
+	if n.Dialect == Stages || n.dialectOn(Table[len(Table)-1]) == Stages {
+		out = append(out, "the stages dialect runs PD only through a registered pipeline, and no release registers one for "+describePipeline(n.BasePipeline)+
+			": use a stage_args base (or format = \"stage_args\") on a release that reads it, or name your own registration in pipeline")
+	}
+	if n.MultiHost {
+		out = append(out, "a multi-host plan needs a release with the stage-based launch")
+	}
+	if len(out) == 0 {
+		return "Check the connector and the hosts against the release table in the provider's docs."
+	}
+	s := strings.Join(out, "; ") + "."
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func describeTable() string {
+	return Table[0].Version + " to " + Table[len(Table)-1].Version
+}
+
+// Versions lists every release in the table, oldest first.
+func Versions() []string {
+	out := make([]string, len(Table))
+	for i, r := range Table {
+		out[i] = r.Version
+	}
+	return out
+}

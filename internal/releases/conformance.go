@@ -1,0 +1,423 @@
+package releases
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// Violation is one thing a release would refuse, or would start with PD
+// off, in a deploy config and its launch lines.
+type Violation struct {
+	Rule   string // stable name of the rule
+	Detail string
+}
+
+func (v Violation) String() string { return v.Rule + ": " + v.Detail }
+
+// Deployment is what machines run: the config and every process's argv.
+type Deployment struct {
+	Doc   *stageconfig.Document
+	Argvs [][]string
+	// UserPipeline is true when the `pipeline:` key is the user's own
+	// registration rather than one the release has.
+	UserPipeline bool
+}
+
+// crossHostConnectors are the omni transfer connectors that reach another
+// host; SharedMemoryConnector, the one an edge gets when it names none
+// (load_omni_transfer_config in
+// vllm_omni/distributed/omni_connectors/utils/initialization.py@1ef338db),
+// does not. Registered names: vllm_omni/distributed/omni_connectors/factory.py@2c250b81.
+var crossHostConnectors = []string{
+	"MooncakeTransferEngineConnector", "MooncakeStoreConnector", "MooncakeConnector", "MoriTransferEngineConnector", "YuanrongConnector",
+}
+
+// CrossHostConnector is the omni connector the provider names on an edge
+// between two hosts, as upstream's multi-node PD file does
+// (vllm_omni/deploy/hunyuan_image_3_moe_pd.yaml@c9899cfe): it needs no
+// service besides the two stages.
+const CrossHostConnector = "MooncakeTransferEngineConnector"
+
+// Conform checks a deployment against what release r reads, validates and
+// accepts on its command line. It returns nil when r starts it with PD on.
+func Conform(r Release, d Deployment) []Violation {
+	c := &conformance{r: r, d: d}
+	c.loader()
+	if d.Doc.Dialect == StageArgs {
+		c.stageArgsKeys()
+	} else {
+		c.deployKeys()
+	}
+	c.pdPair()
+	c.connectorsLoadable()
+	c.crossHostEdges()
+	c.mooncakeEnv()
+	c.commandLines()
+	return c.out
+}
+
+type conformance struct {
+	r   Release
+	d   Deployment
+	out []Violation
+}
+
+func (c *conformance) add(rule, format string, args ...any) {
+	c.out = append(c.out, Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+}
+
+// loader: the file's dialect must be one r loads, through the flag every
+// launch line uses.
+func (c *conformance) loader() {
+	dialect := string(c.d.Doc.Dialect)
+	want := c.r.FlagFor(dialect)
+	if want == "" {
+		c.add("dialect_unreadable", "vllm-omni %s does not load a %s config", c.r.Version, dialect)
+	}
+	for i, argv := range c.d.Argvs {
+		var flags []string
+		for _, a := range argv {
+			if a == FlagStageConfigsPath || a == FlagDeployConfig {
+				flags = append(flags, a)
+			}
+		}
+		switch {
+		case len(flags) != 1:
+			c.add("config_flag", "launch %d names the config with %d flags (%s); it needs exactly one", i, len(flags), strings.Join(flags, ", "))
+		case want != "" && flags[0] != want:
+			c.add("config_flag", "launch %d passes a %s config with %s; vllm-omni %s reads it only through %s", i, dialect, flags[0], c.r.Version, want)
+		}
+	}
+}
+
+// stageArgsKeys: what the stage_args runtime reads of each stage.
+func (c *conformance) stageArgsKeys() {
+	ids := map[int]bool{}
+	for _, s := range c.d.Doc.Stages() {
+		id, ok := s.ID()
+		if !ok {
+			c.add("stage_id", "%s has no integer stage_id", s.Describe())
+		} else if ids[id] {
+			c.add("stage_id", "stage_id %d appears twice", id)
+		}
+		ids[id] = true
+		if s.ModelStage() == "" {
+			c.add("model_stage", "%s has no engine_args.model_stage", s.Describe())
+		}
+		if c.r.StageArgs == nil {
+			continue // the release has no such runtime; loader() said so
+		}
+		for _, k := range c.r.StageArgs.Ignored {
+			if stageconfig.PathGet(s.Node, k.Key...) != nil {
+				c.add("ignored_key", "%s sets %s, which vllm-omni %s never reads; it reads %s", s.Describe(), strings.Join(k.Key, "."), c.r.Version, strings.Join(k.ReadAs, "."))
+			}
+		}
+	}
+}
+
+// deployKeys: what the deploy loader needs of a stages file.
+func (c *conformance) deployKeys() {
+	top := c.d.Doc.Top()
+	key, _ := stageconfig.ScalarString(stageconfig.MapGet(top, "pipeline"))
+	switch {
+	case key == "":
+		c.add("pipeline_missing", "a stages file turns PD on only through a registered pipeline named by pipeline:, and none is named")
+	case !c.d.UserPipeline && !c.registered(key):
+		c.add("pipeline_unregistered", "pipeline %q is not registered in vllm-omni %s: the deploy loader raises KeyError", key, c.r.Version)
+	}
+	if stageconfig.MapGet(top, "async_chunk") == nil && c.r.Deploy != nil && c.r.Deploy.AsyncChunkDefault {
+		c.add("async_chunk_implicit", "async_chunk is not written; vllm-omni %s's deploy loader then assumes true, which the sync input processors do not serve", c.r.Version)
+	}
+	if stageconfig.MapGet(top, "stage_args") != nil {
+		c.add("stage_args_in_stages", "a stages file also holds stage_args")
+	}
+}
+
+func (c *conformance) registered(key string) bool {
+	if c.r.Deploy == nil {
+		return false
+	}
+	for _, k := range c.r.Deploy.PDPipelines {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// pdSide is one stage of the PD pair as the validator reads it.
+type pdSide struct {
+	stage stageconfig.Stage
+	id    int
+	kv    *yaml.Node
+}
+
+func (s pdSide) kvString(key string) string {
+	v, _ := stageconfig.ScalarString(stageconfig.MapGet(s.kv, key))
+	return v
+}
+
+// pdPair finds the pair as the release does (the stage flags in
+// stage_args; in stages, where the flags belong to the registered
+// pipeline, the kv_role each side carries) and applies its validator.
+func (c *conformance) pdPair() {
+	var pre, dec []pdSide
+	for _, s := range c.d.Doc.Stages() {
+		id, _ := s.ID()
+		side := pdSide{stage: s, id: id, kv: s.Engine("kv_transfer_config")}
+		isPre, isDec := c.role(s, side)
+		if isPre {
+			pre = append(pre, side)
+		}
+		if isDec {
+			dec = append(dec, side)
+		}
+	}
+	v := c.r.Validator
+	if len(pre) != 1 || len(dec) != 1 {
+		if v.Has(CheckOnePair) {
+			c.add("pd_pair", "vllm-omni %s runs PD with exactly one prefill and one decode stage; found %d and %d", c.r.Version, len(pre), len(dec))
+		}
+		return
+	}
+	p, d := pre[0], dec[0]
+	if v.Has(CheckKVConfigPresent) {
+		for _, s := range []pdSide{p, d} {
+			if s.kv == nil || s.kv.Kind != yaml.MappingNode {
+				c.add("kv_transfer_config", "%s has no kv_transfer_config mapping", s.stage.Describe())
+			}
+		}
+	}
+	if v.Has(CheckRoles) {
+		if r := p.kvString("kv_role"); r != "kv_producer" && r != "kv_both" {
+			c.add("kv_role", "prefill %s has kv_role %q; the validator wants kv_producer or kv_both", p.stage.Describe(), r)
+		}
+		if r := d.kvString("kv_role"); r != "kv_consumer" && r != "kv_both" {
+			c.add("kv_role", "decode %s has kv_role %q; the validator wants kv_consumer or kv_both", d.stage.Describe(), r)
+		}
+	}
+	if v.Has(CheckDecodeReadsPrefill) && c.d.Doc.Dialect == StageArgs {
+		if ins, _, _ := d.stage.Inputs(); !slices.Contains(ins, p.id) {
+			c.add("decode_input", "decode %s does not list prefill stage %d in engine_input_source", d.stage.Describe(), p.id)
+		}
+	}
+	if v.Has(CheckSameConnector) {
+		if a, b := p.kvString("kv_connector"), d.kvString("kv_connector"); a == "" || a != b {
+			c.add("kv_connector", "prefill uses %q and decode %q; the validator wants one non-empty kv_connector", a, b)
+		}
+	}
+	if v.Has(CheckBuffers) {
+		for _, k := range []string{"kv_buffer_device", "kv_buffer_size"} {
+			a, aok := stageconfig.ScalarString(stageconfig.MapGet(p.kv, k))
+			b, bok := stageconfig.ScalarString(stageconfig.MapGet(d.kv, k))
+			if aok && bok && a != b {
+				c.add("kv_buffer", "%s is %s on prefill and %s on decode", k, a, b)
+			}
+		}
+	}
+	if v.Has(CheckEqualTP) {
+		if a, b := tensorParallel(p.stage), tensorParallel(d.stage); a != b {
+			c.add("tensor_parallel", "prefill has tensor_parallel_size %d and decode %d; vllm-omni %s refuses any difference", a, b, c.r.Version)
+		}
+	}
+	if v.Has(CheckPrefillEntry) && c.d.Doc.Dialect == StageArgs {
+		if ins, _, _ := p.stage.Inputs(); p.id != 0 || len(ins) > 0 {
+			c.add("prefill_entry", "prefill %s is not stage 0 with no inputs; requests enter at stage 0 and only there is prefill held to one token", p.stage.Describe())
+		}
+	}
+}
+
+func (c *conformance) role(s stageconfig.Stage, side pdSide) (prefill, decode bool) {
+	if c.d.Doc.Dialect == StageArgs {
+		p, _ := stageconfig.ScalarBool(s.Get("is_prefill_only"))
+		d, _ := stageconfig.ScalarBool(s.Get("is_decode_only"))
+		return p, d
+	}
+	switch side.kvString("kv_role") {
+	case "kv_producer":
+		return true, false
+	case "kv_consumer":
+		return false, true
+	case "kv_both":
+		// kv_both on both sides: the first is prefill, in stage order.
+		return side.kvString("kv_rank") == "0", side.kvString("kv_rank") != "0"
+	}
+	return false, false
+}
+
+func tensorParallel(s stageconfig.Stage) int {
+	if v, ok := stageconfig.ScalarInt(s.Engine("tensor_parallel_size")); ok {
+		return v
+	}
+	return 1
+}
+
+// connectorsLoadable: every KV connector named must be one the release's
+// vLLM has, MultiConnector's children included.
+func (c *conformance) connectorsLoadable() {
+	for _, s := range c.d.Doc.Stages() {
+		kv := s.Engine("kv_transfer_config")
+		if kv == nil {
+			continue
+		}
+		names := []*yaml.Node{stageconfig.MapGet(kv, "kv_connector")}
+		children := stageconfig.MapGet(stageconfig.MapGet(kv, "kv_connector_extra_config"), "connectors")
+		if children != nil {
+			for _, ch := range children.Content {
+				names = append(names, stageconfig.MapGet(ch, "kv_connector"))
+			}
+		}
+		for _, n := range names {
+			if name, ok := stageconfig.ScalarString(n); ok && !c.r.KVConnectors.Has(name) {
+				c.add("kv_connector_unknown", "%s names %s, which vllm-omni %s (vLLM %s) cannot load", s.Describe(), name, c.r.Version, c.r.VLLM)
+			}
+		}
+	}
+}
+
+// hostOf is where a config says a stage runs: its VLLM_HOST_IP.
+func hostOf(s stageconfig.Stage) string {
+	h, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_HOST_IP"))
+	return h
+}
+
+// crossHostEdges: an edge between stages on different hosts must name, at
+// both ends, a defined connector that reaches another host.
+func (c *conformance) crossHostEdges() {
+	byID := map[int]stageconfig.Stage{}
+	for _, s := range c.d.Doc.Stages() {
+		if id, ok := s.ID(); ok {
+			byID[id] = s
+		}
+	}
+	defs := c.connectorDefs()
+	for _, to := range c.d.Doc.Stages() {
+		toID, _ := to.ID()
+		ins, _, _ := to.Inputs()
+		for _, from := range ins {
+			src, ok := byID[from]
+			if !ok || hostOf(src) == hostOf(to) {
+				continue
+			}
+			out := connectorRef(src, "output_connectors", "to_stage_", toID)
+			in := connectorRef(to, "input_connectors", "from_stage_", from)
+			switch {
+			case out == "" || in == "":
+				c.add("cross_host_edge", "edge %d → %d crosses hosts (%s to %s) but names no connector at both ends; it would get a SharedMemoryConnector, which cannot cross hosts", from, toID, hostOf(src), hostOf(to))
+			case out != in:
+				c.add("cross_host_edge", "edge %d → %d names %q at one end and %q at the other", from, toID, out, in)
+			case !slices.Contains(crossHostConnectors, defs[out]):
+				c.add("cross_host_edge", "edge %d → %d crosses hosts through %q (%s), which does not reach another host", from, toID, out, defs[out])
+			}
+		}
+	}
+}
+
+// connectorDefs maps each defined omni connector to its class name.
+func (c *conformance) connectorDefs() map[string]string {
+	m := stageconfig.MapGet(c.d.Doc.Top(), "connectors")
+	if c.d.Doc.Dialect == StageArgs {
+		m = stageconfig.MapGet(stageconfig.MapGet(c.d.Doc.Top(), "runtime"), "connectors")
+	}
+	out := map[string]string{}
+	for _, k := range stageconfig.MapKeys(m) {
+		out[k], _ = stageconfig.ScalarString(stageconfig.MapGet(stageconfig.MapGet(m, k), "name"))
+	}
+	return out
+}
+
+func connectorRef(s stageconfig.Stage, key, prefix string, other int) string {
+	name, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Get(key), prefix+strconv.Itoa(other)))
+	return name
+}
+
+// mooncakeEnv: vLLM's bootstrap server binds VLLM_MOONCAKE_BOOTSTRAP_PORT
+// (8998 when unset) while vllm-omni points decode at
+// kv_connector_extra_config.mooncake_bootstrap_port, and its patch refuses
+// a port already taken (vllm_omni/distributed/kv_transfer/mooncake_pd_patch.py@3ba7024e;
+// vllm/distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_connector.py@00f4240e).
+// Each PD stage must set the two equal.
+func (c *conformance) mooncakeEnv() {
+	for _, s := range c.d.Doc.Stages() {
+		kv := s.Engine("kv_transfer_config")
+		if name, _ := stageconfig.ScalarString(stageconfig.MapGet(kv, "kv_connector")); name != "MooncakeConnector" {
+			continue
+		}
+		port, ok := stageconfig.ScalarString(stageconfig.MapGet(stageconfig.MapGet(kv, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
+		env, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_MOONCAKE_BOOTSTRAP_PORT"))
+		if ok && env != port {
+			c.add("mooncake_bootstrap_env", "%s has mooncake_bootstrap_port %s but VLLM_MOONCAKE_BOOTSTRAP_PORT %q: vLLM binds the variable (8998 when unset) and decode dials the other", s.Describe(), port, env)
+		}
+	}
+}
+
+// commandLines: every launch is `vllm serve <model> --omni ...` with flags
+// the release has, combined as its serve.py validate() allows
+// (vllm_omni/entrypoints/cli/serve.py@0027c20a), and a stage-based launch
+// starts every stage once with one head.
+func (c *conformance) commandLines() {
+	stageBased := map[int]int{}
+	heads := 0
+	for i, argv := range c.d.Argvs {
+		if len(argv) < 3 || argv[0] != "vllm" || argv[1] != "serve" || strings.HasPrefix(argv[2], "-") || !slices.Contains(argv, "--omni") {
+			c.add("command", "launch %d is not `vllm serve <model> --omni ...`: %q", i, argv)
+			continue
+		}
+		has := func(f string) bool { return slices.Contains(argv, f) }
+		for _, f := range []string{FlagStageID, FlagHeadless, FlagOmniMasterAddress, FlagOmniMasterPort, FlagOmniReplicaAddr, FlagOmniDPSizeLocal} {
+			if has(f) && !c.r.StageCLI.Has(f) {
+				c.add("cli_flag", "launch %d passes %s, which vllm-omni %s does not have", i, f, c.r.Version)
+			}
+		}
+		if has(FlagStageID) && (!has(FlagOmniMasterAddress) || !has(FlagOmniMasterPort)) {
+			c.add("cli_flag", "launch %d passes %s without both master flags", i, FlagStageID)
+		}
+		if has(FlagHeadless) && !has(FlagStageID) {
+			c.add("cli_flag", "launch %d is headless without %s", i, FlagStageID)
+		}
+		if has(FlagOmniReplicaAddr) && !has(FlagHeadless) {
+			c.add("cli_flag", "launch %d passes %s without %s", i, FlagOmniReplicaAddr, FlagHeadless)
+		}
+		if !has(FlagStageID) {
+			continue
+		}
+		id, err := strconv.Atoi(valueOf(argv, FlagStageID))
+		if err != nil {
+			c.add("cli_flag", "launch %d: %s takes one integer", i, FlagStageID)
+			continue
+		}
+		stageBased[id]++
+		if !has(FlagHeadless) {
+			heads++
+		}
+	}
+	if len(stageBased) == 0 {
+		if len(c.d.Argvs) > 1 {
+			c.add("launches", "%d whole-pipeline launches; one runs every stage", len(c.d.Argvs))
+		}
+		return
+	}
+	if heads != 1 {
+		c.add("launches", "a stage-based launch needs exactly one head (a process without %s); found %d", FlagHeadless, heads)
+	}
+	for _, s := range c.d.Doc.Stages() {
+		if id, ok := s.ID(); ok && stageBased[id] != 1 {
+			c.add("launches", "stage %d is launched %d times; each stage needs one process", id, stageBased[id])
+		}
+	}
+}
+
+func valueOf(argv []string, flag string) string {
+	for i := 0; i+1 < len(argv); i++ {
+		if argv[i] == flag {
+			return argv[i+1]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,175 @@
+package releases
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// A PD config the 0.24.0 row accepts; each case below breaks one rule.
+const conformingPD = `stage_args:
+  - stage_id: 0
+    is_prefill_only: true
+    runtime:
+      devices: "0"
+      env:
+        VLLM_MOONCAKE_BOOTSTRAP_PORT: "25201"
+    engine_args:
+      model_stage: thinker
+      tensor_parallel_size: 1
+      kv_transfer_config:
+        kv_connector: MooncakeConnector
+        kv_role: kv_producer
+        kv_rank: 0
+        kv_parallel_size: 2
+        kv_connector_extra_config:
+          mooncake_bootstrap_port: 25201
+    final_output: false
+  - stage_id: 1
+    is_decode_only: true
+    runtime:
+      devices: "1"
+      env:
+        VLLM_MOONCAKE_BOOTSTRAP_PORT: "25202"
+    engine_args:
+      model_stage: thinker
+      tensor_parallel_size: 1
+      kv_transfer_config:
+        kv_connector: MooncakeConnector
+        kv_role: kv_consumer
+        kv_rank: 1
+        kv_parallel_size: 2
+        kv_connector_extra_config:
+          mooncake_bootstrap_port: 25202
+    engine_input_source: [0]
+    final_output: true
+  - stage_id: 2
+    runtime:
+      devices: "2"
+    engine_args:
+      model_stage: talker
+    engine_input_source: [1]
+    custom_process_input_func: m.thinker2talker
+`
+
+var serve = []string{"vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "--omni", "--port", "8091", "--stage-configs-path", "/etc/c.yaml"}
+
+func release(t *testing.T, v string) Release {
+	t.Helper()
+	for _, r := range Table {
+		if r.Version == v {
+			return r
+		}
+	}
+	t.Fatalf("no row %s", v)
+	return Release{}
+}
+
+func deployment(t *testing.T, yaml string, argvs ...[]string) Deployment {
+	t.Helper()
+	doc, err := stageconfig.Parse([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(argvs) == 0 {
+		argvs = [][]string{serve}
+	}
+	return Deployment{Doc: doc, Argvs: argvs}
+}
+
+func stageArgv(extra ...string) []string {
+	return append(append([]string{}, serve...), extra...)
+}
+
+func TestConform(t *testing.T) {
+	if vs := Conform(release(t, "0.24.0"), deployment(t, conformingPD)); len(vs) != 0 {
+		t.Fatalf("the conforming config fails: %v", vs)
+	}
+	edit := func(old, new string) string {
+		if !strings.Contains(conformingPD, old) {
+			t.Fatalf("%q is not in the config", old)
+		}
+		return strings.Replace(conformingPD, old, new, 1)
+	}
+	master := []string{"--omni-master-address", "10.0.0.1", "--omni-master-port", "26000"}
+	tests := []struct {
+		name, release string
+		d             Deployment
+		rule          string
+	}{
+		{"the recipe's launch flag", "0.24.0", deployment(t, conformingPD, []string{"vllm", "serve", "m", "--omni", "--deploy-config", "/c.yaml"}), "config_flag"},
+		{"stage_args on a release without its loader", "0.28.0", deployment(t, conformingPD), "dialect_unreadable"},
+		{"no config flag", "0.24.0", deployment(t, conformingPD, []string{"vllm", "serve", "m", "--omni"}), "config_flag"},
+		{"sync_process_input_func", "0.24.0", deployment(t, edit("custom_process_input_func", "sync_process_input_func")), "ignored_key"},
+		{"runtime.max_batch_size", "0.24.0", deployment(t, edit(`devices: "2"`, "devices: \"2\"\n      max_batch_size: 4")), "ignored_key"},
+		{"no model_stage", "0.24.0", deployment(t, edit("model_stage: talker", "worker_type: ar")), "model_stage"},
+		{"a second prefill", "0.24.0", deployment(t, edit("  - stage_id: 2\n", "  - stage_id: 2\n    is_prefill_only: true\n")), "pd_pair"},
+		{"decode with the producer role", "0.24.0", deployment(t, edit("kv_role: kv_consumer", "kv_role: kv_producer")), "kv_role"},
+		{"decode does not read prefill", "0.24.0", deployment(t, edit("engine_input_source: [0]", "engine_input_source: []")), "decode_input"},
+		{"different connectors", "0.24.0", deployment(t, edit("kv_connector: MooncakeConnector\n        kv_role: kv_consumer", "kv_connector: NixlConnector\n        kv_role: kv_consumer")), "kv_connector"},
+		{"different buffers", "0.24.0", deployment(t, strings.Replace(edit("kv_role: kv_producer", "kv_role: kv_producer\n        kv_buffer_size: 1"), "kv_role: kv_consumer", "kv_role: kv_consumer\n        kv_buffer_size: 2", 1)), "kv_buffer"},
+		{"NIXL with a larger decode TP", "0.24.0", deployment(t, strings.ReplaceAll(edit("tensor_parallel_size: 1\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer", "tensor_parallel_size: 2\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer"), "MooncakeConnector", "NixlConnector")), "tensor_parallel"},
+		{"P2pNccl on vLLM 0.24", "0.24.0", deployment(t, strings.ReplaceAll(conformingPD, "MooncakeConnector", "P2pNcclConnector")), "kv_connector_unknown"},
+		{"bootstrap env unset", "0.24.0", deployment(t, edit("      env:\n        VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"\n", "")), "mooncake_bootstrap_env"},
+		{"edge across hosts without a connector", "0.24.0", deployment(t,
+			strings.Replace(edit("VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"", "VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"\n        VLLM_HOST_IP: 10.0.0.1"), "VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25202\"", "VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25202\"\n        VLLM_HOST_IP: 10.0.0.2", 1),
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "cross_host_edge"},
+		{"replica address on a release without it", "0.22.0", deployment(t, conformingPD,
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless", "--omni-replica-address", "10.0.0.2"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "cli_flag"},
+		{"stage id without the master flags", "0.24.0", deployment(t, conformingPD, stageArgv("--stage-id", "0")), "cli_flag"},
+		{"a stage launched twice", "0.24.0", deployment(t, conformingPD,
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...)), "launches"},
+		{"two heads", "0.24.0", deployment(t, conformingPD,
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "launches"},
+		{"a shell around the launch", "0.24.0", deployment(t, conformingPD, []string{"/bin/sh", "-c", "vllm serve m --omni & wait"}), "command"},
+		{"prefill not at stage 0", "0.24.0", deployment(t, strings.Replace(strings.Replace(strings.Replace(conformingPD, "stage_id: 0", "stage_id: 5", 1), "engine_input_source: [0]", "engine_input_source: [5]", 1), "    final_output: false", "    final_output: false\n    engine_input_source: [2]", 1)), "prefill_entry"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			vs := Conform(release(t, tc.release), tc.d)
+			for _, v := range vs {
+				if v.Rule == tc.rule {
+					return
+				}
+			}
+			t.Errorf("want %s, got %v", tc.rule, vs)
+		})
+	}
+}
+
+func TestConform_StagesDialect(t *testing.T) {
+	const file = `pipeline: qwen3_omni_moe_pd
+async_chunk: false
+stages:
+  - stage_id: 0
+    tensor_parallel_size: 1
+    env:
+      VLLM_MOONCAKE_BOOTSTRAP_PORT: "25201"
+    kv_transfer_config: {kv_connector: MooncakeConnector, kv_role: kv_producer, kv_rank: 0, kv_connector_extra_config: {mooncake_bootstrap_port: 25201}}
+  - stage_id: 1
+    tensor_parallel_size: 1
+    env:
+      VLLM_MOONCAKE_BOOTSTRAP_PORT: "25202"
+    kv_transfer_config: {kv_connector: MooncakeConnector, kv_role: kv_consumer, kv_rank: 1, kv_connector_extra_config: {mooncake_bootstrap_port: 25202}}
+`
+	argv := []string{"vllm", "serve", "m", "--omni", "--deploy-config", "/c.yaml"}
+	d := deployment(t, file, argv)
+	r := release(t, "0.28.0")
+	if vs := Conform(r, d); len(vs) != 1 || vs[0].Rule != "pipeline_unregistered" {
+		t.Errorf("no release registers qwen3_omni_moe_pd: want pipeline_unregistered alone, got %v", vs)
+	}
+	d.UserPipeline = true
+	if vs := Conform(r, d); len(vs) != 0 {
+		t.Errorf("with the user's registration: %v", vs)
+	}
+	d = deployment(t, strings.Replace(file, "async_chunk: false\n", "", 1), argv)
+	d.UserPipeline = true
+	if vs := Conform(r, d); len(vs) != 1 || vs[0].Rule != "async_chunk_implicit" {
+		t.Errorf("want async_chunk_implicit, got %v", vs)
+	}
+}

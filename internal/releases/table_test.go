@@ -1,0 +1,174 @@
+package releases
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// rowFacts is what each release row must say, one line per release: adding
+// a release to the table means adding its line here.
+var rowFacts = []struct {
+	version            string
+	stageArgs, stages  bool // loaders
+	refuses            bool // the deploy loader refuses stage_args
+	replicaFlags, p2p  bool
+	nativeQwen3Default bool // runs the default Qwen3-Omni plan natively
+}{
+	{"0.19.0rc1", true, false, false, false, true, true},
+	{"0.20.0", true, true, false, false, true, true},
+	{"0.21.0rc1", true, true, false, false, true, true},
+	{"0.22.0", true, true, false, false, true, true},
+	{"0.23.0rc1", true, true, false, false, false, true},
+	{"0.24.0", true, true, false, true, false, true},
+	{"0.25.0rc1", true, true, false, true, false, true},
+	{"0.26.0rc1", true, true, false, true, false, true},
+	{"0.26.0", false, true, false, true, false, false},
+	{"0.27.0rc1", false, true, false, true, false, false},
+	{"0.27.0", false, true, false, true, false, false},
+	{"0.28.0", false, true, true, true, false, false},
+	{"0.29.0rc1", false, true, true, true, false, false},
+	{"0.30.0", false, true, true, true, false, false},
+	{"0.31.0rc1", false, true, true, true, false, false},
+	{"0.32.0", false, true, true, true, false, false},
+}
+
+var qwen3Default = Need{BaseDialect: StageArgs, BasePipeline: "qwen3_omni_moe", Connectors: []string{"MooncakeConnector"}}
+
+func TestTable_Rows(t *testing.T) {
+	if len(Table) != len(rowFacts) {
+		t.Fatalf("%d rows, %d lines of facts: add the new release to rowFacts", len(Table), len(rowFacts))
+	}
+	for i, want := range rowFacts {
+		r := Table[i]
+		if r.Version != want.version {
+			t.Fatalf("row %d is %s, want %s", i, r.Version, want.version)
+		}
+		got := []bool{r.Reads(StageArgs), r.Reads(Stages), r.Deploy != nil && r.Deploy.RefusesStageArgs,
+			r.StageCLI.Has(FlagOmniReplicaAddr), r.KVConnectors.Has("P2pNcclConnector")}
+		exp := []bool{want.stageArgs, want.stages, want.refuses, want.replicaFlags, want.p2p}
+		for j, name := range []string{"stage_args loader", "stages loader", "refuses stage_args", "replica flags", "P2pNcclConnector"} {
+			if got[j] != exp[j] {
+				t.Errorf("%s: %s = %v, want %v", r.Version, name, got[j], exp[j])
+			}
+		}
+		if _, why := qwen3Default.evaluate(r); (len(why) == 0) != want.nativeQwen3Default {
+			t.Errorf("%s: runs the default plan natively = %v (%v), want %v", r.Version, len(why) == 0, why, want.nativeQwen3Default)
+		}
+	}
+}
+
+var date = regexp.MustCompile(`^2026-\d\d-\d\d$`)
+
+// TestTable_WellFormed holds every row to the table's own rules.
+func TestTable_WellFormed(t *testing.T) {
+	for i, r := range Table {
+		v, err := ParseVersion(r.Version)
+		if err != nil || !v.HasPatch {
+			t.Errorf("row %d: version %q is not an exact release", i, r.Version)
+			continue
+		}
+		if i > 0 && Table[i-1].V().Compare(v) >= 0 {
+			t.Errorf("%s is not newer than %s: keep the table oldest first", r.Version, Table[i-1].Version)
+		}
+		if r.VLLM != v.Line() {
+			t.Errorf("%s needs vLLM %s; vllm-omni x.y needs vLLM x.y", r.Version, r.VLLM)
+		}
+		if r.Date != "" && !date.MatchString(r.Date) {
+			t.Errorf("%s: date %q is not YYYY-MM-DD", r.Version, r.Date)
+		}
+		if r.Source == "" || r.Validator.Source == "" || r.StageCLI.Source == "" || r.KVConnectors.Source == "" {
+			t.Errorf("%s: a fact has no source", r.Version)
+		}
+		if (r.StageArgs != nil) != r.Reads(StageArgs) {
+			t.Errorf("%s: the stage_args runtime is described iff the dialect is loaded", r.Version)
+		}
+		if r.Reads(Stages) && r.Deploy == nil {
+			t.Errorf("%s: loads stages but describes no deploy loader", r.Version)
+		}
+		for _, l := range r.Loaders {
+			want := map[string]string{StageArgs: FlagStageConfigsPath, Stages: FlagDeployConfig}[l.Dialect]
+			if l.Flag != want || l.Source == "" {
+				t.Errorf("%s: %s is read through %s (source %q)", r.Version, l.Dialect, l.Flag, l.Source)
+			}
+		}
+		if !r.Validator.Has(CheckEqualTP) {
+			t.Errorf("%s: every release's PD validator demands equal tensor_parallel_size", r.Version)
+		}
+		if !r.StageBased() {
+			t.Errorf("%s has no stage-based launch", r.Version)
+		}
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	for _, s := range []string{"0.24", "0.24.0", "0.27.0rc1", "1.0", "0.100.3"} {
+		v, err := ParseVersion(s)
+		if err != nil || v.String() != s {
+			t.Errorf("%q: %v, %v", s, v, err)
+		}
+	}
+	for _, s := range []string{"", "v0.24", "0.24.", "0.24.0.post1", "0.24rc1", "0.024", "0.24.0-rc1", "0.24.0rc0", " 0.24", "0.24\n"} {
+		if _, err := ParseVersion(s); err == nil {
+			t.Errorf("%q parsed", s)
+		}
+	}
+	if MustVersion("0.27.0rc1").Compare(MustVersion("0.27.0")) >= 0 || MustVersion("0.27.0rc2").Compare(MustVersion("0.27.0rc1")) <= 0 {
+		t.Error("release candidates must sort before their release, and by number")
+	}
+}
+
+func TestChoose(t *testing.T) {
+	multi := qwen3Default
+	multi.MultiHost = true
+	p2p := qwen3Default
+	p2p.Connectors = []string{"P2pNcclConnector"}
+	stages := qwen3Default
+	stages.Dialect = Stages
+	userPipeline := stages
+	userPipeline.Pipeline = "my_pd"
+	tests := []struct {
+		name, version string
+		need          Need
+		release       string // "" when an error is expected
+		dialect       string
+		code          string
+	}{
+		{"default: newest final release that runs PD", "", qwen3Default, "0.24.0", StageArgs, ""},
+		{"a line takes its newest final release", "0.22", qwen3Default, "0.22.0", StageArgs, ""},
+		{"a line with only a candidate takes it", "0.25", qwen3Default, "0.25.0rc1", StageArgs, ""},
+		{"an exact candidate", "0.26.0rc1", qwen3Default, "0.26.0rc1", StageArgs, ""},
+		{"0.26.0 has no stage_args path", "0.26.0", qwen3Default, "", "", "release_no_pd"},
+		{"0.26 means 0.26.0", "0.26", qwen3Default, "", "", "release_no_pd"},
+		{"stages dialect: nothing registered", "0.28.0", stages, "", "", "release_no_pd"},
+		{"stages dialect: the user's registration", "0.28.0", userPipeline, "0.28.0", Stages, ""},
+		{"the user's registration is never a default", "", userPipeline, "", "", "release_none"},
+		{"P2pNccl: the newest release that loads it", "", p2p, "0.22.0", StageArgs, ""},
+		{"P2pNccl where vLLM lost it", "0.24.0", p2p, "", "", "release_no_pd"},
+		{"multi-host", "", multi, "0.24.0", StageArgs, ""},
+		{"malformed", "latest", qwen3Default, "", "", "release_malformed"},
+		{"before PD", "0.18.0", qwen3Default, "", "", "release_before_pd"},
+		{"before PD, same line as the first row", "0.19", qwen3Default, "0.19.0rc1", StageArgs, ""},
+		{"newer than the table", "0.33", qwen3Default, "", "", "release_unknown_newer"},
+		{"newer patch than the table", "0.32.1", qwen3Default, "", "", "release_unknown_newer"},
+		{"inside the table but not a release", "0.24.1", qwen3Default, "", "", "release_unknown"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, p := Choose(tc.version, tc.need)
+			switch {
+			case tc.release == "" && p == nil:
+				t.Fatalf("chose %s, want %s", c.Release.Version, tc.code)
+			case tc.release == "" && p.Code != tc.code:
+				t.Fatalf("%s: %s, want %s", p.Code, p.Detail, tc.code)
+			case tc.release != "" && p != nil:
+				t.Fatalf("%s: %s", p.Code, p.Detail)
+			case tc.release != "" && (c.Release.Version != tc.release || c.Dialect != tc.dialect):
+				t.Fatalf("chose %s in %s, want %s in %s", c.Release.Version, c.Dialect, tc.release, tc.dialect)
+			}
+			if p != nil && p.Code != "release_none" && p.Code != "release_malformed" && !strings.Contains(p.Detail, "Releases that run this plan") && !strings.Contains(p.Detail, "No release") {
+				t.Errorf("the error does not list the releases that would work: %s", p.Detail)
+			}
+		})
+	}
+}
