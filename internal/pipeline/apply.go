@@ -41,6 +41,7 @@ func (p *planner) apply() (*stageconfig.Document, error) {
 		}
 	}
 	p.renumberConnectors(doc)
+	p.writeCrossHostConnectors(doc)
 	p.writeEdges(doc)
 	p.renumberPlatforms(doc, k)
 	return doc, nil

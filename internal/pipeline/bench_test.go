@@ -30,7 +30,7 @@ func BenchmarkPlanUserBaseConfig(b *testing.B) {
 func BenchmarkPlanStagesFormat(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if res, ds := Plan(Spec{Model: seedModel, Format: "stages"}); res == nil {
+		if res, ds := Plan(Spec{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"}); res == nil {
 			b.Fatal(ds)
 		}
 	}

@@ -309,17 +309,15 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	checkBootstrapPorts(p, d, pkv, dkv, ds, path)
 }
 
-// tpProblem says why a prefill/decode tensor-parallel pair does not work
-// with a connector, or returns "". The planner and the config checks share
-// it, so both apply the connector table's rule.
+// tpProblem says why a prefill/decode tensor-parallel pair does not start,
+// or returns "". vllm-omni's PD validator demands equal sizes whatever the
+// connector, NIXL included (releases.CheckEqualTP); the planner and the
+// config checks share this rule.
 func tpProblem(c connector, prefill, decode int) string {
-	switch {
-	case prefill == decode, c.decodeTPMayExceed && decode > prefill:
+	if prefill == decode {
 		return ""
-	case c.decodeTPMayExceed:
-		return fmt.Sprintf("%s supports a decode tensor_parallel_size (%d) at least as large as prefill's (%d), not smaller; raise decode's or lower prefill's.", c.name, decode, prefill)
 	}
-	return fmt.Sprintf("%s does not support different tensor_parallel_size on prefill (%d) and decode (%d); set both to the same value, or use NixlConnector, which allows a larger decode size.", c.name, prefill, decode)
+	return fmt.Sprintf("vllm-omni refuses different tensor_parallel_size on prefill (%d) and decode (%d) with any connector (%s included); set both to the same value.", prefill, decode, c.name)
 }
 
 func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {

@@ -171,12 +171,12 @@ func TestCheckRules(t *testing.T) {
 			return pdConfigWith(t, edit{old: "      tensor_parallel_size: 1\n      gpu_memory_utilization: 0.9\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer",
 				new: "      tensor_parallel_size: 2\n      gpu_memory_utilization: 0.9\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer"},
 				edit{old: `devices: "1"`, new: `devices: "1,3"`})
-		}, "tp_mismatch", "does not support different tensor_parallel_size"},
+		}, "tp_mismatch", "refuses different tensor_parallel_size"},
 		{"NIXL decode TP below prefill", func(t *testing.T) string {
 			return pdConfigWith(t, edit{old: "kv_connector: MooncakeConnector", new: "kv_connector: NixlConnector", n: 2},
 				edit{old: "      tensor_parallel_size: 1\n", new: "      tensor_parallel_size: 2\n"},
 				edit{old: `devices: "0"`, new: `devices: "0,3"`})
-		}, "tp_mismatch", "at least as large as prefill's"},
+		}, "tp_mismatch", "NixlConnector included"},
 		{"device count not the world size", func(t *testing.T) string {
 			return pdConfigWith(t, edit{old: `devices: "0"`, new: `devices: "0,3"`})
 		}, "devices_world_size", "runs on 2 device(s)"},

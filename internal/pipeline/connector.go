@@ -16,14 +16,13 @@ const (
 )
 
 // connector is what a plan needs to know of one KV connector: the ports
-// each side of the PD pair listens on, the tensor-parallel sizes it can
-// pair, and what it needs written into kv_transfer_config and each stage's
-// environment.
+// each side of the PD pair listens on and what it needs written into
+// kv_transfer_config and each stage's environment. Every connector pairs
+// equal tensor-parallel sizes only: vLLM alone would let NIXL decode run
+// more ranks, but vllm-omni's PD validator refuses any difference
+// (releases.CheckEqualTP).
 type connector struct {
 	name string
-	// decodeTPMayExceed is true when decode may run more tensor-parallel
-	// ranks than prefill (NIXL); otherwise the sizes must match.
-	decodeTPMayExceed bool
 	// allowsBoth is true when both sides may take kv_role kv_both.
 	allowsBoth bool
 	// sidePorts lists the ports one side listens on. The first one marked
@@ -76,17 +75,17 @@ var connectorTable = map[string]connector{
 			if c := p.spec.Connector; c.DeviceName != "" {
 				w.extra = append(w.extra, kv{"device_name", c.DeviceName})
 			}
-			// Stages in separate processes bind the bootstrap server from
-			// the environment; the extra config only tells peers where it is.
-			if p.multiHost() {
-				w.setEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", port)
-			}
+			// vLLM's bootstrap server binds VLLM_MOONCAKE_BOOTSTRAP_PORT
+			// (8998 when unset) and vllm-omni points decode at the extra
+			// config's port, so the two are set equal in every plan: two
+			// pipelines on one host would otherwise both take 8998
+			// (releases.Conform, mooncakeEnv, has the sources).
+			w.setEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", port)
 		},
 	},
 	connectorNixl: {
-		name:              connectorNixl,
-		decodeTPMayExceed: true,
-		allowsBoth:        true,
+		name:       connectorNixl,
+		allowsBoth: true,
 		sidePorts: func(s *plannedStage) []sidePort {
 			return []sidePort{{suffix: "_side_channel", count: s.tp, handshake: true, perRank: true}}
 		},
@@ -152,6 +151,15 @@ func connectorNames() string {
 	return strings.Join(names, ", ")
 }
 
+// Keys of a MultiConnector child's entry the provider writes itself.
+var childManagedKeys = map[string]string{
+	"kv_role":          "the PD pair (prefill produces, decode consumes; connector.kv_both for both)",
+	"kv_rank":          "the PD pair (prefill 0, decode 1)",
+	"kv_parallel_size": "the PD pair (2)",
+	"kv_port":          "port_range",
+	"kv_ip":            "the stages' hosts",
+}
+
 // Extra-config keys the provider writes itself from typed attributes.
 var managedExtraKeys = map[string]string{
 	"mooncake_bootstrap_port": "prefill.bootstrap_port and decode.bootstrap_port",
@@ -214,7 +222,7 @@ func (p *planner) checkConnector() connector {
 // multiConnector builds a MultiConnector from the children listed in
 // extra_config.connectors, each one a connector the provider wires.
 func (p *planner) multiConnector(path Path) connector {
-	m := connector{name: connectorMulti, allowsBoth: true, decodeTPMayExceed: true}
+	m := connector{name: connectorMulti, allowsBoth: true}
 	list, ok := p.spec.Connector.ExtraConfig["connectors"].([]any)
 	cpath := path.Attr("extra_config").Attr("connectors")
 	if !ok || len(list) == 0 {
@@ -238,13 +246,28 @@ func (p *planner) multiConnector(path Path) connector {
 		}
 		seen[name] = true
 		rest := map[string]any{}
-		for k, v := range entry {
-			if k != "kv_connector" {
-				rest[k] = v
+		for _, k := range sortedStrings(entry) {
+			v := entry[k]
+			if k == "kv_connector" {
+				continue
 			}
+			if attr, managed := childManagedKeys[k]; managed {
+				p.ds.errorf("multi_connector_child_managed_key", cpath.Index(i).Attr(k), "the provider sets this for every child",
+					"%s.%s is computed from %s; remove it from the child.", name, k, attr)
+				continue
+			}
+			if k == "kv_connector_extra_config" {
+				sub, _ := v.(map[string]any)
+				for _, ek := range sortedStrings(sub) {
+					if attr, managed := managedExtraKeys[ek]; managed {
+						p.ds.errorf("multi_connector_child_managed_key", cpath.Index(i).Attr(k).Attr(ek), "the provider sets this for every child",
+							"%s's %s is computed from %s; remove it from the child.", name, ek, attr)
+					}
+				}
+			}
+			rest[k] = v
 		}
 		m.children = append(m.children, childConnector{connector: child, extra: rest})
-		m.decodeTPMayExceed = m.decodeTPMayExceed && child.decodeTPMayExceed
 		m.allowsBoth = m.allowsBoth && child.allowsBoth
 		m.requiredExtra = append(m.requiredExtra, child.requiredExtra...)
 	}
@@ -260,6 +283,17 @@ func (p *planner) multiConnector(path Path) connector {
 		return out
 	}
 	return m
+}
+
+// usesConnector reports whether the PD pair loads a connector class,
+// alone or as a MultiConnector child.
+func (p *planner) usesConnector(name string) bool {
+	for _, c := range p.connectorClasses() {
+		if c == name {
+			return true
+		}
+	}
+	return false
 }
 
 // kvRoles returns the prefill and decode kv_role values.

@@ -117,13 +117,22 @@ func TestMultiHost(t *testing.T) {
 		"stage_args.2.runtime.devices":                                 "1",
 		"stage_args.1.engine_args.kv_transfer_config.kv_role":          "kv_consumer",
 		"stage_args.0.engine_args.kv_transfer_config.kv_parallel_size": 2,
+		// The prefill → decode edge crosses hosts, so it names a connector
+		// that can (a shared-memory one is what it would get otherwise).
+		"stage_args.0.output_connectors.to_stage_1":        "cross_host_0_1",
+		"stage_args.1.input_connectors.from_stage_0":       "cross_host_0_1",
+		"runtime.connectors.cross_host_0_1.name":           "MooncakeTransferEngineConnector",
+		"runtime.connectors.cross_host_0_1.extra.host":     "10.0.0.1",
+		"runtime.connectors.cross_host_0_1.extra.zmq_port": 25203,
+		"runtime.connectors.cross_host_0_1.extra.protocol": "tcp",
 	}
 	for path, w := range want {
 		if g := digPath(got, path); !reflect.DeepEqual(g, w) {
 			t.Errorf("%s = %#v, want %#v", path, g, w)
 		}
 	}
-	wantPorts := map[string]int{"10.0.0.1/api": 8091, "10.0.0.1/omni_master": 25201, "10.0.0.1/prefill_bootstrap": 25202, "10.0.0.2/decode_bootstrap": 25201}
+	wantPorts := map[string]int{"10.0.0.1/api": 8091, "10.0.0.1/omni_master": 25201, "10.0.0.1/prefill_bootstrap": 25202,
+		"10.0.0.1/edge_0_1": 25203, "10.0.0.2/decode_bootstrap": 25201}
 	if g := portsByName(res); !reflect.DeepEqual(g, wantPorts) {
 		t.Errorf("ports = %v, want %v", g, wantPorts)
 	}
@@ -131,7 +140,7 @@ func TestMultiHost(t *testing.T) {
 		t.Fatalf("%d launches, want one per host", len(res.Launches))
 	}
 	head, worker := res.Launches[0], res.Launches[1]
-	wantHead := []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--deploy-config", DefaultConfigPath,
+	wantHead := []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath,
 		"--stage-id", "0", "--omni-master-address", "10.0.0.1", "--omni-master-port", "25201"}
 	if head.Host != "10.0.0.1" || !reflect.DeepEqual(head.Argv, wantHead) || head.Command != ShellJoin(wantHead) {
 		t.Errorf("head launch = %+v", head)
@@ -155,10 +164,10 @@ func TestMultiHost(t *testing.T) {
 	}
 }
 
-// The planner and the config checks share one tensor-parallel rule, taken
-// from the connector table: equal sizes, except where decode may run more.
+// The planner and the config checks share one tensor-parallel rule:
+// vllm-omni's PD validator demands equal sizes whatever the connector.
 func TestTPProblem(t *testing.T) {
-	nixlOnly := connector{name: connectorMulti, decodeTPMayExceed: true}
+	nixlOnly := connector{name: connectorMulti}
 	tests := []struct {
 		conn             connector
 		prefill, decode  int
@@ -167,9 +176,10 @@ func TestTPProblem(t *testing.T) {
 	}{
 		{connectorTable[connectorMooncake], 2, 2, true, false},
 		{connectorTable[connectorMooncake], 1, 2, false, true},
-		{connectorTable[connectorNixl], 1, 2, true, false},
+		{connectorTable[connectorNixl], 1, 2, false, true},
 		{connectorTable[connectorNixl], 2, 1, false, true},
-		{nixlOnly, 2, 4, true, false},
+		{connectorTable[connectorNixl], 2, 2, true, false},
+		{nixlOnly, 2, 4, false, true},
 		{nixlOnly, 4, 2, false, true},
 		{connector{name: "SomeFutureConnector"}, 1, 2, false, true},
 	}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
 )
@@ -16,35 +15,6 @@ var pipelineDefinitionKeys = map[string]bool{
 	"sync_process_input_func": true, "model_stage": true, "model_arch": true,
 	"worker_type": true, "worker_cls": true, "scheduler_cls": true,
 	"engine_output_type": true, "hf_config_name": true,
-}
-
-// pdPipelineKeys names the registered PD variant of a pipeline where it is
-// not simply "<name>_pd".
-var pdPipelineKeys = map[string]string{
-	"hunyuan_image_3_moe": "hunyuan_image3_pd",
-}
-
-// pdPipelineKey chooses the `pipeline:` key of the output in the `stages`
-// dialect: the user's, else the PD variant of the base's pipeline or of the
-// preset that matches the model.
-func (p *planner) pdPipelineKey() (string, bool) {
-	if p.spec.Pipeline != "" {
-		return p.spec.Pipeline, true
-	}
-	base, _ := stageconfig.ScalarString(stageconfig.MapGet(p.base.Top(), "pipeline"))
-	if base == "" {
-		base = p.spec.Preset
-	}
-	if base == "" {
-		base, _ = presets.ForModel(p.spec.Model)
-	}
-	if base == "" {
-		return "", false
-	}
-	if k, ok := pdPipelineKeys[base]; ok {
-		return k, true
-	}
-	return base + "_pd", true
 }
 
 // toStagesDialect rewrites a split `stage_args` document in the current

@@ -117,9 +117,9 @@ func TestPlanConcurrent(t *testing.T) {
 		{Model: seedModel},
 		{Model: "Qwen/Qwen2.5-Omni-7B"},
 		richSpec(false),
-		{Model: seedModel, Format: "stages"},
+		{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"},
 		{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"}, Prefill: RoleSpec{TensorParallelSize: ptr(2)}, Decode: RoleSpec{TensorParallelSize: ptr(2)}},
-		{Model: seedModel, BaseConfig: encoderFirstBase},
+		{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}},
 	}
 	want := make([]*Result, len(specs))
 	for i, s := range specs {
@@ -159,7 +159,7 @@ func TestShared_NeverEdited(t *testing.T) {
 		{Model: "Qwen/Qwen2.5-Omni-7B"},
 		richSpec(false),
 		richSpec(true),
-		{Model: seedModel, Format: "stages"},
+		{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"},
 		{Model: seedModel, StageOverrides: map[string]StageOverride{"talker": {Devices: []int{3}, MaxNumSeqs: ptr(4)}}},
 		{Model: seedModel, BaseConfig: readLocal(t, stagesQwen3), Format: "stage_args"},
 	} {

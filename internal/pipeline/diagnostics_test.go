@@ -64,7 +64,23 @@ func TestPlanDiagnostics(t *testing.T) {
 		}, "format_conversion_unsupported", "format"},
 		{"stages output with no pipeline to name", func(*testing.T) Spec {
 			return Spec{Model: "acme/omni-7b", Format: "stages", BaseConfig: miniBase}
-		}, "pipeline_unknown", "pipeline"},
+		}, "release_none", "vllm_omni_version"},
+		{"stages output on a release with no PD pipeline", func(*testing.T) Spec {
+			return Spec{Model: m, Format: "stages", VLLMOmniVersion: "0.28.0"}
+		}, "release_no_pd", "vllm_omni_version"},
+		{"pipeline with stage_args output", func(*testing.T) Spec {
+			return Spec{Model: m, Format: "stage_args", Pipeline: "qwen3_omni_moe_pd"}
+		}, "pipeline_unused", "pipeline"},
+
+		// vllm_omni_version
+		{"malformed version", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "v0.24"} }, "release_malformed", "vllm_omni_version"},
+		{"version before PD", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.14.0"} }, "release_before_pd", "vllm_omni_version"},
+		{"version newer than the table", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.99"} }, "release_unknown_newer", "vllm_omni_version"},
+		{"version not a known release", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.22.7"} }, "release_unknown", "vllm_omni_version"},
+		{"stage_args on a release that refuses it", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.28"} }, "release_no_pd", "vllm_omni_version"},
+		{"P2pNccl on a vLLM without it", func(*testing.T) Spec {
+			return Spec{Model: m, VLLMOmniVersion: "0.24.0", Connector: ConnectorSpec{Name: "P2pNcclConnector", ExtraConfig: map[string]any{"proxy_ip": "10.0.0.9", "proxy_port": int64(30001)}}}
+		}, "release_no_pd", "vllm_omni_version"},
 		{"relative config_path", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "deploy.yaml"} }, "config_path_not_absolute", "config_path"},
 		{"config_path with a tab", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "/etc/a\tb.yaml"} }, "config_path_control_character", "config_path"},
 
@@ -93,6 +109,19 @@ func TestPlanDiagnostics(t *testing.T) {
 			p, d := tp(2, 1)
 			return Spec{Model: m, Prefill: p, Decode: d, Connector: ConnectorSpec{Name: "NixlConnector"}}
 		}, "tp_mismatch", "decode.tensor_parallel_size"},
+		// vLLM alone would take it; vllm-omni's PD validator does not.
+		{"NIXL decode TP above prefill", func(*testing.T) Spec {
+			p, d := tp(1, 2)
+			return Spec{Model: m, Prefill: p, Decode: d, Connector: ConnectorSpec{Name: "NixlConnector"}}
+		}, "tp_mismatch", "decode.tensor_parallel_size"},
+		{"MultiConnector child sets a role", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+				map[string]any{"kv_connector": "NixlConnector", "kv_role": "kv_both"}}}}}
+		}, "multi_connector_child_managed_key", "connector.extra_config.connectors[0].kv_role"},
+		{"MultiConnector child sets a bootstrap port", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+				map[string]any{"kv_connector": "MooncakeConnector", "kv_connector_extra_config": map[string]any{"mooncake_bootstrap_port": int64(9000)}}}}}}
+		}, "multi_connector_child_managed_key", "connector.extra_config.connectors[0].kv_connector_extra_config.mooncake_bootstrap_port"},
 
 		// gpus, split_stage
 		{"gpus 0", func(*testing.T) Spec { return Spec{Model: m, GPUs: ptr(0)} }, "gpus_range", "gpus"},

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,7 +39,22 @@ func goldenCases() []goldenCase {
 		{"stages_base_config", func(t *testing.T) Spec {
 			return Spec{Model: seedModel, BaseConfig: readLocal(t, stagesQwen3), SplitStage: ptr(0)}
 		}},
-		{"seed_as_stages_format", func(*testing.T) Spec { return Spec{Model: seedModel, Format: "stages"} }},
+		// No release registers a PD pipeline: the stages dialect runs on the
+		// user's own registration, on a release they name.
+		{"seed_as_stages_format", func(*testing.T) Spec {
+			return Spec{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"}
+		}},
+		// The first release with PD: no replica flags, P2pNcclConnector.
+		{"seed_first_release", func(*testing.T) Spec { return Spec{Model: seedModel, VLLMOmniVersion: "0.19.0rc1"} }},
+		{"p2p_nccl_connector", func(*testing.T) Spec {
+			return Spec{Model: seedModel, VLLMOmniVersion: "0.22", Connector: ConnectorSpec{Name: "P2pNcclConnector",
+				ExtraConfig: map[string]any{"proxy_ip": "10.0.0.9", "proxy_port": int64(30001)}}}
+		}},
+		// Two hosts: the stage-based launch and a connector on the edge
+		// between them.
+		{"multi_host", func(*testing.T) Spec {
+			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
+		}},
 	}
 }
 
@@ -46,24 +62,47 @@ func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			res := mustPlan(t, tc.spec(t))
-			path := filepath.Join("testdata", "golden", tc.name+".yaml")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(res.ConfigYAML), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if res.ConfigYAML != string(want) {
-				t.Errorf("ConfigYAML differs from %s (rerun with -update if the change is intended):\n%s", path, lineDiff(string(want), res.ConfigYAML))
-			}
+			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".yaml"), res.ConfigYAML)
+			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".launch.json"), launchGolden(t, res))
 		})
+	}
+}
+
+// launchGolden renders what the machines run, next to the config: the
+// release, serve_command and serve_args, and every launch with its
+// processes.
+func launchGolden(t *testing.T, res *Result) string {
+	t.Helper()
+	b, err := json.MarshalIndent(struct {
+		Release      string
+		ServeCommand string
+		ServeArgs    []string
+		Launches     []Launch
+		Ports        []Port
+	}{res.Release, res.ServeCommand, res.ServeArgs, res.Launches, res.Ports}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+func compareGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (rerun with -update if the change is intended):\n%s", path, lineDiff(string(want), got))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/shellquote"
 )
 
@@ -20,10 +21,21 @@ func (p *planner) configPath() string {
 	return DefaultConfigPath
 }
 
-// serveArgs is the single-host launch, as in the recipe:
-// vllm serve <model> --omni --port <api> --deploy-config <path>.
+// serveArgs is the single-host launch: the recipe's
+// vllm serve <model> --omni --port <api>, then the config through the flag
+// the release reads its dialect from (--stage-configs-path for stage_args,
+// where the recipe's --deploy-config would load no stage).
 func (p *planner) serveArgs() []string {
-	return []string{"vllm", "serve", p.spec.Model, "--omni", "--port", strconv.Itoa(p.apiPort), "--deploy-config", p.configPath()}
+	return []string{"vllm", "serve", p.spec.Model, "--omni", "--port", strconv.Itoa(p.apiPort), p.configFlag(), p.configPath()}
+}
+
+// effectiveVersion is vllm_omni_version as the user wrote it, or the
+// release chosen for them.
+func (p *planner) effectiveVersion() string {
+	if p.spec.VLLMOmniVersion != "" {
+		return p.spec.VLLMOmniVersion
+	}
+	return p.release.Release.Version
 }
 
 // launches is one entry per host. A single-host pipeline runs everything
@@ -32,7 +44,8 @@ func (p *planner) serveArgs() []string {
 // serving the API and the omni master, the others headless.
 func (p *planner) launches(res *Result) []Launch {
 	if !p.multiHost() {
-		l := Launch{Host: p.hosts[0], Argv: res.ServeArgs, Command: res.ServeCommand, Env: map[string]string{}}
+		l := Launch{Host: p.hosts[0], Argv: res.ServeArgs, Command: res.ServeCommand, Env: map[string]string{},
+			Processes: []Process{{Role: ProcessHead, Argv: res.ServeArgs}}}
 		for _, s := range p.stages {
 			l.StageIDs = append(l.StageIDs, s.id)
 		}
@@ -50,6 +63,11 @@ func (p *planner) launches(res *Result) []Launch {
 			}
 			l.StageIDs = append(l.StageIDs, s.id)
 			argv := p.stageArgs(s, head)
+			id, role := s.id, ProcessHeadless
+			if s == p.stages[0] {
+				role = ProcessHead
+			}
+			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: argv})
 			if l.Argv == nil {
 				l.Argv = argv
 			}
@@ -76,13 +94,15 @@ func (p *planner) stageArgs(s *plannedStage, head string) []string {
 	if s == p.stages[0] {
 		argv = append(argv, "--port", strconv.Itoa(p.apiPort))
 	}
-	argv = append(argv, "--deploy-config", p.configPath(), "--stage-id", strconv.Itoa(s.id))
+	argv = append(argv, p.configFlag(), p.configPath(), "--stage-id", strconv.Itoa(s.id))
 	if s != p.stages[0] {
 		argv = append(argv, "--headless")
 	}
 	argv = append(argv, "--omni-master-address", head, "--omni-master-port", strconv.Itoa(p.masterPort))
-	if s.host != head {
-		argv = append(argv, "--omni-replica-address", s.host)
+	// Multi-NIC hosts: the address the stage's peers reach it at, where the
+	// release has the flag (it is detected otherwise).
+	if s.host != head && p.release.Release.StageCLI.Has(releases.FlagOmniReplicaAddr) {
+		argv = append(argv, releases.FlagOmniReplicaAddr, s.host)
 	}
 	return argv
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -23,6 +24,7 @@ type planner struct {
 	g          *graph
 	split      graphStage
 	format     stageconfig.Dialect
+	release    releases.Choice
 	conn       connector
 	stages     []*plannedStage // in output order
 	byKey      map[string]*plannedStage
@@ -32,6 +34,9 @@ type planner struct {
 	// lmcacheProxyPort is where LMCache\'s PD proxy listens, on the head.
 	lmcacheProxyPort int
 	hosts            []string // distinct hosts in stage order
+	// edgePorts are the ports of the connectors that carry an edge across
+	// hosts, on the sending host.
+	edgePorts map[Edge]int
 }
 
 // Plan computes a pipeline from a Spec. When the returned Diagnostics hold
@@ -57,6 +62,9 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	p.layout()
+	if p.ds.HasErrors() || !p.chooseRelease() {
+		return nil, p.ds
+	}
 	p.place()
 	p.allocatePorts()
 	if p.ds.HasErrors() {
@@ -68,6 +76,10 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	if doc, err = p.convert(doc); err != nil {
+		return nil, p.ds
+	}
+	p.translateIgnoredKeys(doc)
+	if p.ds.HasErrors() {
 		return nil, p.ds
 	}
 	// The planned config must pass the same checks as any config; a failure
@@ -86,7 +98,26 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		p.ds.errorf("render_failed", nil, "the deploy config cannot be written", "%v", err)
 		return nil, p.ds
 	}
+	// And what the machines run must be what the release starts.
+	if vs := releases.Conform(p.release.Release, p.deployment(doc, res)); len(vs) > 0 {
+		for _, v := range vs {
+			p.ds.errorf("release_conformance", AttrPath("vllm_omni_version"), "the plan fails vllm-omni "+p.release.Release.Version+"'s checks", "%s", v)
+		}
+		return nil, p.ds
+	}
 	return res, p.ds
+}
+
+// deployment is what release conformance checks: the config and every
+// process's command line.
+func (p *planner) deployment(doc *stageconfig.Document, res *Result) releases.Deployment {
+	d := releases.Deployment{Doc: doc, UserPipeline: p.release.UserPipeline}
+	for _, l := range res.Launches {
+		for _, proc := range l.Processes {
+			d.Argvs = append(d.Argvs, proc.Argv)
+		}
+	}
+	return d
 }
 
 // convert writes the planned document in the requested dialect.
@@ -98,25 +129,23 @@ func (p *planner) convert(doc *stageconfig.Document) (*stageconfig.Document, err
 		return doc, nil
 	}
 	if p.format == stageconfig.StageArgs {
-		topology, ok := p.topologyPreset()
-		if !ok {
-			p.ds.errorf("format_conversion_unsupported", AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
-				"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")
-			return nil, errConversion
-		}
+		// chooseRelease made sure a preset gives the topology.
+		topology, _ := p.topologyPreset()
 		return p.toStageArgsDialect(doc, topology), nil
 	}
-	key, ok := p.pdPipelineKey()
-	if !ok {
-		p.ds.errorf("pipeline_unknown", AttrPath("pipeline"), "the PD pipeline to register cannot be inferred",
-			"the stages dialect selects PD through a registered pipeline; set pipeline to its key (for example \"qwen3_omni_moe_pd\").")
-		return nil, errConversion
-	}
-	if doc.Dialect == stageconfig.Stages {
+	// chooseRelease found the key: registered, or the user's own.
+	key := p.release.PipelineKey
+	if doc.Dialect != stageconfig.Stages {
+		doc = toStagesDialect(doc, key)
+	} else {
 		stageconfig.MapInsertBefore(doc.Top(), "pipeline", stageconfig.StrNode(key), stageconfig.MapKeys(doc.Top())...)
-		return doc, nil
 	}
-	return toStagesDialect(doc, key), nil
+	// The deploy loader assumes async_chunk: true, which the sync input
+	// processors of the recipe do not serve (releases.DeployLoader).
+	if stageconfig.MapGet(doc.Top(), "async_chunk") == nil {
+		stageconfig.MapInsertAfter(doc.Top(), "async_chunk", stageconfig.BoolNode(false), "pipeline")
+	}
+	return doc, nil
 }
 
 var errConversion = errors.New("conversion failed")
@@ -127,6 +156,8 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{
+		Release:    p.release.Release.Version,
+		Version:    p.effectiveVersion(),
 		Format:     string(doc.Dialect),
 		ConfigYAML: string(yamlBytes),
 		Ports:      p.ports,

@@ -1,5 +1,7 @@
 package pipeline
 
+import "fmt"
+
 // Port names, as reported for firewall rules and kept stable by name.
 const (
 	portAPI         = "api"
@@ -96,12 +98,13 @@ func (p *planner) allocatePorts() {
 	if p.multiHost() {
 		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &p.masterPort})
 	}
-	if p.conn.name == connectorLMCache {
+	if p.usesConnector(connectorLMCache) {
 		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &p.lmcacheProxyPort})
 	}
 	for _, key := range []string{prefillKey, decodeKey} {
 		p.sidePortRequests(p.byKey[key], &reqs)
 	}
+	p.edgePortRequests(&reqs)
 	for _, r := range reqs {
 		if r.given != nil {
 			p.claim(t, r)
@@ -130,6 +133,20 @@ func (p *planner) allocatePorts() {
 		}
 	}
 }
+
+// edgePortRequests asks, for every edge between two hosts, for the port
+// its connector's sender listens on (zmq_port of
+// MooncakeTransferEngineConnector, on the sending host).
+func (p *planner) edgePortRequests(reqs *[]*portRequest) {
+	p.edgePorts = map[Edge]int{}
+	for _, e := range p.crossHostEdges() {
+		src := p.stageByID(e.From)
+		*reqs = append(*reqs, &portRequest{name: edgePortName(e), host: src.host, stage: src, count: 1, out: new(int),
+			done: func(port int) { p.edgePorts[e] = port }})
+	}
+}
+
+func edgePortName(e Edge) string { return fmt.Sprintf("edge_%d_%d", e.From, e.To) }
 
 // sidePortRequests asks for the ports one side of the PD pair listens on.
 // The side's bootstrap_port, when set, gives the port its peer dials.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -11,16 +12,40 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// vllm-omni loads configs with PyYAML, which follows YAML 1.1 where Go's
-// yaml.v3 follows 1.2 (on, off, yes, 1:30, 1e-05 differ). When python3 with
-// PyYAML is on the machine, this test has it read every planned config and
-// checks it sees the same data as the Go side.
-func TestPlannedConfigsReadByPyYAML(t *testing.T) {
-	const script = `import sys, json, yaml
-json.dump(yaml.safe_load(sys.stdin), sys.stdout, sort_keys=True)`
-	if err := exec.Command("python3", "-c", "import yaml").Run(); err != nil {
-		t.Skip("python3 with PyYAML is not available")
+// pythonReaders are the ways vllm-omni reads a deploy config: PyYAML's safe
+// loader, and OmegaConf.load, which the config loaders use (PyYAML with
+// OmegaConf's own float rule, interpolations left unresolved here). Each
+// prints the config as JSON.
+var pythonReaders = []struct{ name, module, script string }{
+	{"PyYAML", "yaml", `import sys, json, yaml
+json.dump(yaml.safe_load(sys.stdin), sys.stdout, sort_keys=True)`},
+	{"OmegaConf", "omegaconf", `import sys, json
+from omegaconf import OmegaConf
+json.dump(OmegaConf.to_container(OmegaConf.load(sys.stdin), resolve=False), sys.stdout, sort_keys=True)`},
+}
+
+// pythonWith finds a python3 that can import module: Debian's first (where
+// .ci/run installs python3-yaml and python3-omegaconf), then the one on
+// PATH. In CI a missing one fails the test instead of skipping it.
+func pythonWith(t *testing.T, module string) string {
+	t.Helper()
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "import "+module).Run() == nil {
+			return py
+		}
 	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("no python3 can import %s; .ci/run installs it", module)
+	}
+	t.Skipf("no python3 with %s", module)
+	return ""
+}
+
+// vllm-omni loads configs with PyYAML, which follows YAML 1.1 where Go's
+// yaml.v3 follows 1.2 (on, off, yes, 1:30, 1e-05 differ), through
+// OmegaConf. This test has both read every planned config and checks they
+// see the same data as the Go side.
+func TestPlannedConfigsReadByPython(t *testing.T) {
 	specs := map[string]Spec{
 		"user values": {Model: seedModel,
 			Prefill:   RoleSpec{EngineArgs: map[string]any{"mode": "on", "eps": 1e-05, "when": "1:30", "eq": "=", "empty": "", "nul": nil}},
@@ -29,34 +54,39 @@ json.dump(yaml.safe_load(sys.stdin), sys.stdout, sort_keys=True)`
 	for _, tc := range goldenCases() {
 		specs[tc.name] = tc.spec(t)
 	}
-	for name, spec := range specs {
-		t.Run(name, func(t *testing.T) {
-			res := mustPlan(t, spec)
-			cmd := exec.Command("python3", "-c", script)
-			cmd.Stdin = strings.NewReader(res.ConfigYAML)
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("PyYAML cannot read the planned config: %v\n%s", err, errb.String())
-			}
-			var py any
-			if err := json.Unmarshal(out.Bytes(), &py); err != nil {
-				t.Fatal(err)
-			}
-			var goVal any
-			if err := yaml.Unmarshal([]byte(res.ConfigYAML), &goVal); err != nil {
-				t.Fatal(err)
-			}
-			b, err := json.Marshal(goVal)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var goJSON any
-			if err := json.Unmarshal(b, &goJSON); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(py, goJSON) {
-				t.Errorf("PyYAML and yaml.v3 read the planned config differently:\n%s", mapDiff("", py, goJSON))
+	for _, reader := range pythonReaders {
+		t.Run(reader.name, func(t *testing.T) {
+			py := pythonWith(t, reader.module)
+			for name, spec := range specs {
+				t.Run(name, func(t *testing.T) {
+					res := mustPlan(t, spec)
+					cmd := exec.Command(py, "-c", reader.script)
+					cmd.Stdin = strings.NewReader(res.ConfigYAML)
+					var out, errb bytes.Buffer
+					cmd.Stdout, cmd.Stderr = &out, &errb
+					if err := cmd.Run(); err != nil {
+						t.Fatalf("%s cannot read the planned config: %v\n%s", reader.name, err, errb.String())
+					}
+					var py any
+					if err := json.Unmarshal(out.Bytes(), &py); err != nil {
+						t.Fatal(err)
+					}
+					var goVal any
+					if err := yaml.Unmarshal([]byte(res.ConfigYAML), &goVal); err != nil {
+						t.Fatal(err)
+					}
+					b, err := json.Marshal(goVal)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var goJSON any
+					if err := json.Unmarshal(b, &goJSON); err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(py, goJSON) {
+						t.Errorf("%s and yaml.v3 read the planned config differently:\n%s", reader.name, mapDiff("", py, goJSON))
+					}
+				})
 			}
 		})
 	}

@@ -4,6 +4,8 @@ package pipeline
 // machines that run it need to know.
 type Result struct {
 	ID           string // content hash of ConfigYAML and every launch command
+	Release      string // the vllm-omni release the plan is for ("0.24.0")
+	Version      string // vllm_omni_version as written, or Release when unset
 	Format       string
 	ConfigYAML   string
 	Stages       []StageInfo
@@ -53,10 +55,25 @@ type Port struct {
 
 // Launch is what one host runs.
 type Launch struct {
-	Host     string
-	StageIDs []int
-	Argv     []string
-	Command  string
-	Env      map[string]string
-	Ports    []int
+	Host      string
+	StageIDs  []int
+	Argv      []string
+	Command   string
+	Env       map[string]string
+	Ports     []int
+	Processes []Process
 }
+
+// Process is one OS process a host runs: the whole pipeline on one host,
+// or one stage with the stage-based launch.
+type Process struct {
+	StageID *int   // nil for the whole-pipeline launch
+	Role    string // head or headless
+	Argv    []string
+}
+
+// Process roles.
+const (
+	ProcessHead     = "head"
+	ProcessHeadless = "headless"
+)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 // The seed recipe is the product's acceptance test: with only the model
@@ -65,6 +67,7 @@ func TestSeedFacts(t *testing.T) {
 	add("prefill has no engine_input_source", has(p, "engine_input_source"), false)
 	add("prefill is_comprehension", p["is_comprehension"], true)
 	add("prefill sampling", p["default_sampling_params"], thinkerSampling)
+	add("prefill bootstrap env", dig(p, "runtime", "env", "VLLM_MOONCAKE_BOOTSTRAP_PORT"), "25201")
 
 	d := st[1]
 	add("decode is_decode_only", d["is_decode_only"], true)
@@ -81,12 +84,14 @@ func TestSeedFacts(t *testing.T) {
 	add("decode final_output", d["final_output"], true)
 	add("decode final_output_type", d["final_output_type"], "text")
 	add("decode sampling", d["default_sampling_params"], thinkerSampling)
+	add("decode bootstrap env", dig(d, "runtime", "env", "VLLM_MOONCAKE_BOOTSTRAP_PORT"), "25202")
 
 	tk := st[2]
 	add("talker model_stage", dig(tk, "engine_args", "model_stage"), "talker")
 	add("talker devices", dig(tk, "runtime", "devices"), "2")
 	add("talker engine_input_source", tk["engine_input_source"], []any{1})
-	add("talker sync_process_input_func", tk["sync_process_input_func"], processorPrefix+"thinker2talker_token_only")
+	add("talker has no sync_process_input_func", has(tk, "sync_process_input_func"), false)
+	add("talker custom_process_input_func", tk["custom_process_input_func"], processorPrefix+"thinker2talker")
 	add("talker has no kv_transfer_config", dig(tk, "engine_args", "kv_transfer_config"), nil)
 	add("talker stop_token_ids", dig(tk, "default_sampling_params", "stop_token_ids"), []any{2150})
 
@@ -95,7 +100,8 @@ func TestSeedFacts(t *testing.T) {
 	add("code2wav devices", dig(cw, "runtime", "devices"), "2")
 	add("code2wav max_num_seqs", dig(cw, "engine_args", "max_num_seqs"), 1)
 	add("code2wav engine_input_source", cw["engine_input_source"], []any{2})
-	add("code2wav sync_process_input_func", cw["sync_process_input_func"], processorPrefix+"talker2code2wav_token_only")
+	add("code2wav has no sync_process_input_func", has(cw, "sync_process_input_func"), false)
+	add("code2wav custom_process_input_func", cw["custom_process_input_func"], processorPrefix+"talker2code2wav")
 	add("code2wav final_output_type", cw["final_output_type"], "audio")
 
 	add("runtime.enabled", dig(cfg, "runtime", "enabled"), true)
@@ -105,8 +111,11 @@ func TestSeedFacts(t *testing.T) {
 		map[string]any{"from": 2, "to": 3},
 	})
 
-	add("ServeArgs", res.ServeArgs, []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--deploy-config", DefaultConfigPath})
-	add("ServeCommand", res.ServeCommand, "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --deploy-config "+DefaultConfigPath)
+	// The recipe's --deploy-config would load no stage from its own YAML.
+	add("ServeArgs", res.ServeArgs, []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath})
+	add("ServeCommand", res.ServeCommand, "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path "+DefaultConfigPath)
+	add("Release", res.Release, "0.24.0")
+	add("Version", res.Version, "0.24.0")
 	add("Format", res.Format, "stage_args")
 	add("Edges", res.Edges, []Edge{{0, 1}, {1, 2}, {2, 3}})
 	add("GPUCount", res.GPUCount, 3)
@@ -269,10 +278,43 @@ func countKeys(v any) int {
 	return n
 }
 
+// withDeviations applies releases.SeedDeviations to recipe stages: where
+// no release starts what the recipe writes, the plan follows the release.
+func withDeviations(t *testing.T, stages []any) []any {
+	t.Helper()
+	for _, d := range releases.SeedDeviations {
+		for _, s := range stages {
+			m, _ := s.(map[string]any)
+			if id, _ := m["stage_id"].(int); d.Stage < 0 || id != d.Stage {
+				continue
+			}
+			for _, k := range d.Key[:len(d.Key)-1] {
+				next, ok := m[k].(map[string]any)
+				if !ok {
+					next = map[string]any{}
+					m[k] = next
+				}
+				m = next
+			}
+			last := d.Key[len(d.Key)-1]
+			if !reflect.DeepEqual(m[last], d.Recipe) {
+				t.Fatalf("deviation %v: the recipe has %#v, the table says %#v", d.Key, m[last], d.Recipe)
+			}
+			if d.Planned == nil {
+				delete(m, last)
+			} else {
+				m[last] = d.Planned
+			}
+		}
+	}
+	return stages
+}
+
 // TestSeedThinkerBlock compares the recipe's section 1 (the prefill and
-// decode stages, in full) with the planned stages 0 and 1, value for value.
+// decode stages, in full) with the planned stages 0 and 1, value for value,
+// after the documented deviations.
 func TestSeedThinkerBlock(t *testing.T) {
-	want := decodeRecipeStages(t, seedBlocks(t)[0])
+	want := withDeviations(t, decodeRecipeStages(t, seedBlocks(t)[0]))
 	if len(want) != 2 {
 		t.Fatalf("section 1 has %d stages, want 2", len(want))
 	}
@@ -287,7 +329,7 @@ func TestSeedThinkerBlock(t *testing.T) {
 // TestSeedDownstreamBlock checks every setting section 2 of the recipe
 // gives the talker and code2wav stages is in the planned config.
 func TestSeedDownstreamBlock(t *testing.T) {
-	want := decodeRecipeStages(t, seedBlocks(t)[1])
+	want := withDeviations(t, decodeRecipeStages(t, seedBlocks(t)[1]))
 	got := stageList(t, config(t, mustPlan(t, Spec{Model: seedModel}).ConfigYAML))
 	if len(want) != 2 {
 		t.Fatalf("section 2 has %d stages, want 2", len(want))
@@ -344,4 +386,44 @@ func union(a, b map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// TestSeedLaunchLine compares the recipe's launch line with the plan's
+// serve_command for the recipe's config path, after the documented change of
+// flag.
+func TestSeedLaunchLine(t *testing.T) {
+	requireShared(t, seedRecipePath)
+	b, err := os.ReadFile(seedRecipePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The stored copy lost its line structure ("|" lines, a backslash
+	// continuation): read the words from `vllm serve` to the config file.
+	text := string(b)
+	i := strings.Index(text, "vllm serve ")
+	j := strings.Index(text[max(i, 0):], ".yaml\n") + max(i, 0)
+	if i < 0 || j < i {
+		t.Fatal("the recipe has no launch line")
+	}
+	var words []string
+	for _, w := range strings.Fields(text[i : j+len(".yaml")]) {
+		if w != "|" && w != "\\" {
+			words = append(words, w)
+		}
+	}
+	recipe := strings.Join(words, " ")
+	const path = "/path/to/qwen3_omni_pd.yaml"
+	var flag releases.Deviation
+	for _, d := range releases.SeedDeviations {
+		if d.Stage < 0 {
+			flag = d
+		}
+	}
+	want := strings.Replace(recipe, flag.Recipe.(string), flag.Planned.(string), 1)
+	if want == recipe {
+		t.Fatalf("the recipe's launch line %q does not use %v", recipe, flag.Recipe)
+	}
+	if got := mustPlan(t, Spec{Model: seedModel, ConfigPath: path}).ServeCommand; got != want {
+		t.Errorf("serve_command %q, want the recipe's %q with %v", got, want, flag.Planned)
+	}
 }

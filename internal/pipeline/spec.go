@@ -8,7 +8,12 @@ type Spec struct {
 	Preset     string // embedded base config; inferred from Model when empty
 	BaseConfig string // YAML text of a base config in either dialect
 	Format     string // output dialect; "" means the base config's (stage_args for presets)
-	Pipeline   string // `pipeline:` key in the stages dialect; "" means the PD variant of the base's
+	Pipeline   string // `pipeline:` key in the stages dialect; "" means the release's registered PD pipeline
+
+	// VLLMOmniVersion is the vllm-omni release the machines run: a line
+	// "X.Y", a release "X.Y.Z" or "X.Y.ZrcN"; "" means the newest release
+	// that runs the plan's PD natively.
+	VLLMOmniVersion string
 
 	SplitStage *int // stage id to split; nil means the thinker
 

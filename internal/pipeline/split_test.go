@@ -1,10 +1,8 @@
 package pipeline
 
 import (
-	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -78,81 +76,23 @@ runtime:
       window_size: -1
 `
 
+// A thinker behind an encoder cannot be split: vllm-omni sends every
+// request to stage 0 and gives the decode stage the user's prompt, so a
+// prefill stage that is not the entry would compute a different prompt's KV
+// (releases.CheckPrefillEntry). The error names the base config, or
+// split_stage when the user chose the stage.
 func TestSplitThinkerNotFirst(t *testing.T) {
-	res := mustPlan(t, Spec{Model: seedModel, BaseConfig: encoderFirstBase})
-	cfg := config(t, res.ConfigYAML)
-	st := stageList(t, cfg)
-
-	type want struct {
-		modelStage string
-		inputs     any // decoded engine_input_source, nil when absent
-		in, out    []string
-		prefill    bool
-		decode     bool
-	}
-	wants := []want{
-		{"encoder", nil, nil, []string{"to_stage_1"}, false, false},
-		{"thinker", []any{0}, []string{"from_stage_0"}, nil, true, false},
-		{"thinker", []any{1}, nil, []string{"to_stage_3"}, false, true},
-		{"talker", []any{2}, []string{"from_stage_2"}, []string{"to_stage_4"}, false, false},
-		{"code2wav", []any{3}, []string{"from_stage_3"}, nil, false, false},
-	}
-	if len(st) != len(wants) {
-		t.Fatalf("%d stages, want %d:\n%s", len(st), len(wants), res.ConfigYAML)
-	}
-	for i, w := range wants {
-		s := st[i]
-		if s["stage_id"] != i {
-			t.Errorf("stage %d: stage_id %v", i, s["stage_id"])
+	for _, tc := range []struct {
+		spec Spec
+		path string
+	}{
+		{Spec{Model: seedModel, BaseConfig: encoderFirstBase}, "base_config"},
+		{Spec{Model: seedModel, BaseConfig: encoderFirstBase, SplitStage: ptr(1)}, "split_stage"},
+		{Spec{Model: seedModel, BaseConfig: encoderFirstBase, SplitStage: ptr(2)}, "split_stage"},
+	} {
+		if _, ds := Plan(tc.spec); !hasCode(ds, "split_not_entry", tc.path) {
+			t.Errorf("split %v: want split_not_entry at %s, got %s", tc.spec.SplitStage, tc.path, describeDiags(ds))
 		}
-		if got := dig(s, "engine_args", "model_stage"); got != w.modelStage {
-			t.Errorf("stage %d: model_stage %v, want %s", i, got, w.modelStage)
-		}
-		if got := s["engine_input_source"]; !reflect.DeepEqual(got, w.inputs) {
-			t.Errorf("stage %d: engine_input_source %v, want %v", i, got, w.inputs)
-		}
-		if got := mapKeys(s["input_connectors"]); !reflect.DeepEqual(got, w.in) {
-			t.Errorf("stage %d: input_connectors keys %v, want %v", i, got, w.in)
-		}
-		if got := mapKeys(s["output_connectors"]); !reflect.DeepEqual(got, w.out) {
-			t.Errorf("stage %d: output_connectors keys %v, want %v", i, got, w.out)
-		}
-		if got := s["is_prefill_only"] == true; got != w.prefill {
-			t.Errorf("stage %d: is_prefill_only %v", i, s["is_prefill_only"])
-		}
-		if got := s["is_decode_only"] == true; got != w.decode {
-			t.Errorf("stage %d: is_decode_only %v", i, s["is_decode_only"])
-		}
-	}
-
-	// Edges equal the input graph, and keep the base's window_size (the new
-	// prefill → decode edge copies it from the edge that left the thinker).
-	wantEdges := []any{}
-	for _, e := range [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}} {
-		wantEdges = append(wantEdges, map[string]any{"from": e[0], "to": e[1], "window_size": -1})
-	}
-	if got := dig(cfg, "runtime", "edges"); !reflect.DeepEqual(got, wantEdges) {
-		t.Errorf("runtime.edges = %v, want %v", got, wantEdges)
-	}
-	if !reflect.DeepEqual(edgesOfInputs(t, st), []Edge{{0, 1}, {1, 2}, {2, 3}, {3, 4}}) {
-		t.Errorf("inputs imply edges %v", edgesOfInputs(t, st))
-	}
-	if !reflect.DeepEqual(res.Edges, []Edge{{0, 1}, {1, 2}, {2, 3}, {3, 4}}) {
-		t.Errorf("Result.Edges = %v", res.Edges)
-	}
-	// Comments survive; the one on the thinker's id line describes both
-	// halves, so each copy keeps it.
-	if strings.Count(res.ConfigYAML, "# the thinker") != 2 || strings.Count(res.ConfigYAML, "# an encoder in front of the thinker") != 1 {
-		t.Errorf("comments were lost or duplicated:\n%s", res.ConfigYAML)
-	}
-	// Placement follows the recipe: P and D on their own GPUs, the others
-	// after them; the encoder sits with the talker group.
-	var roles []string
-	for _, s := range res.Stages {
-		roles = append(roles, fmt.Sprintf("%d:%s:%v", s.StageID, s.Role, s.Devices))
-	}
-	if got := strings.Join(roles, " "); !strings.Contains(got, "1:prefill:[0]") || !strings.Contains(got, "2:decode:[1]") {
-		t.Errorf("stages = %s", got)
 	}
 }
 
@@ -232,13 +172,20 @@ platforms:
 `
 
 func TestSplitStagesDialectPlatforms(t *testing.T) {
-	res := mustPlan(t, Spec{Model: seedModel, BaseConfig: stagesPlatformBase, SplitStage: ptr(1)})
+	// No release registers a PD pipeline, so the stages dialect runs on the
+	// user's own registration, named in pipeline, on a release they name.
+	res := mustPlan(t, Spec{Model: seedModel, BaseConfig: stagesPlatformBase, SplitStage: ptr(0),
+		Pipeline: "my_pipeline_pd", VLLMOmniVersion: "0.28.0",
+		StageOverrides: map[string]StageOverride{"stage_1": {GPUMemoryUtilization: ptr(0.4)}}})
 	cfg := config(t, res.ConfigYAML)
 	if res.Format != "stages" || !has(cfg, "stages") {
 		t.Fatalf("a stages base must stay in the stages dialect; format %q", res.Format)
 	}
 	if got := cfg["pipeline"]; got != "my_pipeline_pd" {
-		t.Errorf("pipeline = %v, want the PD variant my_pipeline_pd", got)
+		t.Errorf("pipeline = %v, want the user's my_pipeline_pd", got)
+	}
+	if got := cfg["async_chunk"]; got != false {
+		t.Errorf("async_chunk = %v, want false written out (the deploy loader assumes true)", got)
 	}
 	st := stageList(t, cfg)
 	if len(st) != 4 {
@@ -256,16 +203,15 @@ func TestSplitStagesDialectPlatforms(t *testing.T) {
 			}
 		}
 	}
-	if got := mapKeys(st[3]["input_connectors"]); !reflect.DeepEqual(got, []string{"from_stage_2"}) {
-		t.Errorf("last stage input_connectors %v, want [from_stage_2]", got)
+	for i, w := range []struct{ in, out []string }{{nil, nil}, {nil, []string{"to_stage_2"}}, {[]string{"from_stage_1"}, []string{"to_stage_3"}}, {[]string{"from_stage_2"}, nil}} {
+		if got := mapKeys(st[i]["input_connectors"]); !reflect.DeepEqual(got, w.in) {
+			t.Errorf("stage %d input_connectors %v, want %v", i, got, w.in)
+		}
+		if got := mapKeys(st[i]["output_connectors"]); !reflect.DeepEqual(got, w.out) {
+			t.Errorf("stage %d output_connectors %v, want %v", i, got, w.out)
+		}
 	}
-	if got := mapKeys(st[2]["output_connectors"]); !reflect.DeepEqual(got, []string{"to_stage_3"}) {
-		t.Errorf("decode output_connectors %v, want [to_stage_3]", got)
-	}
-	if got := dig(st[0], "kv_transfer_config"); got != nil {
-		t.Errorf("the encoder got a kv_transfer_config: %v", got)
-	}
-	for i, role := range map[int]string{1: "kv_producer", 2: "kv_consumer"} {
+	for i, role := range map[int]string{0: "kv_producer", 1: "kv_consumer"} {
 		if got := dig(st[i], "kv_transfer_config", "kv_role"); got != role {
 			t.Errorf("stage %d kv_role %v, want %s (flat in the stages dialect)", i, got, role)
 		}
@@ -280,7 +226,7 @@ func TestSplitStagesDialectPlatforms(t *testing.T) {
 	npu := dig(cfg, "platforms", "npu", "stages")
 	wantNPU := []any{
 		map[string]any{"stage_id": 0, "gpu_memory_utilization": 0.4},
-		map[string]any{"stage_id": 1, "gpu_memory_utilization": 0.5},
+		map[string]any{"stage_id": 1, "gpu_memory_utilization": 0.4},
 		map[string]any{"stage_id": 2, "gpu_memory_utilization": 0.5},
 		map[string]any{"stage_id": 3, "devices": "3"},
 	}
@@ -300,11 +246,8 @@ func TestSplitStageSelection(t *testing.T) {
 		spec  Spec
 		split int // id of the prefill stage in the output
 	}{
-		{"thinker by name", Spec{Model: seedModel, BaseConfig: encoderFirstBase}, 1},
-		{"split_stage names the thinker", Spec{Model: seedModel, BaseConfig: encoderFirstBase, SplitStage: ptr(1)}, 1},
-		{"split_stage names the talker", Spec{Model: seedModel, BaseConfig: encoderFirstBase, SplitStage: ptr(2),
-			StageOverrides: map[string]StageOverride{"thinker": {GPUMemoryUtilization: ptr(0.5)}}}, 2},
 		{"stages dialect: first autoregressive entry stage", Spec{Model: seedModel, BaseConfig: stagesPlatformBase,
+			Pipeline: "my_pipeline_pd", VLLMOmniVersion: "0.28",
 			StageOverrides: map[string]StageOverride{"stage_1": {GPUMemoryUtilization: ptr(0.4)}}}, 0},
 		{"preset", Spec{Model: seedModel}, 0},
 	}

@@ -63,7 +63,9 @@ func stageFacts(list string, n int, keys ...[]any) []fact {
 func TestUpstreamPD_HunyuanImage3(t *testing.T) {
 	base := readUpstream(t, "deploy/hunyuan_image_3_moe@7bf72476.yaml")
 	want := decodeYAML(t, readUpstream(t, "deploy/hunyuan_image_3_moe_pd@c9899cfe.yaml"))
-	res, ds := Plan(Spec{Model: "tencent/HunyuanImage-3.0-Instruct", BaseConfig: base})
+	// No release registers hunyuan_image3_pd (open PR #7217): the plan
+	// names it as the user's own registration, on a release they name.
+	res, ds := Plan(Spec{Model: "tencent/HunyuanImage-3.0-Instruct", BaseConfig: base, Pipeline: "hunyuan_image3_pd", VLLMOmniVersion: "0.32.0"})
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}
@@ -112,7 +114,7 @@ func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 	}
 	facts := stageFacts("stage_args", 4,
 		[]any{"stage_id"}, []any{"is_prefill_only"}, []any{"is_decode_only"},
-		[]any{"runtime", "devices"}, []any{"runtime", "max_batch_size"},
+		[]any{"runtime", "devices"},
 		[]any{"engine_args", "model_stage"}, []any{"engine_args", "tensor_parallel_size"},
 		[]any{"engine_args", "gpu_memory_utilization"}, []any{"engine_args", "kv_transfer_config"},
 		[]any{"engine_input_source"}, []any{"final_output"}, []any{"final_output_type"},
@@ -125,6 +127,15 @@ func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 		facts = append(facts, fact{"edge", []any{"runtime", "edges", i, "from"}}, fact{"edge", []any{"runtime", "edges", i, "to"}})
 	}
 	compareFacts(t, got, want, facts)
+	// Upstream's file still writes runtime.max_batch_size, which no PD
+	// release reads (PR #1851): the plan carries the same limits as
+	// engine_args.max_num_seqs.
+	for i := 0; i < 4; i++ {
+		g, w := dig(got, "stage_args", i, "engine_args", "max_num_seqs"), dig(want, "stage_args", i, "runtime", "max_batch_size")
+		if !reflect.DeepEqual(g, w) || dig(got, "stage_args", i, "runtime", "max_batch_size") != nil {
+			t.Errorf("stage %d: max_num_seqs %v, want upstream's max_batch_size %v and no max_batch_size", i, g, w)
+		}
+	}
 }
 
 // Upstream's current Qwen3-Omni deploy (stages dialect) written as
@@ -155,7 +166,7 @@ func TestConvertStagesToStageArgs(t *testing.T) {
 		"stage_args.1.engine_args.kv_transfer_config.kv_role": "kv_consumer",
 		"stage_args.2.engine_args.model_stage":                "talker",
 		"stage_args.2.engine_input_source":                    []any{1},
-		"stage_args.2.sync_process_input_func":                "vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker_token_only",
+		"stage_args.2.custom_process_input_func":              "vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker",
 		"stage_args.2.input_connectors.from_stage_1":          "connector_of_shared_memory",
 		"stage_args.2.engine_args.gpu_memory_utilization":     0.6,
 		"stage_args.3.engine_args.worker_type":                "generation",

@@ -46,6 +46,56 @@ func mapIndex(m *yaml.Node, key string) int {
 	return -1
 }
 
+// PathGet follows a path of keys through nested mappings, resolving
+// aliases; nil when any step is missing.
+func PathGet(m *yaml.Node, keys ...string) *yaml.Node {
+	n := resolve(m)
+	for _, k := range keys {
+		n = resolve(MapGet(n, k))
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// PathDelete removes the last key of a path from its mapping, and the
+// mappings the removal leaves empty. It reports whether the key was there.
+func PathDelete(m *yaml.Node, keys ...string) bool {
+	if len(keys) == 0 {
+		return false
+	}
+	parent := PathGet(m, keys[:len(keys)-1]...)
+	if !MapDelete(parent, keys[len(keys)-1]) {
+		return false
+	}
+	if len(parent.Content) == 0 && len(keys) > 1 {
+		PathDelete(m, keys[:len(keys)-1]...)
+	}
+	return true
+}
+
+// MapRename renames key to newKey in place, keeping its position, its
+// comments and its value. It reports whether the key was there.
+func MapRename(m *yaml.Node, key, newKey string) bool {
+	i := mapIndex(m, key)
+	if i < 0 {
+		return false
+	}
+	m.Content[i].Value = newKey
+	return true
+}
+
+// SetScalarText replaces a string scalar's text, keeping its style and
+// comments. Other nodes are left alone and false is returned.
+func SetScalarText(n *yaml.Node, text string) bool {
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagStr {
+		return false
+	}
+	n.Value = text
+	return true
+}
+
 // MapKeys lists a mapping's keys in document order.
 func MapKeys(m *yaml.Node) []string {
 	if m == nil || m.Kind != yaml.MappingNode {

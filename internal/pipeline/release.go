@@ -1,0 +1,150 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// chooseRelease picks the vllm-omni release the plan is made for, and with
+// it the output dialect and the `pipeline:` key. It runs once the layout
+// knows the hosts, since a multi-host plan needs the stage-based launch.
+func (p *planner) chooseRelease() bool {
+	need := releases.Need{
+		Dialect:      string(p.format),
+		BaseDialect:  string(p.base.Dialect),
+		BasePipeline: p.basePipeline(),
+		Pipeline:     p.spec.Pipeline,
+		MultiHost:    p.multiHost(),
+		Connectors:   p.connectorClasses(),
+	}
+	if need.Dialect == "" && p.spec.Pipeline != "" {
+		need.Dialect = releases.Stages // a pipeline key only exists in that dialect
+	}
+	if p.base.Dialect == stageconfig.Stages {
+		_, need.ToStageArgs = p.topologyPreset()
+		if need.Dialect == releases.StageArgs && !need.ToStageArgs {
+			p.ds.errorf("format_conversion_unsupported", AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
+				"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")
+			return false
+		}
+	}
+	c, problem := releases.Choose(p.spec.VLLMOmniVersion, need)
+	if problem != nil {
+		p.ds.errorf(problem.Code, AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
+		return false
+	}
+	p.release = c
+	p.format = stageconfig.Dialect(c.Dialect)
+	if p.spec.Pipeline != "" && c.Dialect != releases.Stages {
+		p.ds.errorf("pipeline_unused", AttrPath("pipeline"), "pipeline applies to the stages dialect only",
+			"the output is stage_args, which selects PD with the stages' own is_prefill_only / is_decode_only; remove pipeline, or set format = \"stages\".")
+	}
+	if c.UserPipeline {
+		p.ds.warnf("pipeline_user_registered", AttrPath("pipeline"), "vllm-omni does not register this pipeline",
+			"vllm-omni %s registers no pipeline %q; the deploy loader raises KeyError unless your own register_pipeline() call provides it, with its PD stages, before vllm serve starts.", c.Release.Version, c.PipelineKey)
+	}
+	if v := c.Release.Validator; v.Has(releases.CheckPrefillEntry) && (p.split.id != 0 || len(p.split.inputs) > 0) {
+		path := AttrPath("split_stage")
+		if p.spec.SplitStage == nil {
+			path = p.basePath
+		}
+		p.ds.errorf("split_not_entry", path, "the split stage is not the pipeline's first stage",
+			"vllm-omni %s sends every request to stage 0 and holds the prefill stage to one token only there, but stage %d is split; split stage 0 (the thinker in vllm-omni's pipelines).", c.Release.Version, p.split.id)
+	}
+	return !p.ds.HasErrors()
+}
+
+// basePipeline names the pipeline the base describes, for the registered
+// PD variant: the preset, the base's `pipeline:` key, or the preset the
+// model matches.
+func (p *planner) basePipeline() string {
+	if p.spec.Preset != "" {
+		return p.spec.Preset
+	}
+	if key, _ := stageconfig.ScalarString(stageconfig.MapGet(p.base.Top(), "pipeline")); key != "" {
+		return key
+	}
+	if p.spec.BaseConfig != "" {
+		return ""
+	}
+	name, _ := presets.ForModel(p.spec.Model)
+	return name
+}
+
+// connectorClasses are the KV connector classes the PD pair loads.
+func (p *planner) connectorClasses() []string {
+	out := []string{p.conn.name}
+	for _, c := range p.conn.children {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// configFlag is the `vllm serve` flag the release reads the output
+// dialect through.
+func (p *planner) configFlag() string {
+	return p.release.Release.FlagFor(string(p.format))
+}
+
+// translateIgnoredKeys moves, in a stage_args output, what a stage sets
+// under a key the release's runtime never reads to the key it does read
+// (releases.StageArgsRuntime.Ignored). When the stage already sets that
+// key, it wins and the ignored one goes. The recipe's
+// sync_process_input_func names the processors of the newer pipeline
+// definitions, whose signature (source outputs) differs from what the
+// stage_args runtime calls (the stage list and its inputs); the same
+// module's function without `_token_only` is the legacy one upstream's own
+// stage_args PD configs name. A user's base config gets a warning for each
+// key moved; the presets' are listed in the docs.
+func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
+	rt := p.release.Release.StageArgs
+	if rt == nil || doc.Dialect != stageconfig.StageArgs {
+		return
+	}
+	for _, st := range doc.Stages() {
+		for _, ig := range rt.Ignored {
+			val := stageconfig.PathGet(st.Node, ig.Key...)
+			if val == nil {
+				continue
+			}
+			from, to := strings.Join(ig.Key, "."), strings.Join(ig.ReadAs, ".")
+			text, _ := stageconfig.ScalarString(val)
+			var what string
+			switch {
+			case stageconfig.PathGet(st.Node, ig.ReadAs...) != nil:
+				stageconfig.PathDelete(st.Node, ig.Key...)
+				what = fmt.Sprintf("%s is removed and %s, which the stage also sets, is kept", from, to)
+			case len(ig.Key) == 1 && len(ig.ReadAs) == 1:
+				stageconfig.MapRename(st.Node, ig.Key[0], ig.ReadAs[0])
+				if ig.Key[0] == "sync_process_input_func" {
+					stageconfig.SetScalarText(val, legacyProcessor(text))
+				}
+				newText, _ := stageconfig.ScalarString(val)
+				what = fmt.Sprintf("%s: %s is written as %s: %s", from, text, to, newText)
+			default:
+				stageconfig.PathDelete(st.Node, ig.Key...)
+				st.SetEngine(ig.ReadAs[len(ig.ReadAs)-1], val)
+				what = fmt.Sprintf("%s: %s is written as %s", from, text, to)
+			}
+			if p.spec.BaseConfig != "" {
+				p.ds.warnf("ignored_key_translated", p.basePath, "a stage key vllm-omni never reads was translated",
+					"%s: vllm-omni %s's stage_args runtime reads %s, not %s, so %s (%s).",
+					st.Describe(), p.release.Release.Version, to, from, what, ig.Source)
+			}
+		}
+	}
+}
+
+// legacyProcessor maps a sync processor of the newer pipeline definitions
+// to the stage_args runtime's function in the same module.
+func legacyProcessor(fn string) string {
+	const prefix = "vllm_omni.model_executor.stage_input_processors."
+	if strings.HasPrefix(fn, prefix) {
+		return strings.TrimSuffix(fn, "_token_only")
+	}
+	return fn
+}
