@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -49,7 +50,12 @@ func Inspect(src []byte) (*ConfigSummary, error) {
 // Check runs every rule vllm-omni applies to a config, and the ones this
 // provider adds, on a config as written. It returns nil for a sound config.
 // A config that cannot be parsed gives one diagnostic that says where.
-func Check(src []byte) Diagnostics {
+func Check(src []byte) Diagnostics { return CheckFor(src, "") }
+
+// CheckFor is Check, and with a version also what that vllm-omni release
+// refuses or would start with PD off (releases.Conform, on the config
+// alone: there is no launch line to check).
+func CheckFor(src []byte, version string) Diagnostics {
 	doc, err := stageconfig.Parse(src)
 	if err != nil {
 		return Diagnostics{{Severity: SeverityError, Code: "config_unreadable", Summary: "the config cannot be read", Detail: describeParseError(err)}}
@@ -57,5 +63,16 @@ func Check(src []byte) Diagnostics {
 	var ds Diagnostics
 	g := readGraph(doc, &ds, nil)
 	checkGraph(g, &ds, nil, true)
+	if version == "" {
+		return ds
+	}
+	rel, problem := releases.Lookup(version)
+	if problem != nil {
+		ds.errorf(problem.Code, nil, problem.Summary, "%s", problem.Detail)
+		return ds
+	}
+	for _, v := range releases.Conform(rel, releases.Deployment{Doc: doc}) {
+		ds.errorf("release_"+v.Rule, nil, "vllm-omni "+rel.Version+" would not run this config", "%s.", v.Detail)
+	}
 	return ds
 }

@@ -73,6 +73,8 @@ func TestPlanOutputs_Concurrent(t *testing.T) {
 		in.APIPort = types.NumberValue(bigInt(int64(8000 + i%7)))
 		if i%3 == 0 {
 			in.Format = types.StringValue("stages")
+			in.Pipeline = types.StringValue("my_pd")
+			in.VLLMOmniVersion = types.StringValue("0.28")
 		}
 		if i%2 == 0 {
 			in.Preset = types.StringValue("qwen2_5_omni")

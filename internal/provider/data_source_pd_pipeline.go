@@ -69,7 +69,7 @@ func readPipeline(ctx context.Context, config tftypes.Value) (tftypes.Value, dia
 	// Terraform defers the read while the configuration holds unknowns; if a
 	// client calls anyway, answer "not known yet" rather than guess.
 	if !inputsKnown(config) {
-		diags.Append(writeUnknownOutputs(ctx, &state)...)
+		diags.Append(writeUnknownOutputs(ctx, &state, config)...)
 		return state.Raw, diags
 	}
 

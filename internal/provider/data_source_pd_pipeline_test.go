@@ -43,9 +43,9 @@ data "omni_pd_pipeline" "test" {
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("serve_command"), knownvalue.StringExact(
-					"vllm serve "+seedModel+" --omni --port 9000 --deploy-config /opt/omni/qwen3_omni_pd.yaml")),
+					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml")),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("command"), knownvalue.StringExact(
-					"vllm serve "+seedModel+" --omni --port 9000 --deploy-config /opt/omni/qwen3_omni_pd.yaml")),
+					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml")),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ports"), knownvalue.SetPartial([]knownvalue.Check{
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("api"), "port": knownvalue.Int64Exact(9000)}),
 				})),

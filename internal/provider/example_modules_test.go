@@ -76,7 +76,7 @@ output "unique_ports" { value = length(distinct(flatten([for p in omni_pd_pipeli
 							"devices":       list(3, 4, 5),
 							"ports":         list(8092, 25211, 25212),
 							"config_path":   knownvalue.StringExact("/etc/vllm-omni/pipeline-1.yaml"),
-							"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --deploy-config /etc/vllm-omni/pipeline-1.yaml"),
+							"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml"),
 						}),
 					})),
 					statecheck.ExpectKnownOutputValue("ports", list(

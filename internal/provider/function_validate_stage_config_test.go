@@ -122,3 +122,47 @@ output "stages_match" {
 		},
 	})
 }
+
+// With a version, the release's own checks: the provider's plan for that
+// release passes them, the recipe's keys and another release's dialect do
+// not, and a bad version is an argument error.
+func TestFunctionValidateStageConfig_Version(t *testing.T) {
+	functionTest(t, resource.TestStep{
+		Config: `
+data "omni_pd_pipeline" "test" {
+  model             = "` + seedModel + `"
+  vllm_omni_version = "0.22"
+}
+
+locals {
+  recipe = replace(data.omni_pd_pipeline.test.config_yaml, "custom_process_input_func", "sync_process_input_func")
+}
+
+output "planned" {
+  value = provider::omni::validate_stage_config(data.omni_pd_pipeline.test.config_yaml, data.omni_pd_pipeline.test.vllm_omni_version)
+}
+
+output "recipe_keys" {
+  value = provider::omni::validate_stage_config(local.recipe, "0.22.0")
+}
+
+output "newer_release" {
+  value = provider::omni::validate_stage_config(data.omni_pd_pipeline.test.config_yaml, "0.28")
+}
+`,
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownOutputValue("planned", knownvalue.ListExact([]knownvalue.Check{})),
+			statecheck.ExpectKnownOutputValue("recipe_keys", knownvalue.ListExact([]knownvalue.Check{
+				knownvalue.StringRegexp(regexp.MustCompile(`stage 2 \(talker\) sets sync_process_input_func, which vllm-omni 0\.22\.0 never reads; it reads custom_process_input_func\. \[release_ignored_key\]$`)),
+				knownvalue.StringRegexp(regexp.MustCompile(`stage 3 \(code2wav\) sets sync_process_input_func.*\[release_ignored_key\]$`)),
+			})),
+			statecheck.ExpectKnownOutputValue("newer_release", knownvalue.ListExact([]knownvalue.Check{
+				knownvalue.StringRegexp(regexp.MustCompile(`vllm-omni 0\.28\.0 does not load a stage_args config\. \[release_dialect_unreadable\]$`)),
+			})),
+		},
+	})
+	functionTest(t, resource.TestStep{
+		Config:      `output "test" { value = provider::omni::validate_stage_config("stage_args: []", "latest") }`,
+		ExpectError: regexp.MustCompile(`(?s)"latest" is not a vllm-omni.*version.*\[release_malformed\]`),
+	})
+}

@@ -223,7 +223,7 @@ data "omni_pd_pipeline" "test" {
 						}
 						args := strings.Split(strings.TrimSuffix(string(call), "\x00"), "\x00")
 						processes++
-						if len(args) < 2 || args[0] != "serve" || args[1] != model || !containsPair(args, "--deploy-config", configPath) {
+						if len(args) < 2 || args[0] != "serve" || args[1] != model || !containsPair(args, "--stage-configs-path", configPath) {
 							return fmt.Errorf("%s.command ran vllm %q; want the model and config_path verbatim", prefix, args)
 						}
 					}

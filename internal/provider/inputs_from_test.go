@@ -57,6 +57,7 @@ func checkInputsFrom(t *testing.T, state tfsdk.State, get func(tfsdk.Config) (pi
 		"base_config":                   types.StringValue("stage_args: []\n"),
 		"format":                        types.StringValue("stages"),
 		"pipeline":                      types.StringValue("qwen3_omni_moe_pd"),
+		"vllm_omni_version":             types.StringValue("0.24"),
 		"split_stage":                   types.Int64Value(0),
 		"prefill.devices":               types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(3)}),
 		"prefill.engine_args":           engineArgs,

@@ -62,12 +62,12 @@ func seedOutputs() map[string]knownvalue.Check {
 		}),
 		"gpu_count": i(3),
 		"serve_command": knownvalue.StringRegexp(regexp.MustCompile(
-			`^vllm serve ` + regexp.QuoteMeta(seedModel) + ` --omni --port 8091 --deploy-config /\S+\.yaml$`)),
+			`^vllm serve ` + regexp.QuoteMeta(seedModel) + ` --omni --port 8091 --stage-configs-path /\S+\.yaml$`)),
 		"serve_args": knownvalue.ListPartial(map[int]knownvalue.Check{
 			0: knownvalue.StringExact("vllm"), 1: knownvalue.StringExact("serve"),
 			2: knownvalue.StringExact(seedModel), 3: knownvalue.StringExact("--omni"),
 			4: knownvalue.StringExact("--port"), 5: knownvalue.StringExact("8091"),
-			6: knownvalue.StringExact("--deploy-config"),
+			6: knownvalue.StringExact("--stage-configs-path"),
 		}),
 		"launches": knownvalue.ListSizeExact(1),
 		"id":       knownvalue.StringRegexp(regexp.MustCompile(`^\S+$`)),

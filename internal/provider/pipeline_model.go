@@ -47,6 +47,9 @@ type pipelineInputs struct {
 	PortRange      types.Object  `tfsdk:"port_range"` // portRangeModel
 	ReservedPorts  types.Set     `tfsdk:"reserved_ports"`
 	ConfigPath     types.String  `tfsdk:"config_path"`
+	// VLLMOmniVersion is Optional + Computed: in a plan it may hold the
+	// value planned before, so the entities read it from the configuration.
+	VLLMOmniVersion types.String `tfsdk:"vllm_omni_version"`
 }
 
 type roleModel struct {
@@ -84,6 +87,10 @@ type pipelineOutputs struct {
 	ServeArgs    types.List   `tfsdk:"serve_args"`
 	Diagram      types.String `tfsdk:"diagram"`
 	Launches     types.List   `tfsdk:"launches"` // launchModel
+	Release      types.String `tfsdk:"vllm_omni_release"`
+	// EffectiveVersion is what vllm_omni_version holds after planning: as
+	// written, or the release chosen when unset (pipelineComputedInputs).
+	EffectiveVersion types.String `tfsdk:"-"`
 }
 
 type stageModel struct {

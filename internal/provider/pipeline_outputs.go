@@ -90,6 +90,9 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 		ServeArgs:    stringList(r.ServeArgs),
 		Diagram:      types.StringValue(r.Diagram),
 		Launches:     launches,
+		Release:      types.StringValue(r.Release),
+
+		EffectiveVersion: types.StringValue(r.Version),
 	}, diags
 }
 
@@ -106,6 +109,9 @@ func (o pipelineOutputs) attributes() map[string]attr.Value {
 		"serve_args":    o.ServeArgs,
 		"diagram":       o.Diagram,
 		"launches":      o.Launches,
+
+		"vllm_omni_release": o.Release,
+		"vllm_omni_version": o.EffectiveVersion,
 	}
 }
 
@@ -115,8 +121,10 @@ func writeOutputs(ctx context.Context, target attributeSetter, o pipelineOutputs
 }
 
 // writeUnknownOutputs marks every output unknown: what Terraform shows as
-// "known after apply" while an input is still unknown.
-func writeUnknownOutputs(ctx context.Context, target attributeSetter) diag.Diagnostics {
+// "known after apply" while an input is still unknown. A computed input is
+// marked unknown too where the configuration leaves it unset (config is the
+// configuration value, or a plan that holds the same inputs).
+func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tftypes.Value) diag.Diagnostics {
 	vals := make(map[string]attr.Value, len(pipelineOutputNames))
 	for name, t := range outputTypes() {
 		v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
@@ -126,6 +134,11 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter) diag.Diagn
 			return diags
 		}
 		vals[name] = v
+	}
+	for _, name := range pipelineComputedInputs {
+		if attributeOf(config, name).IsNull() {
+			vals[name] = types.StringUnknown()
+		}
 	}
 	return setOutputs(ctx, target, vals)
 }

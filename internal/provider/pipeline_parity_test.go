@@ -16,6 +16,8 @@ func TestAccPDPipeline_ResourceDataSourceParity(t *testing.T) {
 	const inputs = `
   model       = "` + seedModel + `"
   format      = "stages"
+  pipeline    = "qwen3_omni_moe_pd"
+  vllm_omni_version = "0.28.0"
   config_path = "/opt/omni/pd.yaml"
   gpus        = 4
   prefill = {

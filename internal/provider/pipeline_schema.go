@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 // The data source and the resource omni_pd_pipeline share one schema. It is
@@ -23,8 +24,13 @@ import (
 // entities write exactly these after planning, or mark them unknown.
 var pipelineOutputNames = []string{
 	"id", "config_yaml", "stages", "edges", "ports", "gpu_count",
-	"serve_command", "serve_args", "diagram", "launches",
+	"serve_command", "serve_args", "diagram", "launches", "vllm_omni_release",
 }
+
+// pipelineComputedInputs are the inputs that are also Computed: unset, they
+// hold the value the plan used, so that other resources can read it. Set,
+// they read back exactly as written.
+var pipelineComputedInputs = []string{"vllm_omni_version"}
 
 // pipelineAttributes returns the shared inputs and outputs.
 func pipelineAttributes() map[string]schema.Attribute {
@@ -56,12 +62,12 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"format": schema.StringAttribute{
-			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: the base config's dialect, which is `stage_args` for every preset. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped.",
+			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: `stage_args` wherever the release reads it (up to 0.26.0rc1) and the base can be written in it, else `stages`. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped. A `stages` output turns PD on only through a registered pipeline, which no release has: it needs `pipeline` and an explicit `vllm_omni_version`.",
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.OneOf("stage_args", "stages")},
 		},
 		"pipeline": schema.StringAttribute{
-			MarkdownDescription: "With `format = \"stages\"`: the registered PD pipeline written as the top-level `pipeline:` key, which is how that dialect turns PD on. Default: the PD variant of the base config's pipeline (`qwen3_omni_moe_pd` for `qwen3_omni_moe`, `hunyuan_image3_pd` for `hunyuan_image_3_moe`).",
+			MarkdownDescription: "The top-level `pipeline:` key of a `stages` output, which is how that dialect turns PD on: the key of a PD pipeline your machines register themselves with vllm-omni's `register_pipeline()`, since no release registers one (the plan warns so). Setting it implies `format = \"stages\"`; it is an error with `stage_args` output. Default: the release's registered PD pipeline for the base, which no release has, so a `stages` output needs it.",
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.-]+$`), "must be a pipeline key: letters, digits, '_', '.', '-'")},
 		},
@@ -140,12 +146,30 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			ElementType:         types.NumberType,
 			Validators:          []validator.Set{portValidator()},
 		},
+		"vllm_omni_version": schema.StringAttribute{
+			MarkdownDescription: "The vllm-omni release the machines run: a release line (`\"0.24\"`, its newest final release), " +
+				"an exact release (`\"0.24.0\"`) or a release candidate (`\"0.26.0rc1\"`). It decides the config dialect, the " +
+				"launch flag and the startup checks the plan must pass; `vllm_omni_release` is the release it resolved to. " +
+				"Default: the newest final release on which the plan runs prefill-decode natively (its own loader and PD " +
+				"validator, no registration of your own), `" + defaultReleaseFor() + "` for the Qwen presets; it reads back once " +
+				"planned. The [release table](../guides/vllm-omni-releases.md) lists what each release reads.",
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+		},
 		"config_path": schema.StringAttribute{
-			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; used as `--deploy-config` in the launch command. Default: `" + pipeline.DefaultConfigPath + "`.",
+			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`.",
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 	}
+}
+
+// defaultReleaseFor is the release a default plan of the presets targets,
+// for the docs.
+func defaultReleaseFor() string {
+	c, _ := releases.Choose("", releases.Need{BaseDialect: releases.StageArgs, Connectors: []string{pipeline.DefaultConnector}})
+	return c.Release.Version
 }
 
 // roleAttribute is the prefill or the decode object.
@@ -161,7 +185,7 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 				Validators:          devicesValidators(),
 			},
 			"tensor_parallel_size": schema.NumberAttribute{
-				MarkdownDescription: "Tensor parallel size. Default: the split stage's own `tensor_parallel_size` in the base config (`1` in the presets). MooncakeConnector, P2pNcclConnector and LMCacheConnectorV1 need the same value on prefill and decode; NixlConnector allows a larger decode value.",
+				MarkdownDescription: "Tensor parallel size. Default: the split stage's own `tensor_parallel_size` in the base config (`1` in the presets). Prefill and decode must have the same value whatever the connector: vllm-omni's PD validator refuses any difference (NixlConnector included, although vLLM alone would accept a larger decode size).",
 				Optional:            true,
 				Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 			},
@@ -267,6 +291,10 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 		},
 		"diagram": schema.StringAttribute{
 			MarkdownDescription: "The stage graph as a Mermaid flowchart.",
+			Computed:            true,
+		},
+		"vllm_omni_release": schema.StringAttribute{
+			MarkdownDescription: "The row of the release table the plan was made for: the exact release `vllm_omni_version` resolved to.",
 			Computed:            true,
 		},
 		"launches": schema.ListNestedAttribute{

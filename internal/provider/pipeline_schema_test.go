@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"testing"
 
@@ -106,7 +107,7 @@ func TestSchema_OutputNames(t *testing.T) {
 		attrs[k] = nil
 	}
 	declared := map[string]any{}
-	for _, k := range pipelineOutputNames {
+	for _, k := range append(slices.Clone(pipelineOutputNames), pipelineComputedInputs...) {
 		declared[k] = nil
 	}
 	sort.Strings(computed)

@@ -34,6 +34,8 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 		APIPort:       intPtr(in.APIPort),
 		ReservedPorts: intsFromSet(ctx, in.ReservedPorts, &diags),
 		ConfigPath:    in.ConfigPath.ValueString(),
+
+		VLLMOmniVersion: in.VLLMOmniVersion.ValueString(),
 	}
 	spec.Prefill = roleSpec(ctx, path.Root("prefill"), in.Prefill, &diags)
 	spec.Decode = roleSpec(ctx, path.Root("decode"), in.Decode, &diags)

@@ -97,12 +97,12 @@ func TestSpecFromInputs_Minimal(t *testing.T) {
 
 func TestInputsKnown(t *testing.T) {
 	ctx := context.Background()
-	known := planWith(t, map[string]any{"model": "m"})
+	known := planWith(t, map[string]any{"model": "m", "vllm_omni_version": "0.24"})
 	if !inputsKnown(known.Raw) {
 		t.Error("all-known plan reported unknown")
 	}
-	// Unknown outputs do not count.
-	if diags := writeUnknownOutputs(ctx, &known); diags.HasError() {
+	// Unknown outputs do not count; a computed input that is set stays.
+	if diags := writeUnknownOutputs(ctx, &known, known.Raw); diags.HasError() {
 		t.Fatal(diags)
 	}
 	if !inputsKnown(known.Raw) {

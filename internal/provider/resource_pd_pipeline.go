@@ -35,7 +35,7 @@ type pdPipelineResource struct{}
 // schema; each earlier version has an entry in UpgradeState
 // (resource_pd_pipeline_upgrade.go says how to add one, and
 // previousAllocations what later versions must still read).
-const pdPipelineSchemaVersion = 1
+const pdPipelineSchemaVersion = 2
 
 func (r *pdPipelineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_pd_pipeline"
@@ -82,31 +82,33 @@ func (r *pdPipelineResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return // destroy: nothing to compute
 	}
 	var diags diag.Diagnostics
-	resp.Plan.Raw, diags = planResource(ctx, req.Plan.Raw, req.State.Raw)
+	resp.Plan.Raw, diags = planResource(ctx, req.Config.Raw, req.Plan.Raw, req.State.Raw)
 	resp.Diagnostics.Append(diags...)
 }
 
-// planResource is the resource's plan: the planned state from the plan the
-// framework or Terraform proposes and the prior state (null on create). The
-// inputs stay as proposed and the outputs are planned from them, keeping the
-// prior state's allocations while they stay valid. After an error the plan
-// holds what was written so far, as ModifyPlan would leave it; Terraform
-// discards it.
-func planResource(ctx context.Context, plan, prior tftypes.Value) (tftypes.Value, diag.Diagnostics) {
+// planResource is the resource's plan: the planned state from the
+// configuration, the plan the framework or Terraform proposes and the prior
+// state (null on create). The inputs are read from the configuration, since
+// a computed input (vllm_omni_version) left unset holds the earlier plan's
+// value or unknown in a proposed plan; the outputs are planned from them,
+// keeping the prior state's allocations while they stay valid. After an
+// error the plan holds what was written so far, as ModifyPlan would leave
+// it; Terraform discards it.
+func planResource(ctx context.Context, config, plan, prior tftypes.Value) (tftypes.Value, diag.Diagnostics) {
 	planned := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: plan}
 	var diags diag.Diagnostics
 
 	// An unknown input (say a host from another resource) may change any
 	// output, so all of them wait for it. triggers affect no output: an
 	// unknown one means a replacement, planned below without history.
-	if !inputsKnown(plan, "triggers") {
-		diags.Append(writeUnknownOutputs(ctx, &planned)...)
+	if !inputsKnown(config, "triggers") {
+		diags.Append(writeUnknownOutputs(ctx, &planned, config)...)
 		return planned.Raw, diags
 	}
 
 	// inputsFrom, not Plan.Get: Get reflects over the whole model on every
 	// plan of every instance (docs/performance.md).
-	in, d := inputsFrom(ctx, planned.Schema.Type(), plan)
+	in, d := inputsFrom(ctx, planned.Schema.Type(), config)
 	if diags.Append(d...); diags.HasError() {
 		return planned.Raw, diags
 	}

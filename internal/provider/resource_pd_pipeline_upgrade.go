@@ -19,6 +19,8 @@ import (
 //   - 0: the first release, the schema product-contract.md lists.
 //   - 1: adds `pipeline`, `connector.kv_both`, `stages[*].host` and
 //     `ports[*].host`.
+//   - 2: adds `vllm_omni_version` (Optional + Computed) and
+//     `vllm_omni_release`.
 //
 // Adding version N+1 (see DESIGN.md, "State versions"):
 //  1. Bump pdPipelineSchemaVersion.
@@ -37,9 +39,10 @@ import (
 
 // UpgradeState upgrades every earlier state version to the current schema.
 func (r *pdPipelineResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
-	v0 := pdPipelineSchemaV0()
+	v0, v1 := pdPipelineSchemaV0(), pdPipelineSchemaV1()
 	return map[int64]resource.StateUpgrader{
 		0: {PriorSchema: &v0, StateUpgrader: upgradePipelineState},
+		1: {PriorSchema: &v1, StateUpgrader: upgradePipelineState},
 	}
 }
 
@@ -263,4 +266,38 @@ func pdPipelineSchemaV0() schema.Schema {
 			}}},
 		},
 	}
+}
+
+// pdPipelineSchemaV1 is the resource schema of state version 1, frozen:
+// version 0 with `pipeline`, `connector.kv_both`, and `host` on the `stages`,
+// `ports` objects. Do not edit it; a later schema change is a new version.
+func pdPipelineSchemaV1() schema.Schema {
+	s := pdPipelineSchemaV0()
+	s.Version = 1
+	attrs := make(map[string]schema.Attribute, len(s.Attributes)+1)
+	for k, v := range s.Attributes {
+		attrs[k] = v
+	}
+	attrs["pipeline"] = schema.StringAttribute{Optional: true}
+	connector := attrs["connector"].(schema.SingleNestedAttribute)
+	connector.Attributes = withAttribute(connector.Attributes, "kv_both", schema.BoolAttribute{Optional: true})
+	attrs["connector"] = connector
+	for _, name := range []string{"stages", "ports"} {
+		list := attrs[name].(schema.ListNestedAttribute)
+		list.NestedObject.Attributes = withAttribute(list.NestedObject.Attributes, "host", schema.StringAttribute{Computed: true})
+		attrs[name] = list
+	}
+	s.Attributes = attrs
+	return s
+}
+
+// withAttribute copies attrs with one more attribute, leaving attrs as it
+// was (the frozen schemas must not share edits).
+func withAttribute(attrs map[string]schema.Attribute, name string, a schema.Attribute) map[string]schema.Attribute {
+	out := make(map[string]schema.Attribute, len(attrs)+1)
+	for k, v := range attrs {
+		out[k] = v
+	}
+	out[name] = a
+	return out
 }

@@ -32,7 +32,7 @@ import (
 // did not have, so the state it writes is a genuine version 0 state whose
 // values today's provider would compute too.
 
-type v0Provider struct{}
+type v0Provider struct{ schema func() schema.Schema }
 
 func (v0Provider) Metadata(_ context.Context, _ fwprovider.MetadataRequest, resp *fwprovider.MetadataResponse) {
 	resp.TypeName = "omni"
@@ -40,24 +40,29 @@ func (v0Provider) Metadata(_ context.Context, _ fwprovider.MetadataRequest, resp
 func (v0Provider) Schema(context.Context, fwprovider.SchemaRequest, *fwprovider.SchemaResponse) {}
 func (v0Provider) Configure(context.Context, fwprovider.ConfigureRequest, *fwprovider.ConfigureResponse) {
 }
-func (v0Provider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return v0Resource{} }}
+func (p v0Provider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{func() resource.Resource { return v0Resource(p) }}
 }
 func (v0Provider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 func (v0Provider) Functions(context.Context) []func() function.Function       { return nil }
 
 var v0Providers = map[string]func() (tfprotov6.ProviderServer, error){
-	"omni": providerserver.NewProtocol6WithError(v0Provider{}),
+	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV0}),
 }
 
-type v0Resource struct{}
+// v1Providers is the same with the version 1 schema.
+var v1Providers = map[string]func() (tfprotov6.ProviderServer, error){
+	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV1}),
+}
+
+type v0Resource struct{ schema func() schema.Schema }
 
 func (v0Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_pd_pipeline"
 }
 
-func (v0Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = pdPipelineSchemaV0()
+func (r v0Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = r.schema()
 }
 
 func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -170,17 +175,21 @@ resource "omni_pd_pipeline" "test" {
 `
 
 // State written by the version 0 provider upgrades, and the current
-// provider then plans no change: every value was carried over, and the new
-// attributes are null, as the current provider computes them here.
+// provider then plans one in-place update: version 2 plans for a vllm-omni
+// release, so the launch flag, the processor keys and the bootstrap
+// environment change the config, the commands and the id, and
+// vllm_omni_version and vllm_omni_release are filled in (CHANGELOG says so).
+// Every input, port and device is carried over, and the plan after that is
+// empty.
 func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
-	// Values that must come through the upgrade and the next update as
+	// Values that must come through the upgrade and the next updates as
 	// they were.
 	type comparer interface {
 		AddStateValue(string, tfjsonpath.Path) statecheck.StateCheck
 	}
 	kept := map[string]comparer{}
 	paths := map[string]tfjsonpath.Path{}
-	for _, name := range []string{"id", "config_yaml", "launches", "serve_command", "prefill", "decode", "stage_overrides", "connector.name", "triggers", "reserved_ports", "edges"} {
+	for _, name := range []string{"prefill", "decode", "stage_overrides", "connector.name", "triggers", "reserved_ports", "edges"} {
 		p := tfjsonpath.New(name)
 		if before, after, ok := strings.Cut(name, "."); ok {
 			p = tfjsonpath.New(before).AtMapKey(after)
@@ -216,7 +225,12 @@ func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
 				ProtoV6ProviderFactories: testProviders,
 				Config:                   upgradeConfig,
 				ConfigPlanChecks: tfresource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path `))),
+					},
 				},
 				ConfigStateChecks: append(add(),
 					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("pipeline"), knownvalue.Null()),
@@ -224,6 +238,13 @@ func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
 					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(3).AtMapKey("host"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("ports").AtSliceIndex(0).AtMapKey("host"), knownvalue.Null()),
 				),
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 			},
 			{
 				// The upgraded resource goes on as usual: an update keeps
@@ -238,6 +259,38 @@ func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
 					kept["ports[1].port"].AddStateValue(resAddr, paths["ports[1].port"]),
 					kept["ports[2].port"].AddStateValue(resAddr, paths["ports[2].port"]),
 				},
+			},
+		},
+	})
+}
+
+// State written with version 1 upgrades too: the next plan fills in
+// vllm_omni_version and vllm_omni_release in place, keeps the ports, and the
+// plan after it is empty.
+func TestAccPDPipelineResource_UpgradeFromV1(t *testing.T) {
+	ports := statecheck.CompareValue(compare.ValuesSame())
+	tfresource.UnitTest(t, tfresource.TestCase{
+		Steps: []tfresource.TestStep{
+			{
+				ProtoV6ProviderFactories: v1Providers,
+				Config:                   upgradeConfig,
+				ConfigStateChecks:        []statecheck.StateCheck{ports.AddStateValue(resAddr, tfjsonpath.New("ports"))},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{ports.AddStateValue(resAddr, tfjsonpath.New("ports"))},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
 	})
@@ -386,11 +439,19 @@ func TestUpgradeState_NewAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Strings(added)
-	want := []string{"connector.kv_both", "pipeline", "ports[*].host", "stages[*].host"}
+	want := []string{"connector.kv_both", "pipeline", "ports[*].host", "stages[*].host", "vllm_omni_release", "vllm_omni_version"}
 	if !reflect.DeepEqual(added, want) {
-		t.Errorf("a version 0 state gains %q; version 1 added %q. A schema change needs a new state version (see resource_pd_pipeline_upgrade.go).", added, want)
+		t.Errorf("a version 0 state gains %q; versions 1 and 2 added %q. A schema change needs a new state version (see resource_pd_pipeline_upgrade.go).", added, want)
 	}
-	if pdPipelineSchemaVersion != 1 {
+	_, added, err = upgradeValue(fullValue(pdPipelineSchemaV1().Type().TerraformType(ctx)), current, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(added)
+	if want := []string{"vllm_omni_release", "vllm_omni_version"}; !reflect.DeepEqual(added, want) {
+		t.Errorf("a version 1 state gains %q; version 2 added %q", added, want)
+	}
+	if pdPipelineSchemaVersion != 2 {
 		t.Errorf("pdPipelineSchemaVersion = %d: record what the new version added here", pdPipelineSchemaVersion)
 	}
 }

@@ -37,9 +37,9 @@ func (s directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 //   - when planResource reports an error on a plan that differs from the
 //     prior state, the outputs are unknown. The framework marks every
 //     computed attribute with a null configuration unknown before ModifyPlan
-//     runs; here those are exactly the outputs (TestDirect_Assumptions),
-//     which planResource overwrites unless it fails, so only a failed plan
-//     needs the marking.
+//     runs; here those are the outputs and the computed inputs left unset
+//     (TestDirect_Assumptions), which planResource overwrites unless it
+//     fails, so only a failed plan needs the marking.
 func (s directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	if req.TypeName != pdPipelineTypeName || req.ProposedNewState == nil || req.PriorState == nil ||
 		len(req.PriorPrivate) > 0 || req.ProviderMeta != nil || req.PriorIdentity != nil {
@@ -51,6 +51,10 @@ func (s directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 		return s.ProviderServer.PlanResourceChange(ctx, req) // a destroy, or not ours to judge
 	}
 	prior, err := req.PriorState.Unmarshal(typ)
+	if err != nil || req.Config == nil {
+		return s.ProviderServer.PlanResourceChange(ctx, req)
+	}
+	config, err := req.Config.Unmarshal(typ)
 	if err != nil {
 		return s.ProviderServer.PlanResourceChange(ctx, req)
 	}
@@ -59,10 +63,10 @@ func (s directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 	if !prior.IsNull() && triggersChanged(proposed, prior) {
 		resp.RequiresReplace = []*tftypes.AttributePath{tftypes.NewAttributePath().WithAttributeName("triggers")}
 	}
-	planned, diags := planResource(ctx, proposed, prior)
+	planned, diags := planResource(ctx, config, proposed, prior)
 	if diags.HasError() && !proposed.Equal(prior) {
 		failed := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: planned}
-		diags.Append(writeUnknownOutputs(ctx, &failed)...)
+		diags.Append(writeUnknownOutputs(ctx, &failed, config)...)
 		planned = failed.Raw
 	}
 	resp.Diagnostics = protoDiagnostics(ctx, diags)

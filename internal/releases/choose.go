@@ -59,6 +59,9 @@ func (n Need) dialectOn(r Release) string {
 func (n Need) evaluate(r Release) (Choice, []string) {
 	c := Choice{Release: r, Dialect: n.dialectOn(r)}
 	var why []string
+	if n.Dialect == "" && c.Dialect == Stages && n.BaseDialect == StageArgs {
+		why = append(why, "it no longer loads stage_args configs, the dialect of this base")
+	}
 	switch c.Dialect {
 	case StageArgs:
 		switch {
@@ -149,6 +152,16 @@ func Choose(version string, n Need) (Choice, *Problem) {
 			Detail: fmt.Sprintf("vllm-omni %s cannot run this plan: %s. %s", r.Version, strings.Join(why, "; "), n.working())}
 	}
 	return c, nil
+}
+
+// Lookup resolves a version the user wrote to its table row, as Choose
+// does, without judging a plan.
+func Lookup(version string) (Release, *Problem) {
+	v, err := ParseVersion(version)
+	if err != nil {
+		return Release{}, &Problem{Code: "release_malformed", Summary: "not a vllm-omni version", Detail: err.Error() + "."}
+	}
+	return lookup(v)
 }
 
 // lookup finds the table row a parsed version names.

@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const dataAddr = "data.omni_pd_pipeline.test"
+
+// both declares the resource and the data source with the same inputs.
+func both(lines string) string {
+	return `
+resource "omni_pd_pipeline" "test" {
+  model = "` + seedModel + `"
+  ` + lines + `
+}
+
+data "omni_pd_pipeline" "test" {
+  model = "` + seedModel + `"
+  ` + lines + `
+}
+`
+}
+
+func versionChecks(addr, version, release string) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(addr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact(version)),
+		statecheck.ExpectKnownValue(addr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact(release)),
+	}
+}
+
+// Unset, vllm_omni_version reads back the release the plan chose, known in
+// the plan; set, exactly what was written, with the release it resolved to.
+// Either way the next plan is empty, and a new version updates in place.
+func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
+	ids := statecheck.CompareValue(compare.ValuesSame())
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: both(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /`))),
+				}},
+				ConfigStateChecks: append(append(versionChecks(resAddr, "0.24.0", "0.24.0"), versionChecks(dataAddr, "0.24.0", "0.24.0")...),
+					ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
+			},
+			{
+				Config:           both(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// A line: the plan is the same for 0.22.0 on one host, so the
+				// id stays while the version attributes update in place.
+				Config: both(`vllm_omni_version = "0.22"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.22.0")),
+				}},
+				ConfigStateChecks: append(append(versionChecks(resAddr, "0.22", "0.22.0"), versionChecks(dataAddr, "0.22", "0.22.0")...),
+					ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
+			},
+			{
+				Config:           both(`vllm_omni_version = "0.22"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// Unset again: back to the default, in place.
+				Config: both(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+				}},
+			},
+		},
+	})
+}
+
+// Across hosts the release decides the launch flags: 0.22.0 has no
+// --omni-replica-address, so the commands and the id differ from 0.24.0's.
+func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
+	ids := statecheck.CompareValue(compare.ValuesDiffer())
+	hosts := `prefill = { host = "10.0.0.1" }
+  decode = { host = "10.0.0.2" }`
+	worker := tfjsonpath.New("launches").AtSliceIndex(1).AtMapKey("command")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: both(hosts),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-replica-address 10\.0\.0\.2`))),
+				},
+			},
+			{
+				Config: both(hosts + "\n  vllm_omni_version = \"0.22.0\""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port \d+ & `))),
+				},
+			},
+		},
+	})
+}
+
+// An unknown vllm_omni_version leaves every output unknown, and the version
+// too, without an error; a version that cannot run the plan is an error
+// at plan time.
+func TestAccPDPipeline_VLLMOmniVersionUnknownAndRefused(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: `
+resource "terraform_data" "version" {
+  input = "0.24"
+}
+` + pipelineResource(`vllm_omni_version = terraform_data.version.output`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(unknownOutputChecks(resAddr),
+					plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("vllm_omni_version")))},
+				ConfigStateChecks: versionChecks(resAddr, "0.24", "0.24.0"),
+			},
+			{
+				Config:      both(`vllm_omni_version = "0.30.0"`),
+				ExpectError: regexp.MustCompile(`(?s)vllm-omni 0\.30\.0 cannot run this plan.*Releases that run this plan:.*0\.26\.0rc1.*\[release_no_pd\]`),
+			},
+		},
+	})
+}
