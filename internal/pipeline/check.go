@@ -19,6 +19,7 @@ func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
 	if g.doc.Dialect == stageconfig.StageArgs {
 		checkEntryAndFinal(g, ds, path)
 		checkEdgesMatchInputs(g, ds, path)
+		checkModelStages(g, ds, path)
 	}
 	checkConnectorRefs(g, ds, path)
 	checkPDPair(g, ds, path, placement)
@@ -66,6 +67,17 @@ func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 	if len(g.stages) > 0 && !final {
 		ds.errorf("no_final_output", path, "no stage returns output",
 			"set `final_output: true` (and final_output_type) on the stage whose output the API returns.")
+	}
+}
+
+// checkModelStages: the stage_args loader builds each stage's model from
+// engine_args.model_stage; every upstream stage_args config sets it.
+func checkModelStages(g *graph, ds *Diagnostics, path Path) {
+	for _, s := range g.stages {
+		if s.stage.ModelStage() == "" {
+			ds.errorf("model_stage_missing", path, "a stage has no model_stage",
+				"%s sets no engine_args.model_stage, which the stage_args loader needs to build its model; set it (thinker, talker, code2wav, ...).", s.stage.Describe())
+		}
 	}
 }
 

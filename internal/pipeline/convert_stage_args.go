@@ -104,20 +104,28 @@ func (p *planner) stageArgsStage(st stageconfig.Stage, s *plannedStage, preset s
 		copyKey(presetEngine, k, engine)
 	}
 	rest := stageconfig.NewMap()
+	// The deploy loader reads a flat engine key over the same key in a
+	// nested engine_args, and runtime.env over a flat env
+	// (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy), so
+	// where both spell a key, the one it reads is the one written.
 	for i := 0; i+1 < len(st.Node.Content); i += 2 {
 		k, v := st.Node.Content[i], st.Node.Content[i+1]
 		switch {
 		case k.Value == "stage_id":
 		case k.Value == "devices" || k.Value == "env" || k.Value == "num_replicas":
-			runtime.Content = append(runtime.Content, k, v)
+			addPair(runtime, k, v, false)
 		case k.Value == "runtime":
-			runtime.Content = append(runtime.Content, v.Content...)
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				addPair(runtime, v.Content[j], v.Content[j+1], true)
+			}
 		case k.Value == "engine_args":
-			engine.Content = append(engine.Content, v.Content...)
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				addPair(engine, v.Content[j], v.Content[j+1], false)
+			}
 		case stageconfig.IsEngineKey(k.Value) && !pipelineDefinitionKeys[k.Value]:
-			engine.Content = append(engine.Content, k, v)
+			addPair(engine, k, v, true)
 		case !pipelineDefinitionKeys[k.Value]:
-			rest.Content = append(rest.Content, k, v)
+			addPair(rest, k, v, true)
 		}
 	}
 	stageconfig.MapSet(out, "runtime", runtime)
@@ -142,4 +150,17 @@ func (p *planner) stageArgsStage(st stageconfig.Stage, s *plannedStage, preset s
 	}
 	out.Content = append(out.Content, rest.Content...)
 	return out
+}
+
+// addPair adds a key and its value to a mapping. A key the mapping already
+// has gets the new value in place when override is set, and is left as it
+// is otherwise, so that the result never holds a key twice.
+func addPair(m, k, v *yaml.Node, override bool) {
+	if stageconfig.MapGet(m, k.Value) == nil {
+		m.Content = append(m.Content, k, v)
+		return
+	}
+	if override {
+		stageconfig.MapSet(m, k.Value, v)
+	}
 }

@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // fuzzSeeds are the base configs the fuzz targets start from: the
@@ -66,6 +69,9 @@ func FuzzPlanBaseConfig(f *testing.F) {
 				if d.Code == "render_failed" {
 					t.Fatalf("the planner accepted a base it cannot render: %s", d)
 				}
+				if d.Code == "release_conformance" {
+					t.Fatalf("the planner wrote what its release refuses: %s", d)
+				}
 			}
 			return
 		}
@@ -75,11 +81,35 @@ func FuzzPlanBaseConfig(f *testing.F) {
 		if ds := Check([]byte(res.ConfigYAML)); hasCodeAny(ds, "config_unreadable") {
 			t.Fatalf("planned config does not parse: %v\n%s", ds, res.ConfigYAML)
 		}
+		conformsToRelease(t, spec, res)
 		again, _ := Plan(spec)
 		if again == nil || again.ConfigYAML != res.ConfigYAML {
 			t.Fatal("a second plan of the same spec differs")
 		}
 	})
+}
+
+// conformsToRelease reads a plan back as machines get it and runs its
+// release's conformance checks on it.
+func conformsToRelease(t *testing.T, spec Spec, res *Result) {
+	t.Helper()
+	doc, err := stageconfig.Parse([]byte(res.ConfigYAML))
+	if err != nil {
+		t.Fatalf("planned config does not parse: %v", err)
+	}
+	rel, problem := releases.Lookup(res.Release)
+	if problem != nil {
+		t.Fatalf("the plan names release %q: %s", res.Release, problem.Detail)
+	}
+	d := releases.Deployment{Doc: doc, UserPipeline: spec.Pipeline != ""}
+	for _, l := range res.Launches {
+		for _, p := range l.Processes {
+			d.Argvs = append(d.Argvs, p.Argv)
+		}
+	}
+	if vs := releases.Conform(rel, d); len(vs) > 0 {
+		t.Fatalf("vllm-omni %s would refuse the plan: %v\n%s", rel.Version, vs, res.ConfigYAML)
+	}
 }
 
 func hasCodeAny(ds Diagnostics, code string) bool {
@@ -94,14 +124,19 @@ func hasCodeAny(ds Diagnostics, code string) bool {
 // FuzzCheck runs Check and Inspect on arbitrary text: no panic, and a
 // config Inspect cannot read is exactly one Check reports as unreadable.
 func FuzzCheck(f *testing.F) {
-	for _, s := range fuzzSeeds(f) {
-		f.Add(s)
+	for i, s := range fuzzSeeds(f) {
+		f.Add(s, uint8(i))
 	}
-	f.Fuzz(func(t *testing.T, src string) {
+	f.Fuzz(func(t *testing.T, src string, version uint8) {
 		ds := Check([]byte(src))
 		_, err := Inspect([]byte(src))
 		if unreadable := hasCodeAny(ds, "config_unreadable"); unreadable != (err != nil) {
 			t.Fatalf("Check unreadable=%t but Inspect err=%v", unreadable, err)
+		}
+		// With any release of the table, the release's checks only add.
+		v := releases.Table[int(version)%len(releases.Table)].Version
+		if withRelease := CheckFor([]byte(src), v); len(withRelease) < len(ds) {
+			t.Fatalf("CheckFor %s found %d problems, Check %d", v, len(withRelease), len(ds))
 		}
 	})
 }
@@ -113,16 +148,30 @@ func FuzzCheck(f *testing.F) {
 // prefill and decode GPUs, device counts equal to the parallel sizes,
 // devices below gpus, and a config that passes Check.
 func FuzzPlanKnobs(f *testing.F) {
-	f.Add(int16(1), int16(1), int16(-1), int16(-1), int32(0), int32(0), int32(0), int16(0), int32(0), uint8(0), false)
-	f.Add(int16(2), int16(2), int16(0), int16(2), int32(8091), int32(25201), int32(25210), int16(5), int32(25201), uint8(1), false)
-	f.Add(int16(1), int16(4), int16(-1), int16(-1), int32(50051), int32(50050), int32(50052), int16(6), int32(50050), uint8(1), true)
-	f.Add(int16(30000), int16(1), int16(3), int16(3), int32(-1), int32(70000), int32(1), int16(-3), int32(0), uint8(2), true)
-	f.Fuzz(func(t *testing.T, ptp, dtp, pdev, ddev int16, api, first, last int32, gpus int16, reserved int32, conn uint8, kvBoth bool) {
+	f.Add(int16(1), int16(1), int16(-1), int16(-1), int32(0), int32(0), int32(0), int16(0), int32(0), uint8(0), false, uint8(0), uint8(0))
+	f.Add(int16(2), int16(2), int16(0), int16(2), int32(8091), int32(25201), int32(25210), int16(5), int32(25201), uint8(1), false, uint8(3), uint8(1))
+	f.Add(int16(1), int16(4), int16(-1), int16(-1), int32(50051), int32(50050), int32(50052), int16(6), int32(50050), uint8(1), true, uint8(9), uint8(2))
+	f.Add(int16(30000), int16(1), int16(3), int16(3), int32(-1), int32(70000), int32(1), int16(-3), int32(0), uint8(2), true, uint8(1), uint8(3))
+	f.Fuzz(func(t *testing.T, ptp, dtp, pdev, ddev int16, api, first, last int32, gpus int16, reserved int32, conn uint8, kvBoth bool, version, hosts uint8) {
 		spec := Spec{
 			Model:     seedModel,
 			Prefill:   RoleSpec{TensorParallelSize: ptr(int(ptp))},
 			Decode:    RoleSpec{TensorParallelSize: ptr(int(dtp))},
 			Connector: ConnectorSpec{Name: []string{"", "NixlConnector", "MooncakeConnector"}[conn%3], KVBoth: kvBoth},
+		}
+		// Any release of the table, or the default; one host, or the PD
+		// pair and the rest spread over two.
+		if v := int(version) % (len(releases.Table) + 1); v > 0 {
+			spec.VLLMOmniVersion = releases.Table[v-1].Version
+		}
+		switch hosts % 4 {
+		case 1:
+			spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.2"
+		case 2:
+			spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.1"
+			spec.StageOverrides = map[string]StageOverride{"code2wav": {Host: "10.0.0.3"}}
+		case 3:
+			spec.Prefill.Host = "10.0.0.1"
 		}
 		devs := func(start, n int16) []int {
 			if start < 0 {
@@ -152,14 +201,19 @@ func FuzzPlanKnobs(f *testing.F) {
 			if res != nil {
 				t.Fatal("a result with errors")
 			}
+			if hasCodeAny(ds, "release_conformance") {
+				t.Fatalf("the planner wrote what its release refuses: %v", ds)
+			}
 			return
 		}
-		seen := map[int]string{}
+		conformsToRelease(t, spec, res)
+		seen := map[string]string{}
 		for _, p := range res.Ports {
-			if prev, dup := seen[p.Port]; dup {
-				t.Fatalf("port %d is %s and %s", p.Port, prev, p.Name)
+			key := fmt.Sprintf("%s/%d", p.Host, p.Port)
+			if prev, dup := seen[key]; dup {
+				t.Fatalf("port %d is %s and %s on host %q", p.Port, prev, p.Name, p.Host)
 			}
-			seen[p.Port] = p.Name
+			seen[key] = p.Name
 			if p.Port < 1 || p.Port > 65535 || p.Port == connectorZMQBasePort {
 				t.Fatalf("port %s = %d", p.Name, p.Port)
 			}
@@ -170,12 +224,13 @@ func FuzzPlanKnobs(f *testing.F) {
 			}
 		}
 		var pre, dec []int
+		var preHost, decHost string
 		for _, s := range res.Stages {
 			switch s.Role {
 			case RolePrefill:
-				pre = s.Devices
+				pre, preHost = s.Devices, s.Host
 			case RoleDecode:
-				dec = s.Devices
+				dec, decHost = s.Devices, s.Host
 			}
 			if s.Role != RoleStage && len(s.Devices) != s.TensorParallelSize {
 				t.Fatalf("%s has %d devices for TP %d", s.Role, len(s.Devices), s.TensorParallelSize)
@@ -186,7 +241,7 @@ func FuzzPlanKnobs(f *testing.F) {
 				}
 			}
 		}
-		if len(intersect(pre, dec)) > 0 {
+		if preHost == decHost && len(intersect(pre, dec)) > 0 {
 			t.Fatalf("prefill %v and decode %v overlap", pre, dec)
 		}
 		if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
