@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
 // exampleModule reads a module under examples/ as one root configuration:
@@ -93,4 +94,68 @@ output "unique_ports" { value = length(distinct(flatten([for p in omni_pd_pipeli
 			},
 		},
 	})
+}
+
+// The pd-pipeline module plans one cluster: its cloud-init writes the config
+// its release runs, and the release can be pinned through the module.
+func TestExampleModule_PDPipeline(t *testing.T) {
+	module := exampleModule(t, "pd-pipeline") + `
+output "release_problems" { value = provider::omni::validate_stage_config(omni_pd_pipeline.this.config_yaml, omni_pd_pipeline.this.vllm_omni_release) }
+`
+	vars := func(version string) config.Variables {
+		v := config.Variables{"cluster_name": config.StringVariable("a"), "model": config.StringVariable(seedModel), "gpus": config.IntegerVariable(4)}
+		if version != "" {
+			v["vllm_omni_version"] = config.StringVariable(version)
+		}
+		return v
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		TerraformVersionChecks:   functionVersionChecks(),
+		Steps: []resource.TestStep{
+			{
+				Config:          module,
+				ConfigVariables: vars(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.24.0")),
+					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
+					plancheck.ExpectKnownOutputValue("serve_command", knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /etc/vllm-omni/deploy-config\.yaml$`))),
+				}},
+			},
+			{
+				Config:          module,
+				ConfigVariables: vars("0.20"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("omni_pd_pipeline.this", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.20.0")),
+					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
+				}},
+			},
+		},
+	})
+}
+
+// What the packing module plans is what its release runs: every pipeline's
+// config passes that release's checks (provider functions need Terraform
+// 1.8, so this is a test of its own).
+func TestExampleModule_HostPackingConforms(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		TerraformVersionChecks:   functionVersionChecks(),
+		Steps: []resource.TestStep{{
+			Config: exampleModule(t, "pd-host-packing") + `
+output "release_problems" { value = flatten([for p in omni_pd_pipeline.this : provider::omni::validate_stage_config(p.config_yaml, p.vllm_omni_release)]) }
+`,
+			ConfigVariables: config.Variables{"pipelines": config.IntegerVariable(3), "gpus": config.IntegerVariable(9)},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
+			}},
+		}},
+	})
+}
+
+// functionVersionChecks skips a test that calls a provider function on a
+// CLI without them (OpenTofu 1.6, Terraform before 1.8).
+func functionVersionChecks() []tfversion.TerraformVersionCheck {
+	return []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)}
 }

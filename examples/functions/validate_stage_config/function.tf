@@ -18,6 +18,8 @@ locals {
         is_prefill_only: true
         runtime:
           devices: "0"
+          env:
+            VLLM_MOONCAKE_BOOTSTRAP_PORT: "25201"
         engine_args:
           model_stage: thinker
           tensor_parallel_size: 1
@@ -33,6 +35,8 @@ locals {
         is_decode_only: true
         runtime:
           devices: "1"
+          env:
+            VLLM_MOONCAKE_BOOTSTRAP_PORT: "25202"
         engine_args:
           model_stage: thinker
           tensor_parallel_size: 1
@@ -73,14 +77,17 @@ locals {
           to: 3
   EOT
 
-  # Empty when the config is sound; one string per problem otherwise.
-  problems = provider::omni::validate_stage_config(local.pd_config)
+  # Empty when the config is sound for the vllm-omni release the machines
+  # run; one string per problem otherwise. Leave the release out to check
+  # the stage graph and the PD pair alone.
+  problems = provider::omni::validate_stage_config(local.pd_config, "0.24.0")
   errors   = [for p in local.problems : p if !startswith(p, "warning: ")]
 }
 
 # Stops the plan, listing every error, before a broken config reaches a
 # machine: mismatched tensor_parallel_size, both sides kv_producer, a stage
-# graph not renumbered after the split, GPUs over-subscribed, ...
+# graph not renumbered after the split, GPUs over-subscribed, a key the
+# release never reads (sync_process_input_func), ...
 resource "terraform_data" "deploy_config" {
   input = local.pd_config
 

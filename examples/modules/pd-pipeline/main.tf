@@ -7,6 +7,8 @@ resource "omni_pd_pipeline" "this" {
   config_path    = var.config_path
   reserved_ports = var.reserved_ports
 
+  vllm_omni_version = var.vllm_omni_version
+
   prefill = {
     tensor_parallel_size = var.tp
   }

@@ -23,6 +23,11 @@ output "stages" {
   value       = omni_pd_pipeline.this.stages
 }
 
+output "vllm_omni_release" {
+  description = "The vllm-omni release the deploy config and the command are written for: install exactly this on the machine image."
+  value       = omni_pd_pipeline.this.vllm_omni_release
+}
+
 output "gpu_count" {
   description = "GPUs the layout uses."
   value       = omni_pd_pipeline.this.gpu_count

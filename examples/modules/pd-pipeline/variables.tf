@@ -25,6 +25,12 @@ variable "reserved_ports" {
   default     = []
 }
 
+variable "vllm_omni_version" {
+  description = "The vllm-omni release the machine image carries (\"0.24\", \"0.24.0\"). Null: the newest release that runs the pipeline's PD natively."
+  type        = string
+  default     = null
+}
+
 variable "config_path" {
   description = "Where the deploy config is written on the machine."
   type        = string
