@@ -170,5 +170,5 @@ output "config_yaml" {
 }
 
 output "serve_command" {
-  value = join(" ", ["vllm", "serve", var.model, "--omni", "--port", tostring(var.api_port), "--deploy-config", var.config_path])
+  value = join(" ", ["vllm", "serve", var.model, "--omni", "--port", tostring(var.api_port), "--stage-configs-path", var.config_path])
 }
