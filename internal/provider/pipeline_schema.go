@@ -62,7 +62,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"format": schema.StringAttribute{
-			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: `stage_args` wherever the release reads it (up to 0.26.0rc1) and the base can be written in it, else `stages`. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped. A `stages` output turns PD on only through a registered pipeline, which no release has: it needs `pipeline` and an explicit `vllm_omni_version`.",
+			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: `stage_args` wherever the release reads it (up to 0.26.0rc1) and the base can be written in it, else `stages`. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped. A `stages` output turns PD on only through a registered pipeline, which no release has: it needs `pipeline`, your own registration.",
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.OneOf("stage_args", "stages")},
 		},

@@ -141,3 +141,22 @@ resource "terraform_data" "version" {
 		},
 	})
 }
+
+// A stages output on the user's own pipeline registration: no release runs
+// it natively, so the default is the newest final release that loads the
+// dialect, launched with --deploy-config and async_chunk written.
+func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: both(`format = "stages"
+  pipeline = "qwen3_omni_moe_pd"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.32.0")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --deploy-config /\S+$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`\Apipeline: qwen3_omni_moe_pd\nasync_chunk: false\nstages:\n`))),
+			}},
+			ConfigStateChecks: versionChecks(dataAddr, "0.32.0", "0.32.0"),
+		}},
+	})
+}

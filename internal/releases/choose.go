@@ -115,7 +115,10 @@ type Problem struct {
 // table for a plan that needs n.
 //
 // Unset, the version is the newest final release on which the plan runs
-// PD natively (a release candidate only when no final release does). Set, it must name a release in the table (a line picks its
+// PD natively (a release candidate only when no final release does). A
+// plan that names its own pipeline registration runs natively nowhere; it
+// gets the newest final release that loads it, and a warning from the
+// planner. Set, it must name a release in the table (a line picks its
 // newest final release, or its newest release candidate when the line has
 // no final one) on which the plan runs PD, natively or through the
 // pipeline key the user registers.
@@ -123,13 +126,15 @@ func Choose(version string, n Need) (Choice, *Problem) {
 	if version == "" {
 		// Final releases first: pip installs no release candidate unless
 		// asked, so a default that named one would match no machine.
-		for _, finalOnly := range []bool{true, false} {
-			for i := len(Table) - 1; i >= 0; i-- {
-				if finalOnly && Table[i].V().RC > 0 {
-					continue
-				}
-				if c, why := n.evaluate(Table[i]); len(why) == 0 && !c.UserPipeline {
-					return c, nil
+		for _, userPipeline := range []bool{false, true} {
+			for _, finalOnly := range []bool{true, false} {
+				for i := len(Table) - 1; i >= 0; i-- {
+					if finalOnly && Table[i].V().RC > 0 {
+						continue
+					}
+					if c, why := n.evaluate(Table[i]); len(why) == 0 && c.UserPipeline == userPipeline {
+						return c, nil
+					}
 				}
 			}
 		}

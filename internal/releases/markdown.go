@@ -8,9 +8,10 @@ import (
 //go:generate go run ./cmd/releasedoc ../../templates/guides/vllm-omni-releases.md.tmpl
 
 // Markdown renders the release table and the recipe's deviations as the
-// docs' guide page, from the same data the planner uses. The page is a
+// docs' guide page, from the same data the planner uses, saying for each
+// embedded preset (presets) where its default plan runs PD. The page is a
 // tfplugindocs template; it holds no template actions.
-func Markdown() string {
+func Markdown(presets []string) string {
 	var b strings.Builder
 	def, _ := Choose("", Need{BaseDialect: StageArgs, Connectors: []string{"MooncakeConnector"}})
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -28,11 +29,12 @@ func Markdown() string {
 		"pip installs none unless asked.\n\n")
 	w("Releases from 0.26.0 on load only the `stages` dialect, which runs PD only through a registered pipeline, and no " +
 		"release registers one: on those, a plan needs `format = \"stages\"`, a `pipeline` key that your machines register " +
-		"themselves with vllm-omni's `register_pipeline()`, and an explicit `vllm_omni_version`. The plan warns that PD " +
-		"then depends on that registration.\n\n")
+		"themselves with vllm-omni's `register_pipeline()`. The plan warns that PD then depends on that registration; " +
+		"unset, `vllm_omni_version` is then the newest final release that loads the dialect, so set it to the release " +
+		"your machines run.\n\n")
 
 	w("## The table\n\n")
-	w("| release | date | vLLM | loads (flag) | default plan runs PD | stage-based flags | KV connectors | notes |\n")
+	w("| release | date | vLLM | loads (flag) | presets that run PD natively | stage-based flags | KV connectors | notes |\n")
 	w("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for i := len(Table) - 1; i >= 0; i-- {
 		r := Table[i]
@@ -40,9 +42,15 @@ func Markdown() string {
 		for _, l := range r.Loaders {
 			loads = append(loads, fmt.Sprintf("`%s` (`%s`)", l.Dialect, l.Flag))
 		}
-		native := "no"
-		if _, why := (Need{BaseDialect: StageArgs, BasePipeline: "qwen3_omni_moe", Connectors: []string{"MooncakeConnector"}}).evaluate(r); len(why) == 0 {
-			native = "yes"
+		var natives []string
+		for _, p := range presets {
+			if c, why := (Need{BaseDialect: StageArgs, BasePipeline: p, Connectors: []string{"MooncakeConnector"}}).evaluate(r); len(why) == 0 {
+				natives = append(natives, fmt.Sprintf("`%s` (`%s`)", p, c.Dialect))
+			}
+		}
+		native := strings.Join(natives, ", ")
+		if native == "" {
+			native = "none: no registered PD pipeline"
 		}
 		date := r.Date
 		if date == "" {

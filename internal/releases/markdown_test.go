@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
 )
 
 // The committed docs page is what the table renders: `go generate
@@ -14,13 +16,13 @@ func TestMarkdown_Committed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != Markdown() {
+	if string(b) != Markdown(presets.Names()) {
 		t.Errorf("%s is stale: run go generate ./internal/releases (make docs)", path)
 	}
 }
 
 func TestMarkdown_Content(t *testing.T) {
-	md := Markdown()
+	md := Markdown(presets.Names())
 	for _, r := range Table {
 		if !strings.Contains(md, "| "+r.Version+" |") {
 			t.Errorf("release %s has no row", r.Version)

@@ -142,7 +142,7 @@ func TestChoose(t *testing.T) {
 		{"0.26 means 0.26.0", "0.26", qwen3Default, "", "", "release_no_pd"},
 		{"stages dialect: nothing registered", "0.28.0", stages, "", "", "release_no_pd"},
 		{"stages dialect: the user's registration", "0.28.0", userPipeline, "0.28.0", Stages, ""},
-		{"the user's registration is never a default", "", userPipeline, "", "", "release_none"},
+		{"the user's registration: the newest final release that loads it", "", userPipeline, "0.32.0", Stages, ""},
 		{"P2pNccl: the newest release that loads it", "", p2p, "0.22.0", StageArgs, ""},
 		{"P2pNccl where vLLM lost it", "0.24.0", p2p, "", "", "release_no_pd"},
 		{"multi-host", "", multi, "0.24.0", StageArgs, ""},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
@@ -15,7 +16,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: releasedoc OUTPUT.md.tmpl")
 		os.Exit(2)
 	}
-	if err := os.WriteFile(os.Args[1], []byte(releases.Markdown()), 0o644); err != nil {
+	if err := os.WriteFile(os.Args[1], []byte(releases.Markdown(presets.Names())), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
