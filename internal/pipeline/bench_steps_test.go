@@ -31,6 +31,9 @@ func benchPlanner(b *testing.B) *planner {
 		b.Fatal(describeDiags(p.ds))
 	}
 	p.layout()
+	if !p.chooseRelease() {
+		b.Fatal(describeDiags(p.ds))
+	}
 	p.place()
 	p.allocatePorts()
 	if p.ds.HasErrors() {
@@ -63,10 +66,7 @@ func benchApplied(b *testing.B) (*planner, *stageconfig.Document) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if doc, err = p.convert(doc); err != nil {
-		b.Fatal(describeDiags(p.ds))
-	}
-	return p, doc
+	return p, p.convert(doc)
 }
 
 // BenchmarkStepCheckSpec: checkSpec, the checks of the inputs alone.

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
@@ -75,9 +74,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		p.ds.errorf("render_failed", nil, "the deploy config cannot be written", "%v", err)
 		return nil, p.ds
 	}
-	if doc, err = p.convert(doc); err != nil {
-		return nil, p.ds
-	}
+	doc = p.convert(doc)
 	p.translateIgnoredKeys(doc)
 	if p.ds.HasErrors() {
 		return nil, p.ds
@@ -121,17 +118,17 @@ func (p *planner) deployment(doc *stageconfig.Document, res *Result) releases.De
 }
 
 // convert writes the planned document in the requested dialect.
-func (p *planner) convert(doc *stageconfig.Document) (*stageconfig.Document, error) {
+func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
 	if p.format == "" {
 		p.format = doc.Dialect
 	}
 	if p.format == stageconfig.StageArgs && doc.Dialect == stageconfig.StageArgs {
-		return doc, nil
+		return doc
 	}
 	if p.format == stageconfig.StageArgs {
 		// chooseRelease made sure a preset gives the topology.
 		topology, _ := p.topologyPreset()
-		return p.toStageArgsDialect(doc, topology), nil
+		return p.toStageArgsDialect(doc, topology)
 	}
 	// chooseRelease found the key: registered, or the user's own.
 	key := p.release.PipelineKey
@@ -145,10 +142,8 @@ func (p *planner) convert(doc *stageconfig.Document) (*stageconfig.Document, err
 	if stageconfig.MapGet(doc.Top(), "async_chunk") == nil {
 		stageconfig.MapInsertAfter(doc.Top(), "async_chunk", stageconfig.BoolNode(false), "pipeline")
 	}
-	return doc, nil
+	return doc
 }
-
-var errConversion = errors.New("conversion failed")
 
 func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	yamlBytes, err := doc.Render()

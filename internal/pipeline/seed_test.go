@@ -419,7 +419,9 @@ func TestSeedLaunchLine(t *testing.T) {
 			flag = d
 		}
 	}
-	want := strings.Replace(recipe, flag.Recipe.(string), flag.Planned.(string), 1)
+	from, _ := flag.Recipe.(string)
+	to, _ := flag.Planned.(string)
+	want := strings.Replace(recipe, from, to, 1)
 	if want == recipe {
 		t.Fatalf("the recipe's launch line %q does not use %v", recipe, flag.Recipe)
 	}

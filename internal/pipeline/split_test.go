@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"reflect"
-	"sort"
 	"testing"
 )
 
@@ -103,26 +102,6 @@ func mapKeys(v any) []string {
 	}
 	keys := sortedStrings(m)
 	return keys
-}
-
-func edgesOfInputs(t *testing.T, st []map[string]any) []Edge {
-	t.Helper()
-	var out []Edge
-	for _, s := range st {
-		ins, _ := s["engine_input_source"].([]any)
-		for _, in := range ins {
-			from, okFrom := in.(int)
-			to, okTo := s["stage_id"].(int)
-			if !okFrom || !okTo {
-				t.Fatalf("edge %v -> %v is not a pair of ids", in, s["stage_id"])
-			}
-			out = append(out, Edge{From: from, To: to})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].From < out[j].From || out[i].From == out[j].From && out[i].To < out[j].To
-	})
-	return out
 }
 
 // The same shape in the stages dialect, with platform overrides that must

@@ -279,13 +279,17 @@ func pdPipelineSchemaV1() schema.Schema {
 		attrs[k] = v
 	}
 	attrs["pipeline"] = schema.StringAttribute{Optional: true}
-	connector := attrs["connector"].(schema.SingleNestedAttribute)
-	connector.Attributes = withAttribute(connector.Attributes, "kv_both", schema.BoolAttribute{Optional: true})
-	attrs["connector"] = connector
+	// Version 0's schema is a literal above: these attributes have these
+	// kinds, which TestUpgradeState_NewAttributes exercises.
+	if connector, ok := attrs["connector"].(schema.SingleNestedAttribute); ok {
+		connector.Attributes = withAttribute(connector.Attributes, "kv_both", schema.BoolAttribute{Optional: true})
+		attrs["connector"] = connector
+	}
 	for _, name := range []string{"stages", "ports"} {
-		list := attrs[name].(schema.ListNestedAttribute)
-		list.NestedObject.Attributes = withAttribute(list.NestedObject.Attributes, "host", schema.StringAttribute{Computed: true})
-		attrs[name] = list
+		if list, ok := attrs[name].(schema.ListNestedAttribute); ok {
+			list.NestedObject.Attributes = withAttribute(list.NestedObject.Attributes, "host", schema.StringAttribute{Computed: true})
+			attrs[name] = list
+		}
 	}
 	s.Attributes = attrs
 	return s

@@ -86,11 +86,11 @@ func TestConform(t *testing.T) {
 	if vs := Conform(release(t, "0.24.0"), deployment(t, conformingPD)); len(vs) != 0 {
 		t.Fatalf("the conforming config fails: %v", vs)
 	}
-	edit := func(old, new string) string {
+	edit := func(old, repl string) string {
 		if !strings.Contains(conformingPD, old) {
 			t.Fatalf("%q is not in the config", old)
 		}
-		return strings.Replace(conformingPD, old, new, 1)
+		return strings.Replace(conformingPD, old, repl, 1)
 	}
 	master := []string{"--omni-master-address", "10.0.0.1", "--omni-master-port", "26000"}
 	tests := []struct {
