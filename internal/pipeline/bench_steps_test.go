@@ -204,7 +204,8 @@ func BenchmarkStepRender(b *testing.B) {
 	}
 }
 
-// BenchmarkStepLaunchDiagram: the serve command, the launches, the Mermaid
+// BenchmarkStepLaunchDiagram: the serve command, the launches and their
+// units, the Mermaid
 // diagram, the allocations and the content id: the rest of result().
 func BenchmarkStepLaunchDiagram(b *testing.B) {
 	p, doc := benchApplied(b)
@@ -217,7 +218,9 @@ func BenchmarkStepLaunchDiagram(b *testing.B) {
 	for b.Loop() {
 		res.ServeArgs = p.serveArgs()
 		res.ServeCommand = ShellJoin(res.ServeArgs)
-		res.Launches = p.launches(res)
+		if res.Launches, err = p.launches(res, doc); err != nil {
+			b.Fatal(err)
+		}
 		res.Diagram = p.diagram(res)
 		res.Allocations = p.allocations()
 		res.ID = contentID(config, res.Launches)

@@ -148,16 +148,39 @@ func TestMultiHost(t *testing.T) {
 	if !reflect.DeepEqual(res.ServeArgs, head.Argv) {
 		t.Errorf("serve_args %v should be the head's launch", res.ServeArgs)
 	}
-	if worker.Host != "10.0.0.2" || !reflect.DeepEqual(worker.StageIDs, []int{1, 2, 3}) || worker.Argv[0] != "/bin/sh" {
+	// The worker runs three processes, one per stage, and so has no single
+	// command: no shell supervises them.
+	if worker.Host != "10.0.0.2" || !reflect.DeepEqual(worker.StageIDs, []int{1, 2, 3}) || worker.Argv != nil || worker.Command != "" {
 		t.Errorf("worker launch = %+v", worker)
 	}
-	for _, id := range []string{"1", "2", "3"} {
-		if !strings.Contains(worker.Command, "--stage-id "+id+" --headless --omni-master-address 10.0.0.1 --omni-master-port 25201 --omni-replica-address 10.0.0.2") {
-			t.Errorf("worker command does not start stage %s headless: %s", id, worker.Command)
+	if len(worker.Processes) != 3 {
+		t.Fatalf("worker has %d processes, want one per stage", len(worker.Processes))
+	}
+	for i, proc := range worker.Processes {
+		id := strconv.Itoa(i + 1)
+		if proc.Role != ProcessHeadless || proc.StageID == nil || *proc.StageID != i+1 || proc.UnitName != "vllm-omni-stage-"+id+".service" ||
+			!strings.HasSuffix(proc.Command, "--stage-id "+id+" --headless --omni-master-address 10.0.0.1 --omni-master-port 25201 --omni-replica-address 10.0.0.2") {
+			t.Errorf("worker process %d = %+v", i, proc)
 		}
+	}
+	if len(head.Processes) != 1 || head.Processes[0].Role != ProcessHead || head.Processes[0].Command != head.Command {
+		t.Errorf("head processes = %+v", head.Processes)
 	}
 	if !reflect.DeepEqual(worker.Ports, []int{25201}) || worker.Env["VLLM_HOST_IP"] != "10.0.0.2" {
 		t.Errorf("worker ports %v env %v", worker.Ports, worker.Env)
+	}
+	// Each process has what it needs: the decode stage its bootstrap port
+	// and address, the head the API and master ports.
+	dec := worker.Processes[0]
+	if dec.Env["VLLM_MOONCAKE_BOOTSTRAP_PORT"] != "25201" || dec.Env["VLLM_HOST_IP"] != "10.0.0.2" ||
+		!reflect.DeepEqual(dec.Ports, []NamedPort{{"decode_bootstrap", 25201}}) || !reflect.DeepEqual(dec.Devices, []int{0}) {
+		t.Errorf("decode process = %+v", dec)
+	}
+	if got := head.Processes[0].Ports; !reflect.DeepEqual(got, []NamedPort{{"api", 8091}, {"omni_master", 25201}, {"prefill_bootstrap", 25202}, {"edge_0_1", 25203}}) {
+		t.Errorf("head process ports = %v", got)
+	}
+	if res.GPUCount != 2 || head.GPUCount != 1 || worker.GPUCount != 2 {
+		t.Errorf("gpu counts: pipeline %d, head %d, worker %d; want the most any host needs (2), 1, 2", res.GPUCount, head.GPUCount, worker.GPUCount)
 	}
 	if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
 		t.Errorf("planned config fails the checks: %v", errs)
@@ -191,5 +214,22 @@ func TestTPProblem(t *testing.T) {
 		if tc.wantMentionsName && !strings.Contains(msg, tc.conn.name) {
 			t.Errorf("%q does not name %s", msg, tc.conn.name)
 		}
+	}
+}
+
+// Hosts are compared as addresses: two spellings of one machine are one
+// host, and every output writes the canonical one.
+func TestHostsCanonical(t *testing.T) {
+	res := mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Host: "::ffff:10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.1"}})
+	if len(res.Launches) != 1 || res.Launches[0].Host != "10.0.0.1" || strings.Contains(res.ConfigYAML, "ffff") {
+		t.Errorf("one machine in two spellings: launches %+v", res.Launches)
+	}
+	res = mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Host: "fd00:0000::0001"}, Decode: RoleSpec{Host: "FD00::2"}})
+	if res.Launches[0].Host != "fd00::1" || res.Launches[1].Host != "fd00::2" || !strings.Contains(res.ConfigYAML, `kv_ip: "fd00::1"`) {
+		t.Errorf("IPv6 hosts are not canonical: %s, %s", res.Launches[0].Host, res.Launches[1].Host)
+	}
+	// No host at all: the launch still has a key.
+	if res := mustPlan(t, Spec{Model: seedModel}); res.Launches[0].Host != SingleHost {
+		t.Errorf("single-host launch host %q, want %q", res.Launches[0].Host, SingleHost)
 	}
 }

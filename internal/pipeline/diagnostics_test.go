@@ -95,6 +95,29 @@ func TestPlanDiagnostics(t *testing.T) {
 		}, "device_repeated", "decode.devices[1]"},
 		{"empty device list", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{Devices: []int{}}} }, "devices_empty", "prefill.devices"},
 		{"bad host", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{Host: "gpu node"}} }, "host_invalid", "prefill.host"},
+		{"host a DNS name", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{Host: "gpu-0.internal"}} }, "host_invalid", "prefill.host"},
+		{"host with a port", func(*testing.T) Spec { return Spec{Model: m, Decode: RoleSpec{Host: "10.0.0.1:8080"}} }, "host_invalid", "decode.host"},
+		{"host not an address", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{Host: "999.999.999.999"}} }, "host_invalid", "prefill.host"},
+		{"host the IPv4 wildcard", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{Host: "0.0.0.0"}} }, "host_invalid", "prefill.host"},
+		{"host the IPv6 wildcard", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{Host: "::"}} }, "host_invalid", "prefill.host"},
+		{"host zoned", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{Host: "fe80::1%eth0"}} }, "host_invalid", "prefill.host"},
+		{"override host a DNS name", func(*testing.T) Spec {
+			return Spec{Model: m, StageOverrides: map[string]StageOverride{"talker": {Host: "talker.local"}}}
+		}, "host_invalid", "stage_overrides.talker.host"},
+		{"loopback across hosts, mapped spelling", func(*testing.T) Spec {
+			return Spec{Model: m, Prefill: RoleSpec{Host: "::ffff:127.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
+		}, "host_unreachable", "prefill.host"},
+		{"loopback across hosts, IPv6", func(*testing.T) Spec {
+			return Spec{Model: m, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "0:0:0:0:0:0:0:1"}}
+		}, "host_unreachable", "decode.host"},
+
+		// systemd
+		{"systemd user root", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{User: "root"}} }, "systemd_user_invalid", "systemd.user"},
+		{"systemd user not a name", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{User: "vllm omni"}} }, "systemd_user_invalid", "systemd.user"},
+		{"systemd vllm_path relative", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{VLLMPath: "vllm"}} }, "vllm_path_not_absolute", "systemd.vllm_path"},
+		{"systemd cache_dir with a newline", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{CacheDir: "/srv/a\nb"}} }, "cache_dir_control_character", "systemd.cache_dir"},
+		{"systemd unit_prefix with a slash", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{UnitPrefix: "a/b"}} }, "systemd_unit_prefix_invalid", "systemd.unit_prefix"},
+		{"systemd head wait too short", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{HeadWaitSeconds: ptr(1)}} }, "systemd_head_wait_range", "systemd.head_wait_seconds"},
 		{"managed key in engine_args", func(*testing.T) Spec {
 			return Spec{Model: m, Prefill: RoleSpec{EngineArgs: map[string]any{"tensor_parallel_size": int64(2)}}}
 		}, "engine_args_managed_key", "prefill.engine_args.tensor_parallel_size"},

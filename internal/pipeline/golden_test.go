@@ -55,6 +55,15 @@ func goldenCases() []goldenCase {
 		{"multi_host", func(*testing.T) Spec {
 			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 		}},
+		// Three hosts over RDMA, spelled the long way (canonical in the
+		// output), with the units' settings given.
+		{"multi_host_rdma", func(*testing.T) Spec {
+			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "::ffff:10.0.0.1"}, Decode: RoleSpec{Host: "fd00:0:0:0::2"},
+				StageOverrides: map[string]StageOverride{"code2wav": {Host: "10.0.0.3"}},
+				Connector:      ConnectorSpec{Protocol: "rdma", DeviceName: "mlx5_0"},
+				Service: ServiceSpec{User: "omni", CacheDir: "/srv/hf", VLLMPath: "/opt/vllm/bin/vllm", EnvironmentFile: "/etc/omni/secrets.env",
+					UnitPrefix: "qwen-pd", HeadWaitSeconds: ptr(120)}}
+		}},
 	}
 }
 
@@ -64,26 +73,46 @@ func TestGolden(t *testing.T) {
 			res := mustPlan(t, tc.spec(t))
 			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".yaml"), res.ConfigYAML)
 			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".launch.json"), launchGolden(t, res))
+			for _, l := range res.Launches {
+				for _, proc := range l.Processes {
+					compareGolden(t, filepath.Join("testdata", "golden", tc.name+".units", tcUnitPath(l.Host, proc.UnitName)), proc.SystemdUnit)
+				}
+			}
 		})
 	}
 }
 
 // launchGolden renders what the machines run, next to the config: the
 // release, serve_command and serve_args, and every launch with its
-// processes.
+// processes. The units are golden files of their own, readable as units.
 func launchGolden(t *testing.T, res *Result) string {
 	t.Helper()
+	launches := make([]Launch, len(res.Launches))
+	for i, l := range res.Launches {
+		l.Processes = append([]Process(nil), l.Processes...)
+		for j := range l.Processes {
+			l.Processes[j].SystemdUnit = "(" + tcUnitPath(l.Host, l.Processes[j].UnitName) + ")"
+		}
+		launches[i] = l
+	}
 	b, err := json.MarshalIndent(struct {
 		Release      string
 		ServeCommand string
 		ServeArgs    []string
 		Launches     []Launch
 		Ports        []Port
-	}{res.Release, res.ServeCommand, res.ServeArgs, res.Launches, res.Ports}, "", "  ")
+		GPUCount     int
+	}{res.Release, res.ServeCommand, res.ServeArgs, launches, res.Ports, res.GPUCount}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b) + "\n"
+}
+
+// tcUnitPath is where a unit's golden file lives: a folder per host, with
+// an IPv6 address's colons spelled as '_' so that every checkout can hold it.
+func tcUnitPath(host, unit string) string {
+	return filepath.Join(strings.ReplaceAll(host, ":", "_"), unit)
 }
 
 func compareGolden(t *testing.T, path, got string) {

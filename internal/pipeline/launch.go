@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/shellquote"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // ShellJoin renders argv as a shell command line that splits back into
@@ -38,50 +38,106 @@ func (p *planner) effectiveVersion() string {
 	return p.release.Release.Version
 }
 
-// launches is one entry per host. A single-host pipeline runs everything
-// from one command; across hosts each host starts its stages with
-// vllm-omni's stage-based launch, the head (the host of the first stage)
-// serving the API and the omni master, the others headless.
-func (p *planner) launches(res *Result) []Launch {
-	if !p.multiHost() {
-		l := Launch{Host: p.hosts[0], Argv: res.ServeArgs, Command: res.ServeCommand, Env: map[string]string{},
-			Processes: []Process{{Role: ProcessHead, Argv: res.ServeArgs}}}
-		for _, s := range p.stages {
-			l.StageIDs = append(l.StageIDs, s.id)
-		}
-		l.Ports = portsOn(res.Ports, p.hosts[0])
-		return []Launch{l}
+// launches is one entry per host, each with the OS processes it runs. A
+// single-host pipeline runs everything from one process; across hosts each
+// stage is its own process with vllm-omni's stage-based launch, the head
+// (the first stage) serving the API and the omni master, the others
+// headless. Every process gets its systemd unit; no shell supervises
+// several, so a stage that fails is restarted on its own.
+func (p *planner) launches(res *Result, doc *stageconfig.Document) ([]Launch, error) {
+	svc := p.spec.Service.withDefaults()
+	c := unitContext{model: p.spec.Model, release: p.release.Release.Version, config: p.configPath(), service: svc,
+		rdma: p.spec.Connector.Protocol == "rdma", headHost: p.stages[0].host}
+	multi := p.multiHost()
+	if multi {
+		c.headPort = p.masterPort
+		c.headUnit = svc.UnitPrefix + "-stage-" + strconv.Itoa(p.stages[0].id) + ".service"
+	} else {
+		c.headUnit = svc.UnitPrefix + ".service"
 	}
-	head := p.stages[0].host
+	envs := stageEnvs(doc)
 	out := make([]Launch, 0, len(p.hosts))
 	for _, host := range p.hosts {
-		l := Launch{Host: host, Env: map[string]string{"VLLM_HOST_IP": host}}
-		var commands []string
+		l := Launch{Host: firstNonEmpty(host, SingleHost), Env: map[string]string{}}
+		if multi {
+			l.Env["VLLM_HOST_IP"] = host
+		}
+		devices := map[int]bool{}
 		for _, s := range p.stages {
 			if s.host != host {
 				continue
 			}
 			l.StageIDs = append(l.StageIDs, s.id)
-			argv := p.stageArgs(s, head)
+			for _, d := range s.devices {
+				devices[d] = true
+			}
+			if !multi {
+				continue
+			}
 			id, role := s.id, ProcessHeadless
 			if s == p.stages[0] {
 				role = ProcessHead
 			}
-			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: argv})
-			if l.Argv == nil {
-				l.Argv = argv
-			}
-			commands = append(commands, ShellJoin(argv))
+			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: p.stageArgs(s, c.headHost),
+				Env: envs[s.id], Devices: s.devices, Ports: processPorts(res.Ports, &id, role == ProcessHead),
+				UnitName: svc.UnitPrefix + "-stage-" + strconv.Itoa(id) + ".service", host: host})
 		}
-		l.Command = commands[0]
-		if len(commands) > 1 {
-			// The stage-based launch runs one process per stage; a host with
-			// several stages starts them together and waits on all of them.
-			l.Command = strings.Join(commands, " & ") + " & wait"
-			l.Argv = []string{"/bin/sh", "-c", l.Command}
+		if !multi {
+			l.Processes = []Process{{Role: ProcessHead, Argv: res.ServeArgs, Env: map[string]string{},
+				Devices: sortedKeys(devices), Ports: processPorts(res.Ports, nil, true), UnitName: c.headUnit, host: host}}
+		}
+		for i := range l.Processes {
+			proc := &l.Processes[i]
+			proc.Command = ShellJoin(proc.Argv)
+			unit, err := unitFor(c, *proc)
+			if err != nil {
+				return nil, err
+			}
+			proc.SystemdUnit = unit
+		}
+		if len(l.Processes) == 1 {
+			l.Argv, l.Command = l.Processes[0].Argv, l.Processes[0].Command
 		}
 		l.Ports = portsOn(res.Ports, host)
+		l.GPUCount = len(devices)
 		out = append(out, l)
+	}
+	return out, nil
+}
+
+// processPorts lists the ports a process listens on: its stage's, and on
+// the head the ports of no stage (the API, the omni master, LMCache's
+// proxy). stageID nil means the whole pipeline: every port.
+func processPorts(ports []Port, stageID *int, head bool) []NamedPort {
+	var out []NamedPort
+	for _, p := range ports {
+		switch {
+		case stageID == nil && head,
+			p.StageID != nil && stageID != nil && *p.StageID == *stageID,
+			p.StageID == nil && head:
+			out = append(out, NamedPort{Name: p.Name, Port: p.Port})
+		}
+	}
+	return sortedPorts(out)
+}
+
+// stageEnvs reads each stage's environment from the planned config: in a
+// stage-based launch that is the environment of the stage's process.
+func stageEnvs(doc *stageconfig.Document) map[int]map[string]string {
+	out := map[int]map[string]string{}
+	for _, st := range doc.Stages() {
+		id, ok := st.ID()
+		if !ok {
+			continue
+		}
+		env := map[string]string{}
+		m := st.Env()
+		for _, k := range stageconfig.MapKeys(m) {
+			if v, ok := stageconfig.ScalarString(stageconfig.MapGet(m, k)); ok {
+				env[k] = v
+			}
+		}
+		out[id] = env
 	}
 	return out
 }

@@ -171,13 +171,13 @@ func (p *planner) layout() {
 	// Hosts: the decode side defaults to the prefill host, and the other
 	// stages to the decode host, since they consume what decode produces.
 	pre, dec := p.byKey[prefillKey], p.byKey[decodeKey]
-	pre.host = p.spec.Prefill.Host
-	dec.host = firstNonEmpty(p.spec.Decode.Host, pre.host)
+	pre.host = hostOrCanonical(p.spec.Prefill.Host)
+	dec.host = firstNonEmpty(hostOrCanonical(p.spec.Decode.Host), pre.host)
 	for _, s := range p.stages {
 		if s.role == RoleStage {
 			h := ""
 			if s.override != nil {
-				h = s.override.Host
+				h = hostOrCanonical(s.override.Host)
 			}
 			s.host = firstNonEmpty(h, dec.host)
 		}
@@ -208,6 +208,11 @@ func (p *planner) add(s *plannedStage) {
 }
 
 func (p *planner) checkOverrideKeys() {
+	for _, name := range sortedStrings(p.spec.StageOverrides) {
+		if h := p.spec.StageOverrides[name].Host; h != "" {
+			checkHost(&p.ds, AttrPath("stage_overrides", name, "host"), h)
+		}
+	}
 	known := map[string]bool{}
 	var names []string
 	for _, s := range p.g.stages {
@@ -323,14 +328,9 @@ func (p *planner) checkHosts() {
 				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.hosts))
 			continue
 		}
-		if isLoopbackOrWildcard(s.host) && (s.role != RoleStage || s.override != nil && s.override.Host != "") {
+		if isLoopback(s.host) && (s.role != RoleStage || s.override != nil && s.override.Host != "") {
 			p.ds.errorf("host_unreachable", s.path.Attr("host"), "this address cannot be reached from another host",
-				"%s: %q is a loopback or wildcard address, but the pipeline spans hosts; use the address other hosts reach it at.", s.describe(), s.host)
+				"%s: %q is a loopback address, but the pipeline spans hosts; use the address other hosts reach it at.", s.describe(), s.host)
 		}
 	}
-}
-
-func isLoopbackOrWildcard(h string) bool {
-	h = strings.ToLower(h)
-	return h == "localhost" || h == "0.0.0.0" || h == "::" || h == "::1" || strings.HasPrefix(h, "127.") || strings.HasSuffix(h, ".localhost")
 }

@@ -63,8 +63,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 				}
 			case "host":
 				if s, ok := val.(string); ok {
-					o.Host = s
-					checkHost(&ds, fpath, s)
+					o.Host = s // checked with the other hosts, in layout
 				} else {
 					ds.errorf("stage_overrides_type", fpath, "host must be a string", "got %s; write an address such as \"10.0.0.3\".", describeType(val))
 				}

@@ -233,14 +233,3 @@ func (p *planner) checkMemory() {
 		reportShare(&p.ds, sh.last.path.Attr("gpu_memory_utilization"), key, sh.total, sh.stages)
 	}
 }
-
-// gpuCount is the number of distinct GPUs the layout uses, across hosts.
-func (p *planner) gpuCount() int {
-	seen := map[string]bool{}
-	for _, s := range p.stages {
-		for _, d := range s.devices {
-			seen[fmt.Sprintf("%s/%d", s.host, d)] = true
-		}
-	}
-	return len(seen)
-}

@@ -156,7 +156,6 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		Format:     string(doc.Dialect),
 		ConfigYAML: string(yamlBytes),
 		Ports:      p.ports,
-		GPUCount:   p.gpuCount(),
 	}
 	for _, s := range p.stages {
 		res.Stages = append(res.Stages, s.info())
@@ -167,11 +166,17 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	sortEdges(res.Edges)
 	res.ServeArgs = p.serveArgs()
 	res.ServeCommand = ShellJoin(res.ServeArgs)
-	res.Launches = p.launches(res)
+	if res.Launches, err = p.launches(res, doc); err != nil {
+		return nil, err
+	}
 	if p.multiHost() {
 		// Across hosts there is no single command; the head's is the one
 		// that serves the API.
-		res.ServeArgs, res.ServeCommand = res.Launches[0].Argv, res.Launches[0].Command
+		head := res.Launches[0].Processes[0]
+		res.ServeArgs, res.ServeCommand = head.Argv, head.Command
+	}
+	for _, l := range res.Launches {
+		res.GPUCount = max(res.GPUCount, l.GPUCount)
 	}
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
@@ -179,17 +184,21 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	return res, nil
 }
 
-// contentID hashes what a machine runs: the config and the launch commands,
-// so that an id change means the machines must change. A NUL separates the
-// parts; none of them can hold one.
+// contentID hashes what a machine runs: the config, and each process's
+// command and unit, so that an id change means the machines must change. A
+// NUL separates the parts; none of them can hold one.
 func contentID(config []byte, launches []Launch) string {
 	h := sha256.New()
 	h.Write(config)
 	for _, l := range launches {
 		h.Write([]byte{0})
 		h.Write([]byte(l.Host))
-		h.Write([]byte{0})
-		h.Write([]byte(l.Command))
+		for _, proc := range l.Processes {
+			h.Write([]byte{0})
+			h.Write([]byte(proc.Command))
+			h.Write([]byte{0})
+			h.Write([]byte(proc.SystemdUnit))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

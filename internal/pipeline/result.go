@@ -55,21 +55,38 @@ type Port struct {
 
 // Launch is what one host runs.
 type Launch struct {
-	Host      string
-	StageIDs  []int
+	Host     string // the address, or SingleHost when no stage names one
+	StageIDs []int
+	// Argv and Command are the host's process when it runs one; nil and ""
+	// when it runs several (then see Processes).
 	Argv      []string
 	Command   string
 	Env       map[string]string
 	Ports     []int
+	GPUCount  int
 	Processes []Process
 }
 
 // Process is one OS process a host runs: the whole pipeline on one host,
 // or one stage with the stage-based launch.
 type Process struct {
-	StageID *int   // nil for the whole-pipeline launch
-	Role    string // head or headless
-	Argv    []string
+	StageID     *int   // nil for the whole-pipeline launch
+	Role        string // head or headless
+	Argv        []string
+	Command     string
+	Env         map[string]string // what the process needs beyond the unit's own settings
+	Devices     []int             // GPU indices on the host, as the config's devices name them
+	Ports       []NamedPort
+	UnitName    string
+	SystemdUnit string
+
+	host string // the stage's host ("" on one host)
+}
+
+// NamedPort is one port a process listens on.
+type NamedPort struct {
+	Name string
+	Port int
 }
 
 // Process roles.

@@ -30,11 +30,38 @@ type Spec struct {
 	ReservedPorts []int
 	ConfigPath    string
 
+	// Service says how each process runs as a systemd service.
+	Service ServiceSpec
+
 	// Previous holds the allocations of an earlier plan that should be kept
 	// while they stay valid. The resource sets it from its state; the data
 	// source leaves it nil.
 	Previous *Allocations
 }
+
+// ServiceSpec configures the systemd unit of every process. Empty fields
+// take the defaults below.
+type ServiceSpec struct {
+	User            string // the account the processes run as
+	CacheDir        string // HF_HOME: where models are downloaded, writable by User
+	VLLMPath        string // absolute path of the vllm executable
+	EnvironmentFile string // optional file of secrets (HF_TOKEN=...), read by systemd
+	UnitPrefix      string // unit names: <prefix>.service, <prefix>-stage-<n>.service
+	HeadWaitSeconds *int   // how long a headless process waits for the head
+}
+
+// Service defaults.
+const (
+	DefaultServiceUser     = "vllm-omni"
+	DefaultCacheDir        = "/var/cache/vllm-omni"
+	DefaultVLLMPath        = "/usr/local/bin/vllm"
+	DefaultEnvironmentFile = "/etc/vllm-omni/vllm-omni.env"
+	DefaultUnitPrefix      = "vllm-omni"
+	DefaultHeadWaitSeconds = 600
+	// SingleHost is launches[*].host on a pipeline whose stages name no
+	// host: a key for maps over hosts, not an address.
+	SingleHost = "local"
+)
 
 // RoleSpec configures the prefill or the decode stage.
 type RoleSpec struct {

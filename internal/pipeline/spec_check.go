@@ -45,6 +45,7 @@ func (p *planner) checkSpec() {
 		p.ds.errorf("split_stage_range", AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0.", *s.SplitStage)
 	}
 	p.checkPortInputs()
+	checkService(&p.ds, s.Service)
 	p.conn = p.checkConnector()
 }
 
@@ -119,16 +120,6 @@ func checkDevices(ds *Diagnostics, path Path, devs []int) {
 	}
 }
 
-// hostName matches an IPv4 or IPv6 address or a DNS name.
-var hostName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$`)
-
-func checkHost(ds *Diagnostics, path Path, h string) {
-	if !hostName.MatchString(h) || len(h) > 253 {
-		ds.errorf("host_invalid", path, "host is not an address or a host name",
-			"%q: use an IP address or a DNS name (letters, digits, '.', '-', ':').", h)
-	}
-}
-
 // Engine settings the provider computes for the PD pair: setting them in
 // engine_args would fight the typed attributes, so each names its attribute.
 var roleManagedKeys = map[string]string{
@@ -198,4 +189,54 @@ func sortedStrings[V any](m map[string]V) []string {
 
 func describeInts(xs []int) string {
 	return strings.Trim(strings.ReplaceAll(fmt.Sprint(xs), " ", ", "), "[]")
+}
+
+// unixUser matches a portable user name (useradd's default rule).
+var unixUser = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+
+// unitPrefix matches what a unit name may hold before its suffix.
+var unitPrefix = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,200}$`)
+
+// checkService checks the systemd settings; they reach unit files and
+// command lines.
+func checkService(ds *Diagnostics, s ServiceSpec) {
+	path := AttrPath("systemd")
+	if s.User != "" && !unixUser.MatchString(s.User) {
+		ds.errorf("systemd_user_invalid", path.Attr("user"), "user is not a user name",
+			"%q: use a system account name such as \"vllm-omni\" (lower-case letters, digits, '_', '-'; at most 32). Running as root is not offered.", s.User)
+	}
+	if s.User == "root" {
+		ds.errorf("systemd_user_invalid", path.Attr("user"), "the processes may not run as root", "use a system account created for them, such as \"vllm-omni\".")
+	}
+	for _, f := range []struct{ name, v string }{{"cache_dir", s.CacheDir}, {"vllm_path", s.VLLMPath}, {"environment_file", s.EnvironmentFile}} {
+		if f.v != "" {
+			checkPathString(ds, path.Attr(f.name), f.v, f.name)
+		}
+	}
+	if s.UnitPrefix != "" && (!unitPrefix.MatchString(s.UnitPrefix) || strings.HasPrefix(s.UnitPrefix, "-")) {
+		ds.errorf("systemd_unit_prefix_invalid", path.Attr("unit_prefix"), "unit_prefix cannot start a unit name",
+			"%q: use letters, digits, '_', '.', ':' and '-', not first, such as \"vllm-omni-a\".", s.UnitPrefix)
+	}
+	if w := s.HeadWaitSeconds; w != nil && (*w < 10 || *w > 86400) {
+		ds.errorf("systemd_head_wait_range", path.Attr("head_wait_seconds"), "head_wait_seconds is out of range",
+			"it is %d; use 10 to 86400 seconds (model loading takes minutes).", *w)
+	}
+}
+
+func (s ServiceSpec) withDefaults() ServiceSpec {
+	def := func(v *string, d string) {
+		if *v == "" {
+			*v = d
+		}
+	}
+	def(&s.User, DefaultServiceUser)
+	def(&s.CacheDir, DefaultCacheDir)
+	def(&s.VLLMPath, DefaultVLLMPath)
+	def(&s.EnvironmentFile, DefaultEnvironmentFile)
+	def(&s.UnitPrefix, DefaultUnitPrefix)
+	if s.HeadWaitSeconds == nil {
+		w := DefaultHeadWaitSeconds
+		s.HeadWaitSeconds = &w
+	}
+	return s
 }

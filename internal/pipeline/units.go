@@ -1,0 +1,157 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/systemd"
+)
+
+// unitContext is what every unit of one plan shares.
+type unitContext struct {
+	model    string
+	release  string
+	config   string
+	service  ServiceSpec // with defaults
+	rdma     bool
+	headHost string
+	headPort int    // the omni master port; 0 on one host
+	headUnit string // the head process's unit name
+}
+
+// waitScript polls the head's omni master port, a bounded number of
+// attempts of at most ten seconds each, and fails with a message that says
+// what to start. Its arguments come after it on the command line, so no
+// value is ever part of the script: $1 host, $2 port, $3 attempts,
+// $4 seconds, $5 the head's unit.
+const waitScript = `for i in $(seq 1 "$3"); do timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null && exit 0; sleep 5; done; ` +
+	`echo "vllm-omni: the head's omni master at $1:$2 did not answer within $4 s; start $5 on $1 first" >&2; exit 1`
+
+// unitFor renders the systemd unit of one process.
+func unitFor(c unitContext, proc Process) (string, error) {
+	s := c.service
+	execArgv := append([]string{s.VLLMPath}, proc.Argv[1:]...)
+	execStart, err := systemd.Command(execArgv)
+	if err != nil {
+		return "", err
+	}
+	what := "every stage"
+	if proc.StageID != nil {
+		what = fmt.Sprintf("stage %d (%s)", *proc.StageID, proc.Role)
+	}
+	unit := systemd.Unit{Comment: fmt.Sprintf("vllm-omni %s for %s, planned by omni_pd_pipeline for vllm-omni %s.\nThe deploy config it reads is %s.",
+		what, c.model, c.release, c.config)}
+
+	after := "network-online.target"
+	if proc.Role == ProcessHeadless && proc.host == c.headHost {
+		after += " " + c.headUnit
+	}
+	unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: []systemd.Directive{
+		{Key: "Description", Value: systemd.Escape("vllm-omni " + what + ": " + c.model)},
+		{Key: "Documentation", Value: "https://github.com/vllm-project/vllm-omni"},
+		{Key: "Wants", Value: "network-online.target"},
+		{Key: "After", Value: after, Comment: orderComment(proc, c)},
+	}})
+
+	var svc []systemd.Directive
+	add := func(key, value, comment string) {
+		svc = append(svc, systemd.Directive{Key: key, Value: value, Comment: comment})
+	}
+	add("Type", "exec", "")
+	add("User", s.User, "A dedicated account; the unit never runs as root.")
+	add("Group", s.User, "")
+	env := map[string]string{"HF_HOME": s.CacheDir, "HOME": s.CacheDir}
+	for k, v := range proc.Env {
+		env[k] = v
+	}
+	for i, k := range sortedStrings(env) {
+		e, err := systemd.Environment(k, env[k])
+		if err != nil {
+			return "", err
+		}
+		comment := ""
+		if i == 0 {
+			comment = "HF_HOME is the model cache; HOME points there too, for the Triton and torch compile caches."
+		}
+		add("Environment", e, comment)
+	}
+	add("EnvironmentFile", "-"+systemd.Escape(s.EnvironmentFile),
+		"Secrets such as HF_TOKEN=... go in this file on the machine, never in Terraform state; \"-\" lets the unit start without it.")
+	if proc.Role == ProcessHeadless && c.headPort != 0 {
+		attempts := (*s.HeadWaitSeconds + 9) / 10
+		pre, err := systemd.Command([]string{"/bin/bash", "-c", waitScript, "wait-for-head",
+			c.headHost, strconv.Itoa(c.headPort), strconv.Itoa(attempts), strconv.Itoa(*s.HeadWaitSeconds), c.headUnit})
+		if err != nil {
+			return "", err
+		}
+		add("ExecStartPre", pre, "A headless stage registers with the head's omni master: wait for its port, bounded, and fail saying so.")
+	}
+	add("ExecStart", execStart, "")
+	add("Restart", "on-failure", "")
+	add("RestartSec", "10", "")
+	add("TimeoutStartSec", strconv.Itoa(*s.HeadWaitSeconds+60), "Covers the wait for the head; model loading happens after start.")
+	add("TimeoutStopSec", "120", "")
+	add("LimitNOFILE", "1048576", "Every stage and connector holds many sockets and files.")
+	if c.rdma {
+		add("LimitMEMLOCK", "infinity", "RDMA registers the KV buffers with the NIC, which locks them in memory.")
+	}
+	if rel, ok := strings.CutPrefix(s.CacheDir, "/var/cache/"); ok && rel != "" {
+		add("CacheDirectory", systemd.Escape(rel), "Created and owned for User; the one place besides /dev/shm the processes write.")
+	} else {
+		add("ReadWritePaths", systemd.Escape(s.CacheDir), "The model cache, the one place besides /dev/shm the processes write; create it owned by User.")
+	}
+	for _, d := range hardening {
+		svc = append(svc, d)
+	}
+	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})
+	unit.Sections = append(unit.Sections, systemd.Section{Name: "Install", Directives: []systemd.Directive{{Key: "WantedBy", Value: "multi-user.target"}}})
+	return unit.Render(), nil
+}
+
+func orderComment(proc Process, c unitContext) string {
+	switch {
+	case proc.Role == ProcessHead:
+		return "The head starts first and waits for its headless stages."
+	case proc.host == c.headHost:
+		return "After the head on this host, then its master port is polled before start."
+	}
+	return "The head runs on " + c.headHost + "; its master port is polled before start."
+}
+
+// hardening confines the processes. Each setting that stays open is
+// commented with what needs it: the GPUs and RDMA NICs are devices, CUDA
+// and Triton compile kernels at run time, and NCCL and vLLM share memory
+// through /dev/shm.
+var hardening = []systemd.Directive{
+	{Key: "NoNewPrivileges", Value: "yes"},
+	{Key: "CapabilityBoundingSet", Value: "", Comment: "No capabilities at all."},
+	{Key: "AmbientCapabilities", Value: ""},
+	{Key: "ProtectSystem", Value: "strict", Comment: "/dev stays writable: /dev/shm is how NCCL and vLLM's workers share memory."},
+	{Key: "ProtectHome", Value: "yes"},
+	{Key: "PrivateTmp", Value: "yes"},
+	{Key: "PrivateDevices", Value: "no", Comment: "The GPUs (/dev/nvidia*) and RDMA NICs (/dev/infiniband) are devices."},
+	{Key: "ProtectKernelTunables", Value: "yes"},
+	{Key: "ProtectKernelModules", Value: "yes"},
+	{Key: "ProtectKernelLogs", Value: "yes"},
+	{Key: "ProtectControlGroups", Value: "yes", Comment: "ProtectClock stays off: it implies DeviceAllow=char-rtc, which would close every other device, the GPUs too."},
+	{Key: "ProtectHostname", Value: "yes"},
+	{Key: "ProtectProc", Value: "invisible"},
+	{Key: "RestrictNamespaces", Value: "yes"},
+	{Key: "RestrictRealtime", Value: "yes"},
+	{Key: "RestrictSUIDSGID", Value: "yes"},
+	{Key: "LockPersonality", Value: "yes"},
+	{Key: "RemoveIPC", Value: "yes"},
+	{Key: "KeyringMode", Value: "private"},
+	{Key: "UMask", Value: "0027"},
+	{Key: "SystemCallArchitectures", Value: "native", Comment: "No SystemCallFilter: the GPU drivers' user-space libraries make calls that vary by driver release."},
+	{Key: "RestrictAddressFamilies", Value: "AF_UNIX AF_INET AF_INET6 AF_NETLINK", Comment: "TCP and ZMQ between stages; netlink for NCCL's and the RDMA stack's interface lookups."},
+	{Key: "MemoryDenyWriteExecute", Value: "no", Comment: "CUDA, Triton and torch.compile write and run machine code at run time."},
+}
+
+// sortedPorts lists ports by number.
+func sortedPorts(ports []NamedPort) []NamedPort {
+	sort.Slice(ports, func(i, j int) bool { return ports[i].Port < ports[j].Port })
+	return ports
+}

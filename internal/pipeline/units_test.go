@@ -1,0 +1,123 @@
+package pipeline
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needTool finds a command the tests run; in CI a missing one fails the
+// test instead of skipping it (.ci/run installs it).
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed; .ci/run installs it", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+	return path
+}
+
+// stubVLLM puts an executable where the units' ExecStart points, since
+// systemd-analyze verify checks that it exists.
+func stubVLLM(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bin", "vllm")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var exposure = regexp.MustCompile(`Overall exposure level for \S+: (\d+\.\d+)`)
+
+// Every unit of every golden plan is one systemd-analyze verify accepts,
+// with an exposure (systemd-analyze security --offline) of at most 7.0.
+func TestUnitsVerify(t *testing.T) {
+	analyze := needTool(t, "systemd-analyze")
+	vllm := stubVLLM(t)
+	for _, tc := range goldenCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec(t)
+			spec.Service.VLLMPath = vllm
+			spec.Service.CacheDir = "/srv/models/cache" // ReadWritePaths instead of CacheDirectory
+			if tc.name == "seed_qwen3_omni" {
+				spec.Service.CacheDir = ""
+			}
+			res := mustPlan(t, spec)
+			dir := t.TempDir()
+			for _, l := range res.Launches {
+				for _, proc := range l.Processes {
+					path := filepath.Join(dir, proc.UnitName)
+					if err := os.WriteFile(path, []byte(proc.SystemdUnit), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					out, err := exec.Command(analyze, "verify", path).CombinedOutput()
+					if err != nil || len(out) > 0 {
+						t.Errorf("systemd-analyze verify %s: %v\n%s\n%s", proc.UnitName, err, out, proc.SystemdUnit)
+					}
+					out, _ = exec.Command(analyze, "security", "--offline=true", path).CombinedOutput()
+					m := exposure.FindSubmatch(out)
+					if m == nil {
+						t.Fatalf("no exposure level in:\n%s", out)
+					}
+					if level, _ := strconv.ParseFloat(string(m[1]), 64); level > 7.0 {
+						t.Errorf("%s: exposure %.1f, above 7.0", proc.UnitName, level)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The headless units' wait for the head: it returns at once when the
+// master port answers, and fails with a message naming the head when it
+// does not within the bound.
+func TestUnitsWaitForHead(t *testing.T) {
+	bash := needTool(t, "bash")
+	needTool(t, "timeout")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := ln.Addr().(*net.TCPAddr).Port
+	done := make(chan struct{})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(done)
+				return
+			}
+			c.Close()
+		}
+	}()
+	run := func(port int) (string, error) {
+		out, err := exec.Command(bash, "-c", waitScript, "wait-for-head", "127.0.0.1", strconv.Itoa(port), "1", "10", "vllm-omni-stage-0.service").CombinedOutput()
+		return string(out), err
+	}
+	start := time.Now()
+	if out, err := run(open); err != nil {
+		t.Errorf("the head answers, but the wait failed: %v %s", err, out)
+	}
+	if time.Since(start) > 4*time.Second {
+		t.Errorf("the wait took %v with the head up", time.Since(start))
+	}
+	ln.Close()
+	<-done
+	out, err := run(open) // closed now
+	if err == nil || !strings.Contains(out, "the head's omni master at 127.0.0.1:"+strconv.Itoa(open)+" did not answer within 10 s; start vllm-omni-stage-0.service on 127.0.0.1 first") {
+		t.Errorf("with no head: %v %q", err, out)
+	}
+}

@@ -1,0 +1,121 @@
+// Package systemd renders systemd service units from values. Every value
+// that reaches a unit is quoted the way systemd reads it back: command
+// lines word by word (systemd.service(5), "Command lines"), environment
+// assignments as one quoted word, and `%` specifiers and `$` variables
+// escaped wherever systemd would expand them.
+package systemd
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Directive is one line of a section, with an optional comment above it
+// that says why it is there.
+type Directive struct {
+	Key, Value string
+	Comment    string
+}
+
+// Section is a named section of a unit, its directives in order.
+type Section struct {
+	Name       string
+	Directives []Directive
+}
+
+// Unit is a unit file: a head comment and its sections.
+type Unit struct {
+	Comment  string
+	Sections []Section
+}
+
+// Render writes the unit. The output depends only on the value.
+func (u Unit) Render() string {
+	var b strings.Builder
+	for _, line := range splitComment(u.Comment) {
+		b.WriteString("# " + line + "\n")
+	}
+	for i, s := range u.Sections {
+		if i > 0 || u.Comment != "" {
+			b.WriteString("\n")
+		}
+		b.WriteString("[" + s.Name + "]\n")
+		for _, d := range s.Directives {
+			for _, line := range splitComment(d.Comment) {
+				b.WriteString("# " + line + "\n")
+			}
+			b.WriteString(d.Key + "=" + d.Value + "\n")
+		}
+	}
+	return b.String()
+}
+
+func splitComment(c string) []string {
+	if c == "" {
+		return nil
+	}
+	return strings.Split(c, "\n")
+}
+
+// Command renders an argv as a systemd command line: each word quoted when
+// it holds anything systemd would split on or interpret, `$` as `$$` and
+// `%` as `%%` so that neither variable nor specifier expansion applies. The
+// first word must be an absolute path.
+func Command(argv []string) (string, error) {
+	if len(argv) == 0 || !strings.HasPrefix(argv[0], "/") {
+		return "", fmt.Errorf("a systemd command starts with an absolute path, not %q", first(argv))
+	}
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		w, err := word(a)
+		if err != nil {
+			return "", err
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " "), nil
+}
+
+func first(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	return argv[0]
+}
+
+// word quotes one argument.
+func word(a string) (string, error) {
+	for _, r := range a {
+		if r < 0x20 || r == 0x7f {
+			return "", fmt.Errorf("%q holds a control character, which has no place on a systemd command line", a)
+		}
+	}
+	escaped := Escape(a)
+	if a != "" && !strings.ContainsAny(a, " \t\"'\\;") {
+		return escaped, nil
+	}
+	escaped = strings.ReplaceAll(escaped, `\`, `\\`)
+	escaped = strings.ReplaceAll(escaped, `"`, `\"`)
+	return `"` + escaped + `"`, nil
+}
+
+// Escape doubles `$` and `%`, which systemd expands in command lines and
+// `%` in most other settings.
+func Escape(s string) string {
+	s = strings.ReplaceAll(s, "%", "%%")
+	return strings.ReplaceAll(s, "$", "$$")
+}
+
+// Environment renders one Environment= value: "NAME=value" as one quoted
+// word, `%` escaped (systemd does not expand `$` there).
+func Environment(name, value string) (string, error) {
+	for _, r := range name + value {
+		if r < 0x20 || r == 0x7f {
+			return "", fmt.Errorf("environment %s holds a control character", name)
+		}
+	}
+	v := strings.ReplaceAll(name+"="+value, "%", "%%")
+	v = strings.ReplaceAll(v, `\`, `\\`)
+	v = strings.ReplaceAll(v, `"`, `\"`)
+	return `"` + v + `"`, nil
+}
