@@ -167,7 +167,7 @@ func TestAccPDPipeline_ShellInjectionMultiHost(t *testing.T) {
 
 	bin := t.TempDir()
 	record := filepath.Join(bin, "calls")
-	// One file per process: the stages of a host start in parallel.
+	// One file per process.
 	fake := "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$OMNI_RECORD.$$\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "vllm"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
@@ -192,32 +192,28 @@ data "omni_pd_pipeline" "test" {
 				}
 				processes := 0
 				for i := 0; i < n; i++ {
-					prefix := "launches." + strconv.Itoa(i)
-					argv, err := flatList(attrs, prefix+".argv")
-					if err != nil {
-						return err
-					}
-					command := attrs[prefix+".command"]
-					if argv[0] == "/bin/sh" {
-						// Several stages: the argv runs the command itself.
-						if len(argv) != 3 || argv[1] != "-c" || argv[2] != command {
-							return fmt.Errorf("%s.argv = %q, want [/bin/sh -c command]", prefix, argv)
+					np, _ := strconv.Atoi(attrs["launches."+strconv.Itoa(i)+".processes.#"])
+					for j := 0; j < np; j++ {
+						prefix := "launches." + strconv.Itoa(i) + ".processes." + strconv.Itoa(j)
+						argv, err := flatList(attrs, prefix+".argv")
+						if err != nil {
+							return err
 						}
-					} else if words := shellWords(t, command); !equalWords(words, argv) {
-						return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
-					}
-					out := record + strconv.Itoa(i)
-					cmd := exec.Command("/bin/sh", "-c", command)
-					cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "OMNI_RECORD="+out)
-					if msg, err := cmd.CombinedOutput(); err != nil {
-						return fmt.Errorf("running %s.command: %v\n%s", prefix, err, msg)
-					}
-					files, _ := filepath.Glob(out + ".*")
-					if len(files) == 0 {
-						return fmt.Errorf("%s.command started no vllm", prefix)
-					}
-					for _, f := range files {
-						call, err := os.ReadFile(f)
+						command := attrs[prefix+".command"]
+						if words := shellWords(t, command); !equalWords(words, argv) {
+							return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
+						}
+						out := record + strconv.Itoa(i) + "-" + strconv.Itoa(j)
+						cmd := exec.Command("/bin/sh", "-c", command)
+						cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "OMNI_RECORD="+out)
+						if msg, err := cmd.CombinedOutput(); err != nil {
+							return fmt.Errorf("running %s.command: %v\n%s", prefix, err, msg)
+						}
+						files, _ := filepath.Glob(out + ".*")
+						if len(files) != 1 {
+							return fmt.Errorf("%s.command started %d vllm processes, want 1", prefix, len(files))
+						}
+						call, err := os.ReadFile(files[0])
 						if err != nil {
 							return err
 						}

@@ -47,6 +47,7 @@ type pipelineInputs struct {
 	PortRange      types.Object  `tfsdk:"port_range"` // portRangeModel
 	ReservedPorts  types.Set     `tfsdk:"reserved_ports"`
 	ConfigPath     types.String  `tfsdk:"config_path"`
+	Systemd        types.Object  `tfsdk:"systemd"` // systemdModel
 	// VLLMOmniVersion is Optional + Computed: in a plan it may hold the
 	// value planned before, so the entities read it from the configuration.
 	VLLMOmniVersion types.String `tfsdk:"vllm_omni_version"`
@@ -68,6 +69,15 @@ type connectorModel struct {
 	DeviceName  types.String  `tfsdk:"device_name"`
 	ExtraConfig types.Dynamic `tfsdk:"extra_config"`
 	KVBoth      types.Bool    `tfsdk:"kv_both"`
+}
+
+type systemdModel struct {
+	User            types.String `tfsdk:"user"`
+	CacheDir        types.String `tfsdk:"cache_dir"`
+	VLLMPath        types.String `tfsdk:"vllm_path"`
+	EnvironmentFile types.String `tfsdk:"environment_file"`
+	UnitPrefix      types.String `tfsdk:"unit_prefix"`
+	HeadWaitSeconds types.Number `tfsdk:"head_wait_seconds"`
 }
 
 type portRangeModel struct {
@@ -113,12 +123,26 @@ type portModel struct {
 }
 
 type launchModel struct {
-	Host     types.String `tfsdk:"host"`
-	StageIDs types.List   `tfsdk:"stage_ids"`
-	Argv     types.List   `tfsdk:"argv"`
-	Command  types.String `tfsdk:"command"`
-	Env      types.Map    `tfsdk:"env"`
-	Ports    types.List   `tfsdk:"ports"`
+	Host      types.String `tfsdk:"host"`
+	StageIDs  types.List   `tfsdk:"stage_ids"`
+	Argv      types.List   `tfsdk:"argv"`
+	Command   types.String `tfsdk:"command"`
+	Env       types.Map    `tfsdk:"env"`
+	Ports     types.List   `tfsdk:"ports"`
+	GPUCount  types.Int64  `tfsdk:"gpu_count"`
+	Processes types.List   `tfsdk:"processes"` // processModel
+}
+
+type processModel struct {
+	StageID     types.Int64  `tfsdk:"stage_id"`
+	Role        types.String `tfsdk:"role"`
+	Argv        types.List   `tfsdk:"argv"`
+	Command     types.String `tfsdk:"command"`
+	Env         types.Map    `tfsdk:"env"`
+	Devices     types.List   `tfsdk:"devices"`
+	Ports       types.List   `tfsdk:"ports"` // objects {name, port}
+	UnitName    types.String `tfsdk:"unit_name"`
+	SystemdUnit types.String `tfsdk:"systemd_unit"`
 }
 
 // inputFields maps each input attribute to its field in pipelineInputs, by

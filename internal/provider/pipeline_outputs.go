@@ -67,15 +67,49 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 			"host":     nullIfEmpty(p.Host),
 		}
 	})
+	processType := nestedObjectType(outputObjectType("launches"), "processes")
+	portType := nestedObjectType(processType, "ports")
 	launches := objects("launches", len(r.Launches), func(i int) map[string]attr.Value {
 		l := r.Launches[i]
+		procs := make([]attr.Value, len(l.Processes))
+		for j, p := range l.Processes {
+			ports := make([]attr.Value, len(p.Ports))
+			for k, np := range p.Ports {
+				o, d := types.ObjectValue(portType.AttrTypes, map[string]attr.Value{"name": types.StringValue(np.Name), "port": types.Int64Value(int64(np.Port))})
+				diags.Append(d...)
+				ports[k] = o
+			}
+			portList, d := types.ListValue(portType, ports)
+			diags.Append(d...)
+			o, d := types.ObjectValue(processType.AttrTypes, map[string]attr.Value{
+				"stage_id":     int64Pointer(p.StageID),
+				"role":         types.StringValue(p.Role),
+				"argv":         stringList(p.Argv),
+				"command":      types.StringValue(p.Command),
+				"env":          stringMap(p.Env),
+				"devices":      int64List(p.Devices),
+				"ports":        portList,
+				"unit_name":    types.StringValue(p.UnitName),
+				"systemd_unit": types.StringValue(p.SystemdUnit),
+			})
+			diags.Append(d...)
+			procs[j] = o
+		}
+		procList, d := types.ListValue(processType, procs)
+		diags.Append(d...)
+		argv := types.ListNull(types.StringType)
+		if l.Argv != nil {
+			argv = stringList(l.Argv)
+		}
 		return map[string]attr.Value{
-			"host":      nullIfEmpty(l.Host),
+			"host":      types.StringValue(l.Host),
 			"stage_ids": int64List(l.StageIDs),
-			"argv":      stringList(l.Argv),
-			"command":   types.StringValue(l.Command),
+			"argv":      argv,
+			"command":   nullIfEmpty(l.Command),
 			"env":       stringMap(l.Env),
 			"ports":     int64List(l.Ports),
+			"gpu_count": types.Int64Value(int64(l.GPUCount)),
+			"processes": procList,
 		}
 	})
 
@@ -210,6 +244,20 @@ func outputObjectType(name string) types.ObjectType {
 	o, ok := outputElemType(name).(types.ObjectType)
 	if !ok {
 		panic("output " + name + " is not a list of objects")
+	}
+	return o
+}
+
+// nestedObjectType is the object type of a list-of-objects attribute
+// inside an object type.
+func nestedObjectType(parent types.ObjectType, name string) types.ObjectType {
+	l, ok := parent.AttrTypes[name].(types.ListType)
+	if !ok {
+		panic("attribute " + name + " is not a list")
+	}
+	o, ok := l.ElemType.(types.ObjectType)
+	if !ok {
+		panic("attribute " + name + " is not a list of objects")
 	}
 	return o
 }

@@ -32,7 +32,9 @@ func sampleResult() *pipeline.Result {
 		ServeArgs:    []string{"vllm", "serve", "m"},
 		ServeCommand: "vllm serve m",
 		Diagram:      "flowchart LR",
-		Launches:     []pipeline.Launch{{StageIDs: []int{0, 1, 2}, Argv: []string{"vllm", "serve", "m"}, Command: "vllm serve m", Ports: []int{8091, 25201, 25202}}},
+		Launches: []pipeline.Launch{{Host: pipeline.SingleHost, StageIDs: []int{0, 1, 2}, Argv: []string{"vllm", "serve", "m"}, Command: "vllm serve m",
+			Ports: []int{8091, 25201, 25202}, GPUCount: 3, Processes: []pipeline.Process{{Role: pipeline.ProcessHead, Argv: []string{"vllm", "serve", "m"},
+				Command: "vllm serve m", Devices: []int{0, 1, 2}, Ports: []pipeline.NamedPort{{Name: "api", Port: 8091}}, UnitName: "vllm-omni.service", SystemdUnit: "[Unit]\n"}}}},
 	}
 }
 
@@ -67,8 +69,14 @@ func TestOutputsRoundTrip(t *testing.T) {
 	}
 	var launches []launchModel
 	m.Launches.ElementsAs(ctx, &launches, false)
-	if len(launches) != 1 || launches[0].Env.IsNull() || !launches[0].Host.IsNull() {
+	if len(launches) != 1 || launches[0].Env.IsNull() || launches[0].Host.ValueString() != pipeline.SingleHost || launches[0].GPUCount.ValueInt64() != 3 {
 		t.Errorf("launches = %+v", launches)
+	}
+	var procs []processModel
+	launches[0].Processes.ElementsAs(ctx, &procs, false)
+	if len(procs) != 1 || !procs[0].StageID.IsNull() || procs[0].Role.ValueString() != "head" || procs[0].UnitName.ValueString() != "vllm-omni.service" ||
+		len(procs[0].Ports.Elements()) != 1 || procs[0].Env.IsNull() {
+		t.Errorf("processes = %+v", procs)
 	}
 
 	prev, diags := previousAllocations(ctx, m.pipelineOutputs)

@@ -157,6 +157,42 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Computed:   true,
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
+		"systemd": schema.SingleNestedAttribute{
+			MarkdownDescription: "How each process runs as a systemd service (`launches[*].processes[*].systemd_unit`). Every field has a default.",
+			Optional:            true,
+			Attributes: map[string]schema.Attribute{
+				"user": schema.StringAttribute{
+					MarkdownDescription: "The system account the processes run as (also their group). Default: `" + pipeline.DefaultServiceUser + "`. Create it on the machine; `root` is refused.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"cache_dir": schema.StringAttribute{
+					MarkdownDescription: "The model cache, `HF_HOME` (and `HOME`, for the Triton and torch compile caches): the one directory the processes write besides `/dev/shm`. Default: `" + pipeline.DefaultCacheDir + "`, which systemd creates owned by `user` (`CacheDirectory=`); any other path must exist, writable by `user`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"vllm_path": schema.StringAttribute{
+					MarkdownDescription: "Absolute path of the `vllm` executable on the machine image; the units run it in place of `argv[0]`. Default: `" + pipeline.DefaultVLLMPath + "`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"environment_file": schema.StringAttribute{
+					MarkdownDescription: "A file on the machine with secrets for the processes, such as `HF_TOKEN=...`, read by systemd (`EnvironmentFile=-`, so it may be absent). Keeping secrets there keeps them out of Terraform state. Default: `" + pipeline.DefaultEnvironmentFile + "`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"unit_prefix": schema.StringAttribute{
+					MarkdownDescription: "Unit names: `<unit_prefix>.service` on one host, `<unit_prefix>-stage-<n>.service` per stage across hosts. Give each pipeline on a host its own. Default: `" + pipeline.DefaultUnitPrefix + "`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"head_wait_seconds": schema.NumberAttribute{
+					MarkdownDescription: "How long a headless process waits for the head's omni master port before it fails (and systemd restarts it). Default: `" + strconv.Itoa(pipeline.DefaultHeadWaitSeconds) + "`.",
+					Optional:            true,
+					Validators:          []validator.Number{wholeNumber(10, 86400)},
+				},
+			},
+		},
 		"config_path": schema.StringAttribute{
 			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`.",
 			Optional:            true,
@@ -277,7 +313,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			}},
 		},
 		"gpu_count": schema.Int64Attribute{
-			MarkdownDescription: "Number of distinct GPUs the layout uses (per host).",
+			MarkdownDescription: "The most GPUs any one host needs; each launch has its own `gpu_count`.",
 			Computed:            true,
 		},
 		"serve_command": schema.StringAttribute{
@@ -298,15 +334,38 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			Computed:            true,
 		},
 		"launches": schema.ListNestedAttribute{
-			MarkdownDescription: "What each host runs; a single-host pipeline has one entry whose `command` is `serve_command`.",
+			MarkdownDescription: "What each host runs, one entry per host, the head's first: a single-host pipeline has one entry whose one process runs `serve_command`; across hosts each stage is its own process. Key machines by `host` (`{ for l in launches : l.host => l }`).",
 			Computed:            true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"host":      schema.StringAttribute{MarkdownDescription: "Host address; null on a single-host pipeline.", Computed: true},
+				"host":      schema.StringAttribute{MarkdownDescription: "The host's address in canonical form, or `" + pipeline.SingleHost + "` when no stage names a host. Never null.", Computed: true},
 				"stage_ids": intList("Stages the host runs."),
-				"argv":      schema.ListAttribute{MarkdownDescription: "Launch command as an argument vector.", Computed: true, ElementType: types.StringType},
-				"command":   schema.StringAttribute{MarkdownDescription: "Launch command, shell-quoted.", Computed: true},
-				"env":       schema.MapAttribute{MarkdownDescription: "Environment variables the command needs.", Computed: true, ElementType: types.StringType},
+				"argv":      schema.ListAttribute{MarkdownDescription: "The host's process as an argument vector when it runs one; null when it runs several (use `processes`).", Computed: true, ElementType: types.StringType},
+				"command":   schema.StringAttribute{MarkdownDescription: "`argv`, shell-quoted; null when the host runs several processes.", Computed: true},
+				"env":       schema.MapAttribute{MarkdownDescription: "Environment every process on the host needs (`VLLM_HOST_IP` across hosts).", Computed: true, ElementType: types.StringType},
 				"ports":     intList("Ports the host listens on."),
+				"gpu_count": schema.Int64Attribute{MarkdownDescription: "GPUs the host's stages use.", Computed: true},
+				"processes": schema.ListNestedAttribute{
+					MarkdownDescription: "The OS processes the host runs, each with its systemd unit.",
+					Computed:            true,
+					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+						"stage_id": schema.Int64Attribute{MarkdownDescription: "The stage the process runs; null for the single-host process that runs every stage.", Computed: true},
+						"role":     schema.StringAttribute{MarkdownDescription: "`head` (serves the API and the omni master) or `headless`.", Computed: true},
+						"argv":     schema.ListAttribute{MarkdownDescription: "The command as an argument vector, with `vllm` looked up in `PATH`.", Computed: true, ElementType: types.StringType},
+						"command":  schema.StringAttribute{MarkdownDescription: "`argv`, shell-quoted.", Computed: true},
+						"env":      schema.MapAttribute{MarkdownDescription: "Environment the process needs: `VLLM_HOST_IP` and its stage's connector settings (`VLLM_MOONCAKE_BOOTSTRAP_PORT`, ...). The unit sets it.", Computed: true, ElementType: types.StringType},
+						"devices":  intList("GPU indices the process uses, as the config's devices name them (every GPU of the host stays visible to it)."),
+						"ports": schema.ListNestedAttribute{
+							MarkdownDescription: "Ports the process listens on.",
+							Computed:            true,
+							NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+								"name": schema.StringAttribute{MarkdownDescription: "What the port is for, as in `ports`.", Computed: true},
+								"port": schema.Int64Attribute{MarkdownDescription: "Port number.", Computed: true},
+							}},
+						},
+						"unit_name":    schema.StringAttribute{MarkdownDescription: "The systemd unit's name, such as `vllm-omni.service`.", Computed: true},
+						"systemd_unit": schema.StringAttribute{MarkdownDescription: "A complete systemd unit that runs the process (install it as `/etc/systemd/system/<unit_name>`).", Computed: true},
+					}},
+				},
 			}},
 		},
 	}

@@ -41,6 +41,7 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 	spec.Decode = roleSpec(ctx, path.Root("decode"), in.Decode, &diags)
 	spec.Connector = connectorSpec(ctx, in.Connector, &diags)
 	spec.PortRange = portRangeSpec(ctx, in.PortRange, &diags)
+	spec.Service = serviceSpec(ctx, in.Systemd, &diags)
 
 	// The engine checks the free-form overrides' shape itself, so that its
 	// errors name the entry (stage_overrides.talker.devices) like any other.
@@ -96,6 +97,24 @@ func connectorSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostic
 		DeviceName:  m.DeviceName.ValueString(),
 		ExtraConfig: extra,
 		KVBoth:      m.KVBoth.ValueBool(),
+	}
+}
+
+func serviceSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics) pipeline.ServiceSpec {
+	if obj.IsNull() {
+		return pipeline.ServiceSpec{}
+	}
+	var m systemdModel
+	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+		return pipeline.ServiceSpec{}
+	}
+	return pipeline.ServiceSpec{
+		User:            m.User.ValueString(),
+		CacheDir:        m.CacheDir.ValueString(),
+		VLLMPath:        m.VLLMPath.ValueString(),
+		EnvironmentFile: m.EnvironmentFile.ValueString(),
+		UnitPrefix:      m.UnitPrefix.ValueString(),
+		HeadWaitSeconds: intPtr(m.HeadWaitSeconds),
 	}
 }
 

@@ -40,7 +40,7 @@ func versionChecks(addr, version, release string) []statecheck.StateCheck {
 // the plan; set, exactly what was written, with the release it resolved to.
 // Either way the next plan is empty, and a new version updates in place.
 func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
-	ids := statecheck.CompareValue(compare.ValuesSame())
+	ids := statecheck.CompareValue(compare.ValuesDiffer())
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -59,8 +59,9 @@ func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				// A line: the plan is the same for 0.22.0 on one host, so the
-				// id stays while the version attributes update in place.
+				// A line: the config and the command are the same for 0.22.0 on
+				// one host, but the machine must carry another release, so the
+				// units name it and the id changes.
 				Config: both(`vllm_omni_version = "0.22"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
@@ -92,7 +93,7 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
 	hosts := `prefill = { host = "10.0.0.1" }
   decode = { host = "10.0.0.2" }`
-	worker := tfjsonpath.New("launches").AtSliceIndex(1).AtMapKey("command")
+	worker := tfjsonpath.New("launches").AtSliceIndex(1).AtMapKey("processes").AtSliceIndex(0).AtMapKey("command")
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -110,7 +111,7 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port \d+ & `))),
+					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port \d+$`))),
 				},
 			},
 		},
