@@ -49,13 +49,30 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 		return
 	}
 	container := doc.Top()
+	where := "connectors"
 	if doc.Dialect == stageconfig.StageArgs {
+		where = "runtime.connectors"
+		if rt := stageconfig.MapGet(doc.Top(), "runtime"); rt != nil && rt.Kind != yaml.MappingNode {
+			p.ds.errorf("cross_host_connectors_shape", p.basePath, "the base's runtime is not a mapping",
+				"runtime (line %d) must be a mapping to hold the connectors of the edges between hosts; write it out as one.", rt.Line)
+			return
+		}
 		container = stageconfig.MapEnsure(doc.Top(), "runtime")
+	}
+	if defs := stageconfig.MapGet(container, "connectors"); defs != nil && defs.Kind != yaml.MappingNode {
+		p.ds.errorf("cross_host_connectors_shape", p.basePath, "the base's connectors are not a mapping",
+			"%s (line %d) must be a mapping of named connectors, written out (not an alias), to hold the connectors of the edges between hosts.", where, defs.Line)
+		return
 	}
 	defs := stageconfig.MapEnsure(container, "connectors")
 	nodes := doc.Stages()
 	for _, e := range edges {
 		name := fmt.Sprintf("cross_host_%d_%d", e.From, e.To)
+		if stageconfig.MapGet(defs, name) != nil {
+			p.ds.errorf("cross_host_connector_name_taken", p.basePath, "the base already defines a connector of this name",
+				"%s.%s is the name the provider gives the connector of edge %d → %d, which crosses hosts; rename yours.", where, name, e.From, e.To)
+			continue
+		}
 		src := p.stageByID(e.From)
 		extra := stageconfig.NewMap()
 		stageconfig.MapSet(extra, "host", stageconfig.QuotedStrNode(src.host))

@@ -33,6 +33,13 @@ func fuzzSeeds(f *testing.F) []string {
 		}
 		out = append(out, string(b))
 	}
+	// Upstream's deploy configs too, where they are (../shared).
+	upstream, _ := filepath.Glob(filepath.Join(upstreamDir, "deploy", "*.yaml"))
+	for _, p := range upstream {
+		if b, err := os.ReadFile(p); err == nil {
+			out = append(out, string(b))
+		}
+	}
 	return append(out, miniBase, pdConfig, encoderFirstBase, stagesPlatformBase)
 }
 
@@ -89,6 +96,21 @@ func FuzzPlanBaseConfig(f *testing.F) {
 	})
 }
 
+// plannedOf is what the planner knows of a result's deployment.
+func plannedOf(res *Result) *releases.Planned {
+	planned := &releases.Planned{Hosts: map[int]string{}}
+	for _, s := range res.Stages {
+		switch s.Role {
+		case RolePrefill:
+			planned.Prefill = s.StageID
+		case RoleDecode:
+			planned.Decode = s.StageID
+		}
+		planned.Hosts[s.StageID] = s.Host
+	}
+	return planned
+}
+
 // conformsToRelease reads a plan back as machines get it and runs its
 // release's conformance checks on it.
 func conformsToRelease(t *testing.T, spec Spec, res *Result) {
@@ -101,7 +123,7 @@ func conformsToRelease(t *testing.T, spec Spec, res *Result) {
 	if problem != nil {
 		t.Fatalf("the plan names release %q: %s", res.Release, problem.Detail)
 	}
-	d := releases.Deployment{Doc: doc, UserPipeline: spec.Pipeline != ""}
+	d := releases.Deployment{Doc: doc, UserPipeline: spec.Pipeline != "", Planned: plannedOf(res)}
 	for _, l := range res.Launches {
 		for _, p := range l.Processes {
 			d.Argvs = append(d.Argvs, p.Argv)

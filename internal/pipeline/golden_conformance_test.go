@@ -46,7 +46,8 @@ func TestGoldenConform(t *testing.T) {
 				t.Fatalf("golden release %q is not in the table", launch.Release)
 			}
 			spec := tc.spec(t)
-			d := releases.Deployment{Doc: doc, UserPipeline: spec.Pipeline != "" && rel.PDPipeline(spec.Pipeline) == ""}
+			res := mustPlan(t, spec)
+			d := releases.Deployment{Doc: doc, UserPipeline: spec.Pipeline != "" && !rel.Registers(spec.Pipeline), Planned: plannedOf(res)}
 			for _, l := range launch.Launches {
 				for _, p := range l.Processes {
 					d.Argvs = append(d.Argvs, p.Argv)

@@ -108,7 +108,11 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 // deployment is what release conformance checks: the config and every
 // process's command line.
 func (p *planner) deployment(doc *stageconfig.Document, res *Result) releases.Deployment {
-	d := releases.Deployment{Doc: doc, UserPipeline: p.release.UserPipeline}
+	planned := &releases.Planned{Prefill: p.byKey[prefillKey].id, Decode: p.byKey[decodeKey].id, Hosts: map[int]string{}}
+	for _, s := range p.stages {
+		planned.Hosts[s.id] = s.host
+	}
+	d := releases.Deployment{Doc: doc, UserPipeline: p.release.UserPipeline, Planned: planned}
 	for _, l := range res.Launches {
 		for _, proc := range l.Processes {
 			d.Argvs = append(d.Argvs, proc.Argv)

@@ -229,7 +229,7 @@ func onHost(h string) string {
 
 // allocations reports the choices a resource keeps stable.
 func (p *planner) allocations() Allocations {
-	a := Allocations{Ports: map[string]int{}, Devices: map[string][]int{}}
+	a := Allocations{Ports: map[string]int{}, Devices: map[string][]int{}, Release: p.release.Release.Version}
 	for _, port := range p.ports {
 		a.Ports[port.Name] = port.Port
 	}

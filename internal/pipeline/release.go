@@ -33,6 +33,13 @@ func (p *planner) chooseRelease() bool {
 		}
 	}
 	c, problem := releases.Choose(p.spec.VLLMOmniVersion, need)
+	if prev := p.spec.Previous; p.spec.VLLMOmniVersion == "" && prev != nil && prev.Release != "" {
+		// Unset, the resource keeps the release it planned for while that
+		// still runs the plan, as it keeps its ports.
+		if kept, kp := releases.Choose(prev.Release, need); kp == nil && kept.UserPipeline == c.UserPipeline {
+			c, problem = kept, nil
+		}
+	}
 	if problem != nil {
 		p.ds.errorf(problem.Code, AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
 		return false
@@ -115,9 +122,13 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 			text, _ := stageconfig.ScalarString(val)
 			var what string
 			switch {
-			case stageconfig.PathGet(st.Node, ig.ReadAs...) != nil:
+			case stageconfig.IsSet(stageconfig.PathGet(st.Node, ig.ReadAs...)):
 				stageconfig.PathDelete(st.Node, ig.Key...)
 				what = fmt.Sprintf("%s is removed and %s, which the stage also sets, is kept", from, to)
+			case stageconfig.PathGet(st.Node, ig.ReadAs...) != nil:
+				// The key it reads is there but null: the value moves in.
+				stageconfig.PathDelete(st.Node, ig.ReadAs...)
+				fallthrough
 			case len(ig.Key) == 1 && len(ig.ReadAs) == 1:
 				stageconfig.MapRename(st.Node, ig.Key[0], ig.ReadAs[0])
 				if ig.Key[0] == "sync_process_input_func" {
@@ -126,11 +137,18 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 				newText, _ := stageconfig.ScalarString(val)
 				what = fmt.Sprintf("%s: %s is written as %s: %s", from, text, to, newText)
 			default:
+				key := stageconfig.PathKey(st.Node, ig.Key...)
 				stageconfig.PathDelete(st.Node, ig.Key...)
 				st.SetEngine(ig.ReadAs[len(ig.ReadAs)-1], val)
+				// The comments written on the old key go with its value.
+				if moved := stageconfig.PathKey(st.Node, ig.ReadAs...); moved != nil && key != nil {
+					moved.HeadComment, moved.LineComment, moved.FootComment = key.HeadComment, key.LineComment, key.FootComment
+				}
 				what = fmt.Sprintf("%s: %s is written as %s", from, text, to)
 			}
-			if p.spec.BaseConfig != "" {
+			// Only what the user wrote is reported: a preset's keys, or the
+			// topology a preset gave a stages base, are in the docs.
+			if p.spec.BaseConfig != "" && p.base.Dialect == stageconfig.StageArgs {
 				p.ds.warnf("ignored_key_translated", p.basePath, "a stage key vllm-omni never reads was translated",
 					"%s: vllm-omni %s's stage_args runtime reads %s, not %s, so %s (%s).",
 					st.Describe(), p.release.Release.Version, to, from, what, ig.Source)

@@ -108,6 +108,10 @@ type PortRange struct {
 type Allocations struct {
 	Ports   map[string]int
 	Devices map[string][]int
+	// Release is the release planned for, kept while vllm_omni_version is
+	// unset and it still runs the plan: a provider that knows a newer
+	// release does not move running machines to it.
+	Release string
 }
 
 // Defaults, as in vllm-omni's PD recipe.

@@ -102,9 +102,7 @@ func unitFor(c unitContext, proc Process) (string, error) {
 	} else {
 		add("ReadWritePaths", systemd.Escape(s.CacheDir), "The model cache, the one place besides /dev/shm the processes write; create it owned by User.")
 	}
-	for _, d := range hardening {
-		svc = append(svc, d)
-	}
+	svc = append(svc, hardening...)
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Install", Directives: []systemd.Directive{{Key: "WantedBy", Value: "multi-user.target"}}})
 	return unit.Render(), nil

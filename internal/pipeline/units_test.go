@@ -91,7 +91,10 @@ func TestUnitsWaitForHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	open := ln.Addr().(*net.TCPAddr).Port
+	open := 0
+	if addr, ok := ln.Addr().(*net.TCPAddr); ok {
+		open = addr.Port
+	}
 	done := make(chan struct{})
 	go func() {
 		for {

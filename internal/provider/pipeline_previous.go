@@ -48,6 +48,9 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 		}
 		prev.Devices[key] = intsFromList(ctx, devices, &diags)
 	}
+	if !prior.Release.IsNull() && !prior.Release.IsUnknown() {
+		prev.Release = prior.Release.ValueString()
+	}
 	return prev, diags
 }
 

@@ -151,8 +151,11 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 				"an exact release (`\"0.24.0\"`) or a release candidate (`\"0.26.0rc1\"`). It decides the config dialect, the " +
 				"launch flag and the startup checks the plan must pass; `vllm_omni_release` is the release it resolved to. " +
 				"Default: the newest final release on which the plan runs prefill-decode natively (its own loader and PD " +
-				"validator, no registration of your own), `" + defaultReleaseFor() + "` for the Qwen presets; it reads back once " +
-				"planned. The [release table](../guides/vllm-omni-releases.md) lists what each release reads.",
+				"validator, no registration of your own), `" + defaultReleaseFor() + "` for the Qwen presets; with `pipeline` " +
+				"set (your own registration) the newest final release that loads the `stages` dialect. It reads back once " +
+				"planned, and the resource keeps the release it planned for while that still runs the plan (a provider that " +
+				"knows a newer release does not move it; set the version or change `triggers` to move). The " +
+				"[release table](../guides/vllm-omni-releases.md) lists what each release reads.",
 			Optional:   true,
 			Computed:   true,
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},

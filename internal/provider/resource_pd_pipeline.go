@@ -141,6 +141,7 @@ func previousFromState(ctx context.Context, plan, prior tftypes.Value) (*pipelin
 	var diags diag.Diagnostics
 	diags.Append(state.GetAttribute(ctx, path.Root("ports"), &outputs.Ports)...)
 	diags.Append(state.GetAttribute(ctx, path.Root("stages"), &outputs.Stages)...)
+	diags.Append(state.GetAttribute(ctx, path.Root("vllm_omni_release"), &outputs.Release)...)
 	if diags.HasError() {
 		return nil, diags
 	}

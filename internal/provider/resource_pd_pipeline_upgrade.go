@@ -279,17 +279,21 @@ func pdPipelineSchemaV1() schema.Schema {
 		attrs[k] = v
 	}
 	attrs["pipeline"] = schema.StringAttribute{Optional: true}
-	// Version 0's schema is a literal above: these attributes have these
-	// kinds, which TestUpgradeState_NewAttributes exercises.
-	if connector, ok := attrs["connector"].(schema.SingleNestedAttribute); ok {
-		connector.Attributes = withAttribute(connector.Attributes, "kv_both", schema.BoolAttribute{Optional: true})
-		attrs["connector"] = connector
+	// Version 0's schema is a literal above with these kinds; a change
+	// there is a defect every test run catches here.
+	connector, ok := attrs["connector"].(schema.SingleNestedAttribute)
+	if !ok {
+		panic("version 0's connector is not a single nested attribute")
 	}
+	connector.Attributes = withAttribute(connector.Attributes, "kv_both", schema.BoolAttribute{Optional: true})
+	attrs["connector"] = connector
 	for _, name := range []string{"stages", "ports"} {
-		if list, ok := attrs[name].(schema.ListNestedAttribute); ok {
-			list.NestedObject.Attributes = withAttribute(list.NestedObject.Attributes, "host", schema.StringAttribute{Computed: true})
-			attrs[name] = list
+		list, ok := attrs[name].(schema.ListNestedAttribute)
+		if !ok {
+			panic("version 0's " + name + " is not a list nested attribute")
 		}
+		list.NestedObject.Attributes = withAttribute(list.NestedObject.Attributes, "host", schema.StringAttribute{Computed: true})
+		attrs[name] = list
 	}
 	s.Attributes = attrs
 	return s

@@ -174,11 +174,12 @@ resource "omni_pd_pipeline" "test" {
 }
 `
 
-// State written by the version 0 provider upgrades, and the current
-// provider then plans one in-place update: version 2 plans for a vllm-omni
-// release, so the launch flag, the processor keys and the bootstrap
-// environment change the config, the commands and the id, and
-// vllm_omni_version and vllm_omni_release are filled in (CHANGELOG says so).
+// State written with the version 0 schema upgrades, and the current
+// provider then plans one in-place update that fills in what version 2
+// added (vllm_omni_version, vllm_omni_release, the launches' processes).
+// The version 0 test provider plans with today's engine, so this test sees
+// the schema's changes only; what planning for a release changed in the
+// config and the commands is pinned by the golden files and CHANGELOG.
 // Every input, port and device is carried over, and the plan after that is
 // empty.
 func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
@@ -229,7 +230,6 @@ func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
 						plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
 						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
 						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
-						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path `))),
 					},
 				},
 				ConfigStateChecks: append(add(),

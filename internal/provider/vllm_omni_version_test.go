@@ -76,10 +76,25 @@ func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				// Unset again: back to the default, in place.
+				// Unset again: the resource keeps the release it planned for,
+				// as it keeps its ports, now spelled as that release; the data
+				// source takes the default.
 				Config: both(""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22.0")),
+				}},
+				ConfigStateChecks: append(versionChecks(resAddr, "0.22.0", "0.22.0"), versionChecks(dataAddr, "0.24.0", "0.24.0")...),
+			},
+			{
+				Config:           both(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// triggers replace the resource, which then plans afresh.
+				Config: pipelineResource(`triggers = { rev = "2" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionDestroyBeforeCreate),
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
 				}},
 			},

@@ -140,7 +140,7 @@ func Choose(version string, n Need) (Choice, *Problem) {
 		}
 		return Choice{}, &Problem{Code: "release_none", Summary: "no vllm-omni release runs this plan's PD natively",
 			Detail: "none of the releases this provider knows (" + describeTable() + ") loads this plan and runs its prefill/decode pair without code of your own. " +
-				n.fix() + " If your machines register the PD pipeline themselves, set vllm_omni_version to the release they run."}
+				n.fix() + " If your machines register a PD pipeline themselves, name it in pipeline (with format = \"stages\") and set vllm_omni_version to the release they run."}
 	}
 	v, err := ParseVersion(version)
 	if err != nil {

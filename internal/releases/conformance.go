@@ -27,6 +27,18 @@ type Deployment struct {
 	// UserPipeline is true when the `pipeline:` key is the user's own
 	// registration rather than one the release has.
 	UserPipeline bool
+	// Planned says what the plan knows and a config alone does not: which
+	// stages are the PD pair and where each stage runs. Nil for a config
+	// checked on its own (validate_stage_config): then the pair is found as
+	// the release finds it, hosts are read from VLLM_HOST_IP, and a config
+	// without a PD pair is not judged as one.
+	Planned *Planned
+}
+
+// Planned is the planner's knowledge of a deployment.
+type Planned struct {
+	Prefill, Decode int            // stage ids of the PD pair
+	Hosts           map[int]string // stage id → host ("" on one host)
 }
 
 // crossHostConnectors are the omni transfer connectors that reach another
@@ -101,12 +113,14 @@ func (c *conformance) stageArgsKeys() {
 	ids := map[int]bool{}
 	for _, s := range c.d.Doc.Stages() {
 		id, ok := s.ID()
-		if !ok {
+		switch {
+		case !ok:
 			c.add("stage_id", "%s has no integer stage_id", s.Describe())
-		} else if ids[id] {
+		case ids[id]:
 			c.add("stage_id", "stage_id %d appears twice", id)
+		default:
+			ids[id] = true
 		}
-		ids[id] = true
 		if s.ModelStage() == "" {
 			c.add("model_stage", "%s has no engine_args.model_stage", s.Describe())
 		}
@@ -126,6 +140,8 @@ func (c *conformance) deployKeys() {
 	top := c.d.Doc.Top()
 	key, _ := stageconfig.ScalarString(stageconfig.MapGet(top, "pipeline"))
 	switch {
+	case key == "" && c.d.Planned == nil:
+		// A config checked alone may be a plain pipeline: no PD to select.
 	case key == "":
 		c.add("pipeline_missing", "a stages file turns PD on only through a registered pipeline named by pipeline:, and none is named")
 	case !c.d.UserPipeline && !c.registered(key):
@@ -139,17 +155,7 @@ func (c *conformance) deployKeys() {
 	}
 }
 
-func (c *conformance) registered(key string) bool {
-	if c.r.Deploy == nil {
-		return false
-	}
-	for _, k := range c.r.Deploy.PDPipelines {
-		if k == key {
-			return true
-		}
-	}
-	return false
-}
+func (c *conformance) registered(key string) bool { return c.r.Registers(key) }
 
 // pdSide is one stage of the PD pair as the validator reads it.
 type pdSide struct {
@@ -163,15 +169,22 @@ func (s pdSide) kvString(key string) string {
 	return v
 }
 
-// pdPair finds the pair as the release does (the stage flags in
-// stage_args; in stages, where the flags belong to the registered
-// pipeline, the kv_role each side carries) and applies its validator.
-func (c *conformance) pdPair() {
-	var pre, dec []pdSide
+// pdSides finds the PD pair: the planned one, or as the release finds it
+// in a stage_args config (the stages' own flags). In a stages config alone
+// the pair belongs to the registered pipeline, which the file does not
+// show, so none is found.
+func (c *conformance) pdSides() (pre, dec []pdSide) {
 	for _, s := range c.d.Doc.Stages() {
 		id, _ := s.ID()
 		side := pdSide{stage: s, id: id, kv: s.Engine("kv_transfer_config")}
-		isPre, isDec := c.role(s, side)
+		var isPre, isDec bool
+		switch {
+		case c.d.Planned != nil:
+			isPre, isDec = id == c.d.Planned.Prefill, id == c.d.Planned.Decode
+		case c.d.Doc.Dialect == StageArgs:
+			isPre, _ = stageconfig.ScalarBool(s.Get("is_prefill_only"))
+			isDec, _ = stageconfig.ScalarBool(s.Get("is_decode_only"))
+		}
 		if isPre {
 			pre = append(pre, side)
 		}
@@ -179,9 +192,16 @@ func (c *conformance) pdPair() {
 			dec = append(dec, side)
 		}
 	}
+	return pre, dec
+}
+
+// pdPair applies the release's PD validator to the pair.
+func (c *conformance) pdPair() {
+	pre, dec := c.pdSides()
 	v := c.r.Validator
 	if len(pre) != 1 || len(dec) != 1 {
-		if v.Has(CheckOnePair) {
+		// At most one pair; a config checked alone may have none.
+		if v.Has(CheckOnePair) && (c.d.Planned != nil || len(pre)+len(dec) > 0) {
 			c.add("pd_pair", "vllm-omni %s runs PD with exactly one prefill and one decode stage; found %d and %d", c.r.Version, len(pre), len(dec))
 		}
 		return
@@ -233,24 +253,6 @@ func (c *conformance) pdPair() {
 	}
 }
 
-func (c *conformance) role(s stageconfig.Stage, side pdSide) (prefill, decode bool) {
-	if c.d.Doc.Dialect == StageArgs {
-		p, _ := stageconfig.ScalarBool(s.Get("is_prefill_only"))
-		d, _ := stageconfig.ScalarBool(s.Get("is_decode_only"))
-		return p, d
-	}
-	switch side.kvString("kv_role") {
-	case "kv_producer":
-		return true, false
-	case "kv_consumer":
-		return false, true
-	case "kv_both":
-		// kv_both on both sides: the first is prefill, in stage order.
-		return side.kvString("kv_rank") == "0", side.kvString("kv_rank") != "0"
-	}
-	return false, false
-}
-
 func tensorParallel(s stageconfig.Stage) int {
 	if v, ok := stageconfig.ScalarInt(s.Engine("tensor_parallel_size")); ok {
 		return v
@@ -258,12 +260,14 @@ func tensorParallel(s stageconfig.Stage) int {
 	return 1
 }
 
-// connectorsLoadable: every KV connector named must be one the release's
-// vLLM has, MultiConnector's children included.
+// connectorsLoadable: the PD pair's KV connector must be one the
+// release's vLLM has, MultiConnector's children included. A connector
+// loaded from kv_connector_module_path is the user's own class.
 func (c *conformance) connectorsLoadable() {
-	for _, s := range c.d.Doc.Stages() {
-		kv := s.Engine("kv_transfer_config")
-		if kv == nil {
+	pre, dec := c.pdSides()
+	for _, side := range append(pre, dec...) {
+		s, kv := side.stage, side.kv
+		if kv == nil || stageconfig.MapGet(kv, "kv_connector_module_path") != nil {
 			continue
 		}
 		names := []*yaml.Node{stageconfig.MapGet(kv, "kv_connector")}
@@ -273,7 +277,10 @@ func (c *conformance) connectorsLoadable() {
 				names = append(names, stageconfig.MapGet(ch, "kv_connector"))
 			}
 		}
-		for _, n := range names {
+		for i, n := range names {
+			if i > 0 && stageconfig.MapGet(children.Content[i-1], "kv_connector_module_path") != nil {
+				continue
+			}
 			if name, ok := stageconfig.ScalarString(n); ok && !c.r.KVConnectors.Has(name) {
 				c.add("kv_connector_unknown", "%s names %s, which vllm-omni %s (vLLM %s) cannot load", s.Describe(), name, c.r.Version, c.r.VLLM)
 			}
@@ -281,14 +288,49 @@ func (c *conformance) connectorsLoadable() {
 	}
 }
 
-// hostOf is where a config says a stage runs: its VLLM_HOST_IP.
-func hostOf(s stageconfig.Stage) string {
+// hostOf is where a stage runs: the plan's host, or what the config says
+// through VLLM_HOST_IP ("" when unknown).
+func (c *conformance) hostOf(id int, s stageconfig.Stage) string {
+	if c.d.Planned != nil {
+		return c.d.Planned.Hosts[id]
+	}
 	h, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_HOST_IP"))
 	return h
 }
 
+// edges are the data paths the release wires: each stage's
+// engine_input_source in stage_args, the top-level edges in stages (where
+// topology keys on a stage do nothing).
+func (c *conformance) edges() [][2]int {
+	var out [][2]int
+	if c.d.Doc.Dialect == Stages {
+		list := stageconfig.MapGet(c.d.Doc.Top(), "edges")
+		if list == nil {
+			return nil
+		}
+		for _, e := range list.Content {
+			from, ok1 := stageconfig.ScalarInt(stageconfig.MapGet(e, "from"))
+			to, ok2 := stageconfig.ScalarInt(stageconfig.MapGet(e, "to"))
+			if ok1 && ok2 {
+				out = append(out, [2]int{from, to})
+			}
+		}
+		return out
+	}
+	for _, s := range c.d.Doc.Stages() {
+		to, _ := s.ID()
+		ins, _, _ := s.Inputs()
+		for _, from := range ins {
+			out = append(out, [2]int{from, to})
+		}
+	}
+	return out
+}
+
 // crossHostEdges: an edge between stages on different hosts must name, at
-// both ends, a defined connector that reaches another host.
+// both ends, a defined connector that reaches another host. Where a host is
+// not known (a config alone that sets VLLM_HOST_IP on some stages only),
+// the edge is not judged.
 func (c *conformance) crossHostEdges() {
 	byID := map[int]stageconfig.Stage{}
 	for _, s := range c.d.Doc.Stages() {
@@ -297,24 +339,26 @@ func (c *conformance) crossHostEdges() {
 		}
 	}
 	defs := c.connectorDefs()
-	for _, to := range c.d.Doc.Stages() {
-		toID, _ := to.ID()
-		ins, _, _ := to.Inputs()
-		for _, from := range ins {
-			src, ok := byID[from]
-			if !ok || hostOf(src) == hostOf(to) {
-				continue
-			}
-			out := connectorRef(src, "output_connectors", "to_stage_", toID)
-			in := connectorRef(to, "input_connectors", "from_stage_", from)
-			switch {
-			case out == "" || in == "":
-				c.add("cross_host_edge", "edge %d → %d crosses hosts (%s to %s) but names no connector at both ends; it would get a SharedMemoryConnector, which cannot cross hosts", from, toID, hostOf(src), hostOf(to))
-			case out != in:
-				c.add("cross_host_edge", "edge %d → %d names %q at one end and %q at the other", from, toID, out, in)
-			case !slices.Contains(crossHostConnectors, defs[out]):
-				c.add("cross_host_edge", "edge %d → %d crosses hosts through %q (%s), which does not reach another host", from, toID, out, defs[out])
-			}
+	for _, e := range c.edges() {
+		from, toID := e[0], e[1]
+		src, ok1 := byID[from]
+		to, ok2 := byID[toID]
+		if !ok1 || !ok2 {
+			continue
+		}
+		hf, ht := c.hostOf(from, src), c.hostOf(toID, to)
+		if hf == ht || hf == "" || ht == "" {
+			continue
+		}
+		out := connectorRef(src, "output_connectors", "to_stage_", toID)
+		in := connectorRef(to, "input_connectors", "from_stage_", from)
+		switch {
+		case out == "" || in == "":
+			c.add("cross_host_edge", "edge %d → %d crosses hosts (%s to %s) but names no connector at both ends; it would get a SharedMemoryConnector, which cannot cross hosts", from, toID, hf, ht)
+		case out != in:
+			c.add("cross_host_edge", "edge %d → %d names %q at one end and %q at the other", from, toID, out, in)
+		case !slices.Contains(crossHostConnectors, defs[out]):
+			c.add("cross_host_edge", "edge %d → %d crosses hosts through %q (%s), which does not reach another host", from, toID, out, defs[out])
 		}
 	}
 }
@@ -344,15 +388,23 @@ func connectorRef(s stageconfig.Stage, key, prefix string, other int) string {
 // vllm/distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_connector.py@00f4240e).
 // Each PD stage must set the two equal.
 func (c *conformance) mooncakeEnv() {
-	for _, s := range c.d.Doc.Stages() {
-		kv := s.Engine("kv_transfer_config")
-		if name, _ := stageconfig.ScalarString(stageconfig.MapGet(kv, "kv_connector")); name != "MooncakeConnector" {
-			continue
+	pre, dec := c.pdSides()
+	for _, side := range append(pre, dec...) {
+		s := side.stage
+		// Mooncake alone, or as a MultiConnector child.
+		configs := []*yaml.Node{side.kv}
+		if children := stageconfig.MapGet(stageconfig.MapGet(side.kv, "kv_connector_extra_config"), "connectors"); children != nil {
+			configs = append(configs, children.Content...)
 		}
-		port, ok := stageconfig.ScalarString(stageconfig.MapGet(stageconfig.MapGet(kv, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
-		env, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_MOONCAKE_BOOTSTRAP_PORT"))
-		if ok && env != port {
-			c.add("mooncake_bootstrap_env", "%s has mooncake_bootstrap_port %s but VLLM_MOONCAKE_BOOTSTRAP_PORT %q: vLLM binds the variable (8998 when unset) and decode dials the other", s.Describe(), port, env)
+		for _, kv := range configs {
+			if name, _ := stageconfig.ScalarString(stageconfig.MapGet(kv, "kv_connector")); name != "MooncakeConnector" {
+				continue
+			}
+			port, ok := stageconfig.ScalarString(stageconfig.MapGet(stageconfig.MapGet(kv, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
+			env, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_MOONCAKE_BOOTSTRAP_PORT"))
+			if ok && env != port {
+				c.add("mooncake_bootstrap_env", "%s has mooncake_bootstrap_port %s but VLLM_MOONCAKE_BOOTSTRAP_PORT %q: vLLM binds the variable (8998 when unset) and decode dials the other", s.Describe(), port, env)
+			}
 		}
 	}
 }

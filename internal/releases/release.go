@@ -176,6 +176,19 @@ func (r Release) StageBased() bool {
 		r.StageCLI.Has(FlagOmniMasterAddress) && r.StageCLI.Has(FlagOmniMasterPort)
 }
 
+// Registers reports whether the release registers a PD pipeline key.
+func (r Release) Registers(key string) bool {
+	if r.Deploy == nil {
+		return false
+	}
+	for _, k := range r.Deploy.PDPipelines {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
 // PDPipeline returns the registered PD pipeline key for a base pipeline in
 // the `stages` dialect, or "" when the release registers none.
 func (r Release) PDPipeline(base string) string {

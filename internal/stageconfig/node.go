@@ -59,6 +59,24 @@ func PathGet(m *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
+// PathKey returns the key node of the last key of a path, or nil.
+func PathKey(m *yaml.Node, keys ...string) *yaml.Node {
+	if len(keys) == 0 {
+		return nil
+	}
+	parent := PathGet(m, keys[:len(keys)-1]...)
+	if i := mapIndex(parent, keys[len(keys)-1]); i >= 0 {
+		return parent.Content[i]
+	}
+	return nil
+}
+
+// IsSet reports whether a value is present and not null.
+func IsSet(n *yaml.Node) bool {
+	n = resolve(n)
+	return n != nil && (n.Kind != yaml.ScalarNode || n.Tag != tagNull)
+}
+
 // PathDelete removes the last key of a path from its mapping, and the
 // mappings the removal leaves empty. It reports whether the key was there.
 func PathDelete(m *yaml.Node, keys ...string) bool {
