@@ -1,5 +1,7 @@
-# A vllm-omni prefill-decode pipeline for one cluster, and the cloud-init
-# document that brings a GPU machine up with it.
+# A vllm-omni prefill-decode pipeline for one cluster, and one cloud-init
+# document per machine that brings it up: the deploy config, one systemd
+# unit per process the machine runs, and the account they run as. One
+# machine or several, it is the same path: launches has one entry per host.
 
 resource "omni_pd_pipeline" "this" {
   model          = var.model
@@ -11,10 +13,18 @@ resource "omni_pd_pipeline" "this" {
 
   prefill = {
     tensor_parallel_size = var.tp
+    host                 = var.prefill_host
   }
 
   decode = {
     tensor_parallel_size = var.tp
+    host                 = var.decode_host
+  }
+
+  systemd = {
+    user        = var.service_user
+    vllm_path   = "${var.vllm_bin_dir}/vllm"
+    unit_prefix = "vllm-omni-${var.cluster_name}"
   }
 
   triggers = merge(var.triggers, {
@@ -23,49 +33,33 @@ resource "omni_pd_pipeline" "this" {
 }
 
 locals {
-  launcher = <<-EOT
-    #!/bin/sh
-    set -eu
-    export PATH="${var.vllm_bin_dir}:$PATH"
-    exec ${omni_pd_pipeline.this.serve_command}
-  EOT
-
-  unit = <<-EOT
-    [Unit]
-    Description=vllm-omni ${var.cluster_name}
-    Wants=network-online.target
-    After=network-online.target
-
-    [Service]
-    ExecStart=/usr/local/bin/vllm-omni-serve
-    Restart=on-failure
-    RestartSec=10
-
-    [Install]
-    WantedBy=multi-user.target
-  EOT
-
-  user_data = "#cloud-config\n${yamlencode({
-    write_files = [
-      {
-        path        = var.config_path
-        permissions = "0644"
-        content     = omni_pd_pipeline.this.config_yaml
-      },
-      {
-        path        = "/usr/local/bin/vllm-omni-serve"
-        permissions = "0755"
-        content     = local.launcher
-      },
-      {
-        path        = "/etc/systemd/system/vllm-omni.service"
-        permissions = "0644"
-        content     = local.unit
-      },
-    ]
-    runcmd = [
-      ["systemctl", "daemon-reload"],
-      ["systemctl", "enable", "--now", "vllm-omni.service"],
-    ]
-  })}"
+  # One cloud-init document per host, keyed by launches[*].host: the
+  # machine's address, or "local" when the pipeline names no host.
+  user_data_by_host = {
+    for l in omni_pd_pipeline.this.launches : l.host => "#cloud-config\n${yamlencode({
+      # The account the units run as; "default" keeps the image's own user.
+      users = ["default", {
+        name   = var.service_user
+        system = true
+        shell  = "/usr/sbin/nologin"
+      }]
+      write_files = concat(
+        [{
+          path        = var.config_path
+          permissions = "0644"
+          content     = omni_pd_pipeline.this.config_yaml
+        }],
+        [for p in l.processes : {
+          path        = "/etc/systemd/system/${p.unit_name}"
+          permissions = "0644"
+          content     = p.systemd_unit
+        }],
+      )
+      # The head first: a headless unit waits for it anyway, bounded.
+      runcmd = concat(
+        [["systemctl", "daemon-reload"]],
+        [for p in l.processes : ["systemctl", "enable", "--now", p.unit_name]],
+      )
+    })}"
+  }
 }

@@ -4,17 +4,27 @@ output "id" {
 }
 
 output "user_data" {
-  description = "cloud-init document that writes the deploy config and starts vllm serve."
-  value       = local.user_data
+  description = "cloud-init document of the first (head) machine: on one machine, the only one."
+  value       = local.user_data_by_host[omni_pd_pipeline.this.launches[0].host]
+}
+
+output "user_data_by_host" {
+  description = "cloud-init document of each machine, by host: its deploy config, one systemd unit per process, and the units started."
+  value       = local.user_data_by_host
+}
+
+output "launches" {
+  description = "What each host runs, with its processes and ports."
+  value       = omni_pd_pipeline.this.launches
 }
 
 output "ports" {
-  description = "Every port the pipeline listens on: name, port and stage_id (null for the API)."
+  description = "Every port the pipeline listens on: name, port, stage_id (null for the API) and host (null on one machine)."
   value       = omni_pd_pipeline.this.ports
 }
 
 output "serve_command" {
-  description = "The vllm serve command the machine runs."
+  description = "The vllm serve command the machine runs; across hosts, the head's."
   value       = omni_pd_pipeline.this.serve_command
 }
 

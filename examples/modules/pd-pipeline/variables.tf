@@ -43,6 +43,24 @@ variable "vllm_bin_dir" {
   default     = "/opt/vllm-omni/bin"
 }
 
+variable "prefill_host" {
+  description = "Private IP of the machine that runs the prefill stage. Null, with decode_host null too: one machine runs every stage."
+  type        = string
+  default     = null
+}
+
+variable "decode_host" {
+  description = "Private IP of the machine that runs the decode stage and the stages after it. Null: prefill_host's machine."
+  type        = string
+  default     = null
+}
+
+variable "service_user" {
+  description = "System account the vllm-omni units run as; cloud-init creates it."
+  type        = string
+  default     = "vllm-omni"
+}
+
 variable "triggers" {
   description = "More values whose change replaces the pipeline, which allocates its ports and GPUs afresh (a machine type, say)."
   type        = map(string)

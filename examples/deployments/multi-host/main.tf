@@ -1,0 +1,60 @@
+# A Qwen3-Omni pipeline across two GPU machines: prefill on one, decode, the
+# talker and code2wav on the other. The pd-pipeline module renders one
+# cloud-init document per machine, each with one systemd unit per process
+# the machine runs; the head (the prefill machine) serves the API and the
+# omni master, the other machine's processes run headless and wait for it.
+#
+# terraform_data stands in for the machines and their firewall rules: in a
+# real repository they are a cloud provider's instances (with these private
+# IPs) and security-group rules, fed by the same values.
+
+module "pipeline" {
+  source = "../../modules/pd-pipeline"
+
+  cluster_name = var.name
+  model        = var.model
+  gpus         = var.gpus_per_machine
+  vllm_bin_dir = var.vllm_bin_dir
+
+  prefill_host = var.prefill_ip
+  decode_host  = var.decode_ip
+}
+
+# One machine per host the pipeline runs on, keyed by its address. The keys
+# are known at plan time: the resource computes launches in the plan.
+resource "terraform_data" "gpu_machine" {
+  for_each = module.pipeline.user_data_by_host
+
+  input = {
+    name       = "${var.name}-${replace(each.key, ".", "-")}"
+    private_ip = each.key
+    user_data  = each.value
+  }
+
+  # cloud-init runs once, at first boot: a new deploy config or unit needs a
+  # new machine.
+  triggers_replace = module.pipeline.id
+}
+
+locals {
+  # Every port on every machine, one rule each. The API is open to its
+  # clients; everything else only to the other machine of the pipeline.
+  firewall_rules = {
+    for p in module.pipeline.ports : "${p.host}/${p.name}" => {
+      host    = p.host
+      port    = p.port
+      sources = p.name == "api" ? var.api_allowed_cidrs : [var.cluster_cidr]
+    }
+  }
+}
+
+# Stands in for the machines' firewall rules. The head's omni master also
+# talks to the headless processes over ports the OS picks: open the head's
+# ephemeral range (net.ipv4.ip_local_port_range) to the cluster too.
+resource "terraform_data" "firewall_rule" {
+  for_each = local.firewall_rules
+
+  input = merge(each.value, {
+    target = terraform_data.gpu_machine[each.value.host].id
+  })
+}
