@@ -10,21 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// needTool finds a command the tests run; in CI a missing one fails the
-// test instead of skipping it (.ci/run installs it).
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed; .ci/run installs it", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return path
-}
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
+)
 
 // stubVLLM puts an executable where the units' ExecStart points, since
 // systemd-analyze verify checks that it exists.
@@ -45,7 +33,7 @@ var exposure = regexp.MustCompile(`Overall exposure level for \S+: (\d+\.\d+)`)
 // Every unit of every golden plan is one systemd-analyze verify accepts,
 // with an exposure (systemd-analyze security --offline) of at most 7.0.
 func TestUnitsVerify(t *testing.T) {
-	analyze := needTool(t, "systemd-analyze")
+	analyze := testtool.Need(t, "systemd-analyze")
 	vllm := stubVLLM(t)
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,8 +73,8 @@ func TestUnitsVerify(t *testing.T) {
 // master port answers, and fails with a message naming the head when it
 // does not within the bound.
 func TestUnitsWaitForHead(t *testing.T) {
-	bash := needTool(t, "bash")
-	needTool(t, "timeout")
+	bash := testtool.Need(t, "bash")
+	testtool.Need(t, "timeout")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
 // The worked examples under examples/deployments call the example modules
@@ -120,7 +122,7 @@ func checkCloudConfig(t *testing.T, output, doc string) {
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cloudInit := lookTool(t, "cloud-init")
+	cloudInit := testtool.Need(t, "cloud-init")
 	if out, err := exec.Command(cloudInit, "schema", "--config-file", path).CombinedOutput(); err != nil {
 		t.Errorf("output %s: cloud-init schema: %v\n%s\n%s", output, err, out, doc)
 	}
@@ -133,7 +135,7 @@ func checkCloudConfig(t *testing.T, output, doc string) {
 	if err := yaml.Unmarshal([]byte(doc), &parsed); err != nil {
 		t.Fatalf("output %s is not YAML: %v", output, err)
 	}
-	analyze := lookTool(t, "systemd-analyze")
+	analyze := testtool.Need(t, "systemd-analyze")
 	stub := filepath.Join(dir, "vllm")
 	if err := os.WriteFile(stub, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -156,18 +158,6 @@ func checkCloudConfig(t *testing.T, output, doc string) {
 	if units == 0 {
 		t.Errorf("output %s writes no systemd unit", output)
 	}
-}
-
-func lookTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed; .ci/run installs it", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return path
 }
 
 var buildMirror = sync.OnceValues(func() (string, error) {
