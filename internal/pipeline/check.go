@@ -140,7 +140,15 @@ func checkConnectorRefs(g *graph, ds *Diagnostics, path Path) {
 			}
 		}
 	}
-	for e, a := range out {
+	// In edge order: a map's order would change the problems' order from
+	// one call to the next.
+	edges := make([]Edge, 0, len(out))
+	for e := range out {
+		edges = append(edges, e)
+	}
+	sortEdges(edges)
+	for _, e := range edges {
+		a := out[e]
 		if b, ok := in[e]; ok && a != b {
 			ds.errorf("connector_conflict", path, "the two ends of an edge use different connectors",
 				"edge %d → %d: stage %d sends with %q but stage %d receives with %q; use one connector.", e.From, e.To, e.From, a, e.To, b)

@@ -210,7 +210,7 @@ func (p *planner) checkConnector() connector {
 		}
 	}
 	for _, k := range conn.requiredExtra {
-		if _, ok := c.ExtraConfig[k]; !ok {
+		if v, ok := c.ExtraConfig[k]; !ok || v == nil {
 			p.ds.errorf("connector_extra_missing", path.Attr("extra_config"), "the connector needs a setting",
 				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline).", name, k)
 		}

@@ -192,3 +192,35 @@ func mustRender(t *testing.T, doc *stageconfig.Document) string {
 	}
 	return string(b)
 }
+
+// Check returns its problems in one order on every call: connector
+// conflicts were collected from a map.
+func TestCheckOrderStable(t *testing.T) {
+	src := `stage_args:
+  - stage_id: 0
+    engine_args: {model_stage: a}
+    output_connectors: {to_stage_1: x, to_stage_2: x, to_stage_3: x}
+    final_output: true
+  - stage_id: 1
+    engine_args: {model_stage: b}
+    engine_input_source: [0]
+    input_connectors: {from_stage_0: y}
+  - stage_id: 2
+    engine_args: {model_stage: c}
+    engine_input_source: [0]
+    input_connectors: {from_stage_0: z}
+  - stage_id: 3
+    engine_args: {model_stage: d}
+    engine_input_source: [0]
+    input_connectors: {from_stage_0: w}
+`
+	first := Check([]byte(src))
+	if n := len(codesOf(first, "connector_conflict")); n != 3 {
+		t.Fatalf("%d conflicts, want 3: %v", n, first)
+	}
+	for i := 0; i < 50; i++ {
+		if got := Check([]byte(src)); !reflect.DeepEqual(got, first) {
+			t.Fatalf("call %d: %v, want %v", i, got.Codes(), first.Codes())
+		}
+	}
+}

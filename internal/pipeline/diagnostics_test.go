@@ -83,6 +83,11 @@ func TestPlanDiagnostics(t *testing.T) {
 		}, "release_no_pd", "vllm_omni_version"},
 		{"relative config_path", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "deploy.yaml"} }, "config_path_not_absolute", "config_path"},
 		{"config_path with a tab", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "/etc/a\tb.yaml"} }, "config_path_control_character", "config_path"},
+		{"config_path with a line separator", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "/etc/a\u2028b.yaml"} }, "config_path_control_character", "config_path"},
+		{"model path with a paragraph separator", func(*testing.T) Spec { return Spec{Model: "/models/qwen3-omni\u2029x"} }, "model_control_character", "model"},
+		{"P2pNccl proxy_ip null", func(*testing.T) Spec {
+			return Spec{Model: m, VLLMOmniVersion: "0.22", Connector: ConnectorSpec{Name: "P2pNcclConnector", ExtraConfig: map[string]any{"proxy_ip": nil, "proxy_port": int64(30001)}}}
+		}, "connector_extra_missing", "connector.extra_config"},
 
 		// prefill / decode
 		{"prefill TP 0", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{TensorParallelSize: ptr(0)}} }, "tensor_parallel_size_range", "prefill.tensor_parallel_size"},

@@ -25,6 +25,9 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 	out := make(map[string]StageOverride, len(entries))
 	for _, name := range sortedStrings(entries) {
 		path := root.Attr(name)
+		if entries[name] == nil {
+			continue // talker = null: no override, as for any unset argument
+		}
 		fields, ok := entries[name].(map[string]any)
 		if !ok {
 			ds.errorf("stage_overrides_shape", path, "a stage override must be an object",

@@ -63,6 +63,7 @@ func TestDecodeStageOverridesErrors(t *testing.T) {
 		{"memory above 1", map[string]any{"talker": map[string]any{"gpu_memory_utilization": 1.2}}, "gpu_memory_utilization_range", "stage_overrides.talker.gpu_memory_utilization"},
 		{"num_replicas 0", map[string]any{"talker": map[string]any{"num_replicas": int64(0)}}, "num_replicas_range", "stage_overrides.talker.num_replicas"},
 		{"host a number", map[string]any{"talker": map[string]any{"host": int64(1)}}, "stage_overrides_type", "stage_overrides.talker.host"},
+		{"entry a list", map[string]any{"talker": []any{}}, "stage_overrides_shape", "stage_overrides.talker"},
 		{"engine_args a list", map[string]any{"talker": map[string]any{"engine_args": []any{}}}, "stage_overrides_type", "stage_overrides.talker.engine_args"},
 		{"engine_args managed key", map[string]any{"talker": map[string]any{"engine_args": map[string]any{"max_num_seqs": int64(2)}}}, "engine_args_managed_key", "stage_overrides.talker.engine_args.max_num_seqs"},
 	}
@@ -95,5 +96,13 @@ func TestDecodeStageOverridesCollects(t *testing.T) {
 	}
 	if strings.Join(ds1.Codes(), ",") != strings.Join(ds2.Codes(), ",") {
 		t.Errorf("order differs between calls: %v vs %v", ds1.Codes(), ds2.Codes())
+	}
+}
+
+// An override given as null is no override, as any unset argument is.
+func TestDecodeStageOverridesNull(t *testing.T) {
+	got, ds := DecodeStageOverrides(map[string]any{"talker": nil, "code2wav": map[string]any{"max_num_seqs": int64(2)}})
+	if len(ds) > 0 || len(got) != 1 || got["code2wav"].MaxNumSeqs == nil {
+		t.Errorf("got %+v, %v", got, ds)
 	}
 }

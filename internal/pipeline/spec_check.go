@@ -73,8 +73,9 @@ func checkPathString(ds *Diagnostics, path Path, v, what string) {
 	}
 	for _, r := range v {
 		// Cf (format) characters, such as U+202E, are invisible and can
-		// make the path shown in a plan read differently from what runs.
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		// make the path shown in a plan read differently from what runs;
+		// U+2028 and U+2029 break lines as a newline does.
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) {
 			ds.errorf(what+"_control_character", path, what+" holds a control character",
 				"%q: remove newlines, tabs, other control characters and invisible formatting characters (such as U+202E).", v)
 			return

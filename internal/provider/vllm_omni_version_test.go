@@ -232,3 +232,17 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 		},
 	})
 }
+
+// stage_overrides = { talker = null } is no override.
+func TestAccPDPipeline_NullOverride(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: both(`stage_overrides = { talker = null, code2wav = { max_num_seqs = 2 } }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`model_stage: code2wav`))),
+				statecheck.CompareValuePairs(resAddr, tfjsonpath.New("id"), dataAddr, tfjsonpath.New("id"), compare.ValuesSame()),
+			},
+		}},
+	})
+}
