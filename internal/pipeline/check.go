@@ -337,7 +337,7 @@ func tpProblem(c connector, prefill, decode int) string {
 	if prefill == decode {
 		return ""
 	}
-	return fmt.Sprintf("vllm-omni refuses different tensor_parallel_size on prefill (%d) and decode (%d) with any connector (%s included); set both to the same value.", prefill, decode, c.name)
+	return fmt.Sprintf("vllm-omni refuses different tensor_parallel_size on prefill (%d) and decode (%d) with every connector, %s too (vLLM alone would let NIXL decode run more); set both to the same value.", prefill, decode, c.name)
 }
 
 func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {

@@ -176,7 +176,7 @@ func TestCheckRules(t *testing.T) {
 			return pdConfigWith(t, edit{old: "kv_connector: MooncakeConnector", new: "kv_connector: NixlConnector", n: 2},
 				edit{old: "      tensor_parallel_size: 1\n", new: "      tensor_parallel_size: 2\n"},
 				edit{old: `devices: "0"`, new: `devices: "0,3"`})
-		}, "tp_mismatch", "NixlConnector included"},
+		}, "tp_mismatch", "NixlConnector too"},
 		{"device count not the world size", func(t *testing.T) string {
 			return pdConfigWith(t, edit{old: `devices: "0"`, new: `devices: "0,3"`})
 		}, "devices_world_size", "runs on 2 device(s)"},

@@ -224,3 +224,16 @@ func TestCheckOrderStable(t *testing.T) {
 		}
 	}
 }
+
+// One plan reports the problems of the inputs, the layout and the release
+// together: a bad host does not hide a TP mismatch or a bad version.
+func TestOnePassAcrossSteps(t *testing.T) {
+	_, ds := Plan(Spec{Model: seedModel, VLLMOmniVersion: "latest", Service: ServiceSpec{User: "root"},
+		Prefill: RoleSpec{Host: "gpu-a.internal"}, Decode: RoleSpec{TensorParallelSize: ptr(2)},
+		Connector: ConnectorSpec{Name: "NixlConnector"}})
+	for _, code := range []string{"host_invalid", "systemd_user_invalid", "tp_mismatch", "release_malformed"} {
+		if len(codesOf(ds, code)) == 0 {
+			t.Errorf("no %s in %v", code, ds.Codes())
+		}
+	}
+}

@@ -91,7 +91,13 @@ func launchGolden(t *testing.T, res *Result) string {
 	for i, l := range res.Launches {
 		l.Processes = append([]Process(nil), l.Processes...)
 		for j := range l.Processes {
-			l.Processes[j].SystemdUnit = "(" + tcUnitPath(l.Host, l.Processes[j].UnitName) + ")"
+			proc := &l.Processes[j]
+			proc.SystemdUnit = "(" + tcUnitPath(l.Host, proc.UnitName) + ")"
+			// The script is tested by running it (preflight_test.go); the
+			// golden file pins what the plan passes it.
+			proc.Preflight = append([]string(nil), proc.Preflight...)
+			proc.Preflight[2] = "(preflight script)"
+			proc.PreflightCommand = ""
 		}
 		launches[i] = l
 	}
@@ -102,7 +108,9 @@ func launchGolden(t *testing.T, res *Result) string {
 		Launches     []Launch
 		Ports        []Port
 		GPUCount     int
-	}{res.Release, res.ServeCommand, res.ServeArgs, launches, res.Ports, res.GPUCount}, "", "  ")
+		ConfigSHA256 string
+		Health       Health
+	}{res.Release, res.ServeCommand, res.ServeArgs, launches, res.Ports, res.GPUCount, res.ConfigSHA256, healthGolden(res.Health)}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,6 +121,12 @@ func launchGolden(t *testing.T, res *Result) string {
 // an IPv6 address's colons spelled as '_' so that every checkout can hold it.
 func tcUnitPath(host, unit string) string {
 	return filepath.Join(strings.ReplaceAll(host, ":", "_"), unit)
+}
+
+func healthGolden(h Health) Health {
+	h.ReadinessArgv = append([]string(nil), h.ReadinessArgv...)
+	h.ReadinessArgv[2] = "(readiness script)"
+	return h
 }
 
 func compareGolden(t *testing.T, path, got string) {

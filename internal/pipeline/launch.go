@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/shellquote"
@@ -89,6 +90,8 @@ func (p *planner) launches(res *Result, doc *stageconfig.Document) ([]Launch, er
 		for i := range l.Processes {
 			proc := &l.Processes[i]
 			proc.Command = ShellJoin(proc.Argv)
+			proc.Preflight = p.preflightArgv(svc.PythonPath, res.ConfigSHA256)
+			proc.PreflightCommand = ShellJoin(proc.Preflight)
 			unit, err := unitFor(c, *proc)
 			if err != nil {
 				return nil, err
@@ -181,3 +184,38 @@ func describeHost(h string) string {
 	}
 	return fmt.Sprintf(" @ %s", h)
 }
+
+// health is how a load balancer, a cloud health check or ExecStartPost
+// tells the head is up and serves the planned model: /health answers once
+// the API server runs; /v1/models lists the models it serves, empty when
+// the engines failed behind a running server.
+func (p *planner) health() Health {
+	host := p.stages[0].host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	base := "http://" + hostPort(host, p.apiPort)
+	h := Health{Host: host, Port: p.apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models"}
+	h.ReadinessArgv = []string{"python3", "-c", oneLinePython(readinessScript), h.ReadinessURL, p.spec.Model}
+	return h
+}
+
+// hostPort writes host:port, an IPv6 host in brackets.
+func hostPort(host string, port int) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return host + ":" + strconv.Itoa(port)
+}
+
+// readinessScript exits 0 when the models URL ($1) lists the model ($2),
+// and says what it saw otherwise; it times out after ten seconds.
+const readinessScript = `import json, sys, urllib.request
+url, model = sys.argv[1], sys.argv[2]
+try:
+    ids = [m.get("id") for m in json.load(urllib.request.urlopen(url, timeout=10)).get("data", [])]
+except Exception as e:
+    sys.exit("not ready: %s: %s" % (url, e))
+if model not in ids:
+    sys.exit("not ready: %s lists %s, not %s" % (url, ids or "no model", model))
+print("ready: %s serves %s" % (url, model))`

@@ -43,6 +43,11 @@ type planner struct {
 func Plan(spec Spec) (*Result, Diagnostics) {
 	p := &planner{spec: spec, byKey: map[string]*plannedStage{}}
 	p.checkSpec()
+	// Problems with the inputs alone do not stop the plan here: the split,
+	// the layout and the release are still judged, so one plan reports
+	// them all. Problems with the base config do, since nothing after can
+	// read it.
+	specErrors := len(p.ds.Errors())
 	p.base, p.basePath = loadBase(spec, &p.ds)
 	if p.base == nil {
 		return nil, p.ds
@@ -54,14 +59,17 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	checkGraph(p.g, &p.ds, p.basePath, false)
-	if p.ds.HasErrors() {
+	if len(p.ds.Errors()) > specErrors {
 		return nil, p.ds
 	}
 	if !p.chooseSplit() {
 		return nil, p.ds
 	}
 	p.layout()
-	if p.ds.HasErrors() || !p.chooseRelease() {
+	released := p.chooseRelease()
+	// Placement and ports build on every input; with any wrong they would
+	// only add problems that follow from it.
+	if p.ds.HasErrors() || !released {
 		return nil, p.ds
 	}
 	p.place()
@@ -154,12 +162,14 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	sum := sha256.Sum256(yamlBytes)
 	res := &Result{
-		Release:    p.release.Release.Version,
-		Version:    p.effectiveVersion(),
-		Format:     string(doc.Dialect),
-		ConfigYAML: string(yamlBytes),
-		Ports:      p.ports,
+		Release:      p.release.Release.Version,
+		Version:      p.effectiveVersion(),
+		Format:       string(doc.Dialect),
+		ConfigYAML:   string(yamlBytes),
+		ConfigSHA256: hex.EncodeToString(sum[:]),
+		Ports:        p.ports,
 	}
 	for _, s := range p.stages {
 		res.Stages = append(res.Stages, s.info())
@@ -182,6 +192,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	for _, l := range res.Launches {
 		res.GPUCount = max(res.GPUCount, l.GPUCount)
 	}
+	res.Health = p.health()
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
 	res.ID = contentID(yamlBytes, res.Launches)

@@ -8,6 +8,7 @@ type Result struct {
 	Version      string // vllm_omni_version as written, or Release when unset
 	Format       string
 	ConfigYAML   string
+	ConfigSHA256 string // SHA-256 of ConfigYAML, which each process's preflight checks
 	Stages       []StageInfo
 	Edges        []Edge
 	Ports        []Port
@@ -16,7 +17,17 @@ type Result struct {
 	ServeCommand string
 	Diagram      string
 	Launches     []Launch
+	Health       Health
 	Allocations  Allocations
+}
+
+// Health is how to tell the head serves the planned model.
+type Health struct {
+	Host          string // the head's address; 127.0.0.1 on one host
+	Port          int
+	LivenessURL   string // answers 200 once the API server runs
+	ReadinessURL  string // lists the served models
+	ReadinessArgv []string
 }
 
 // Stage roles.
@@ -79,6 +90,11 @@ type Process struct {
 	Ports       []NamedPort
 	UnitName    string
 	SystemdUnit string
+	// Preflight checks the machine against the plan: the vllm-omni and
+	// vLLM installed, and the deploy config's SHA-256. It exits
+	// PreflightExit on a mismatch.
+	Preflight        []string
+	PreflightCommand string
 
 	host string // the stage's host ("" on one host)
 }

@@ -45,6 +45,7 @@ type ServiceSpec struct {
 	User            string // the account the processes run as
 	CacheDir        string // HF_HOME: where models are downloaded, writable by User
 	VLLMPath        string // absolute path of the vllm executable
+	PythonPath      string // the Python vllm runs in, for the preflight; default: python3 beside VLLMPath
 	EnvironmentFile string // optional file of secrets (HF_TOKEN=...), read by systemd
 	UnitPrefix      string // unit names: <prefix>.service, <prefix>-stage-<n>.service
 	HeadWaitSeconds *int   // how long a headless process waits for the head

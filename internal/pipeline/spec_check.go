@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -209,7 +210,7 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 	if s.User == "root" {
 		ds.errorf("systemd_user_invalid", path.Attr("user"), "the processes may not run as root", "use a system account created for them, such as \"vllm-omni\".")
 	}
-	for _, f := range []struct{ name, v string }{{"cache_dir", s.CacheDir}, {"vllm_path", s.VLLMPath}, {"environment_file", s.EnvironmentFile}} {
+	for _, f := range []struct{ name, v string }{{"cache_dir", s.CacheDir}, {"vllm_path", s.VLLMPath}, {"python_path", s.PythonPath}, {"environment_file", s.EnvironmentFile}} {
 		if f.v != "" {
 			checkPathString(ds, path.Attr(f.name), f.v, f.name)
 		}
@@ -234,6 +235,7 @@ func (s ServiceSpec) withDefaults() ServiceSpec {
 	def(&s.CacheDir, DefaultCacheDir)
 	def(&s.VLLMPath, DefaultVLLMPath)
 	def(&s.EnvironmentFile, DefaultEnvironmentFile)
+	def(&s.PythonPath, path.Join(path.Dir(s.VLLMPath), "python3"))
 	def(&s.UnitPrefix, DefaultUnitPrefix)
 	if s.HeadWaitSeconds == nil {
 		w := DefaultHeadWaitSeconds

@@ -21,23 +21,29 @@ type unitContext struct {
 	headUnit string // the head process's unit name
 }
 
-// waitScript polls the head's omni master port, a bounded number of
-// attempts of at most ten seconds each, and fails with a message that says
-// what to start. Its arguments come after it on the command line, so no
-// value is ever part of the script: $1 host, $2 port, $3 attempts,
-// $4 seconds, $5 the head's unit.
-const waitScript = `for i in $(seq 1 "$3"); do timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null && exit 0; sleep 5; done; ` +
-	`echo "vllm-omni: the head's omni master at $1:$2 did not answer within $4 s; start $5 on $1 first" >&2; exit 1`
+// waitScript polls the head's omni master port until a deadline, each try
+// bounded to five seconds, and fails with a message that says what to
+// start. Its arguments come after it on the command line, so no value is
+// ever part of the script: $1 host, $2 port, $3 seconds, $4 the head's unit.
+const waitScript = `end=$((SECONDS + $3)); while :; do timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null && exit 0; ` +
+	`[ "$SECONDS" -lt "$end" ] || break; sleep 2; done; ` +
+	`echo "vllm-omni: the head's omni master at $1:$2 did not answer within $3 s; start $4 on $1 first" >&2; exit 1`
+
+// execArgv is what a unit starts: the preflight, which execs the process's
+// argv with vllm at its absolute path once the machine matches the plan.
+func execArgv(proc Process, s ServiceSpec) []string {
+	argv := append(append([]string{}, proc.Preflight...), "--", s.VLLMPath)
+	return append(argv, proc.Argv[1:]...)
+}
 
 // unitFor renders the systemd unit of one process.
 func unitFor(c unitContext, proc Process) (string, error) {
 	s := c.service
-	execArgv := append([]string{s.VLLMPath}, proc.Argv[1:]...)
-	execStart, err := systemd.Command(execArgv)
+	execStart, err := systemd.Command(execArgv(proc, s))
 	if err != nil {
 		return "", err
 	}
-	what := "every stage"
+	what := "(all stages)"
 	if proc.StageID != nil {
 		what = fmt.Sprintf("stage %d (%s)", *proc.StageID, proc.Role)
 	}
@@ -80,16 +86,18 @@ func unitFor(c unitContext, proc Process) (string, error) {
 	add("EnvironmentFile", "-"+systemd.Escape(s.EnvironmentFile),
 		"Secrets such as HF_TOKEN=... go in this file on the machine, never in Terraform state; \"-\" lets the unit start without it.")
 	if proc.Role == ProcessHeadless && c.headPort != 0 {
-		attempts := (*s.HeadWaitSeconds + 9) / 10
 		pre, err := systemd.Command([]string{"/bin/bash", "-c", waitScript, "wait-for-head",
-			c.headHost, strconv.Itoa(c.headPort), strconv.Itoa(attempts), strconv.Itoa(*s.HeadWaitSeconds), c.headUnit})
+			c.headHost, strconv.Itoa(c.headPort), strconv.Itoa(*s.HeadWaitSeconds), c.headUnit})
 		if err != nil {
 			return "", err
 		}
 		add("ExecStartPre", pre, "A headless stage registers with the head's omni master: wait for its port, bounded, and fail saying so.")
 	}
-	add("ExecStart", execStart, "")
+	add("ExecStart", execStart, "The preflight, then vllm in its place (exec): it checks the installed vllm-omni and vLLM and the\n"+
+		"deploy config against the plan as the main process, since RestartPreventExitStatus reads only the main\n"+
+		"process's status (a failed ExecStartPre would restart forever).")
 	add("Restart", "on-failure", "")
+	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit), "A machine that does not match the plan fails once, and stays failed, with the preflight's message.")
 	add("RestartSec", "10", "")
 	add("TimeoutStartSec", strconv.Itoa(*s.HeadWaitSeconds+60), "Covers the wait for the head; model loading happens after start.")
 	add("TimeoutStopSec", "120", "")
@@ -110,8 +118,10 @@ func unitFor(c unitContext, proc Process) (string, error) {
 
 func orderComment(proc Process, c unitContext) string {
 	switch {
+	case proc.StageID == nil:
+		return "One process runs every stage."
 	case proc.Role == ProcessHead:
-		return "The head starts first and waits for its headless stages."
+		return "The head starts first; the headless stages register with it."
 	case proc.host == c.headHost:
 		return "After the head on this host, then its master port is polled before start."
 	}

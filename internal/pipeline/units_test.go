@@ -22,8 +22,10 @@ func stubVLLM(t *testing.T) string {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{path, filepath.Join(filepath.Dir(path), "python3")} {
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return path
 }
@@ -38,7 +40,7 @@ func TestUnitsVerify(t *testing.T) {
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec(t)
-			spec.Service.VLLMPath = vllm
+			spec.Service.VLLMPath = vllm                // python3 beside it is the preflight's Python
 			spec.Service.CacheDir = "/srv/models/cache" // ReadWritePaths instead of CacheDirectory
 			if tc.name == "seed_qwen3_omni" {
 				spec.Service.CacheDir = ""
@@ -95,7 +97,7 @@ func TestUnitsWaitForHead(t *testing.T) {
 		}
 	}()
 	run := func(port int) (string, error) {
-		out, err := exec.Command(bash, "-c", waitScript, "wait-for-head", "127.0.0.1", strconv.Itoa(port), "1", "10", "vllm-omni-stage-0.service").CombinedOutput()
+		out, err := exec.Command(bash, "-c", waitScript, "wait-for-head", "127.0.0.1", strconv.Itoa(port), "4", "vllm-omni-stage-0.service").CombinedOutput()
 		return string(out), err
 	}
 	start := time.Now()
@@ -107,8 +109,13 @@ func TestUnitsWaitForHead(t *testing.T) {
 	}
 	ln.Close()
 	<-done
+	start = time.Now()
 	out, err := run(open) // closed now
-	if err == nil || !strings.Contains(out, "the head's omni master at 127.0.0.1:"+strconv.Itoa(open)+" did not answer within 10 s; start vllm-omni-stage-0.service on 127.0.0.1 first") {
+	if err == nil || !strings.Contains(out, "the head's omni master at 127.0.0.1:"+strconv.Itoa(open)+" did not answer within 4 s; start vllm-omni-stage-0.service on 127.0.0.1 first") {
 		t.Errorf("with no head: %v %q", err, out)
+	}
+	// It waited the whole bound, not a count of tries, and not much longer.
+	if took := time.Since(start); took < 4*time.Second || took > 12*time.Second {
+		t.Errorf("the failed wait took %v for a bound of 4 s", took)
 	}
 }

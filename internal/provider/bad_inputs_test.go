@@ -172,7 +172,7 @@ func badInputs() []badInput {
 		{name: "version empty", body: []string{`vllm_omni_version = ""`},
 			attr: `vllm_omni_version`, fix: `at least 1`},
 		{name: "NIXL with a larger decode TP", body: []string{`connector = { name = "NixlConnector" }`, `decode = { tensor_parallel_size = 2 }`},
-			attr: `decode.tensor_parallel_size`, fix: `NixlConnector included`, code: "tp_mismatch"},
+			attr: `decode.tensor_parallel_size`, fix: `with every connector, NixlConnector too`, code: "tp_mismatch"},
 		{name: "MultiConnector child with a role", body: []string{`connector = { name = "MultiConnector", extra_config = { connectors = [{ kv_connector = "NixlConnector", kv_rank = 3 }] } }`},
 			attr: `connector.extra_config.connectors\[0\].kv_rank`, fix: `remove it from the child`, code: "multi_connector_child_managed_key"},
 
@@ -222,7 +222,7 @@ func badInputs() []badInput {
 		{name: "tp mismatch for Mooncake", body: []string{`prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 1 }`},
 			attr: `decode.tensor_parallel_size`, fix: `set both to the same value`, code: "tp_mismatch"},
 		{name: "NIXL decode tp below prefill", body: []string{`connector = { name = "NixlConnector" }`, `prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 1 }`},
-			attr: `decode.tensor_parallel_size`, fix: `NixlConnector included`, code: "tp_mismatch"},
+			attr: `decode.tensor_parallel_size`, fix: `with every connector, NixlConnector too`, code: "tp_mismatch"},
 		{name: "prefill and decode share devices", body: []string{`prefill = { devices = [0] }`, `decode = { devices = [0] }`},
 			attr: `decode.devices`, fix: `give each side its own GPUs`, code: "pd_devices_overlap"},
 		{name: "devices count differs from tp", body: []string{`prefill = { devices = [0], tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 2 }`},

@@ -56,7 +56,7 @@ func sentenceCase(s string) string {
 		return s
 	}
 	first, _, _ := strings.Cut(s, " ")
-	if strings.ContainsAny(first, "_.") || first == "gpus" {
+	if strings.ContainsAny(first, "_.") || first == "gpus" || strings.HasPrefix(first, "vllm") {
 		return s
 	}
 	r, size := utf8.DecodeRuneInString(s)

@@ -75,6 +75,7 @@ type systemdModel struct {
 	User            types.String `tfsdk:"user"`
 	CacheDir        types.String `tfsdk:"cache_dir"`
 	VLLMPath        types.String `tfsdk:"vllm_path"`
+	PythonPath      types.String `tfsdk:"python_path"`
 	EnvironmentFile types.String `tfsdk:"environment_file"`
 	UnitPrefix      types.String `tfsdk:"unit_prefix"`
 	HeadWaitSeconds types.Number `tfsdk:"head_wait_seconds"`
@@ -98,6 +99,8 @@ type pipelineOutputs struct {
 	Diagram      types.String `tfsdk:"diagram"`
 	Launches     types.List   `tfsdk:"launches"` // launchModel
 	Release      types.String `tfsdk:"vllm_omni_release"`
+	ConfigSHA256 types.String `tfsdk:"config_sha256"`
+	Health       types.Object `tfsdk:"health"`
 	// EffectiveVersion is what vllm_omni_version holds after planning: as
 	// written, or the release chosen when unset (pipelineComputedInputs).
 	EffectiveVersion types.String `tfsdk:"-"`
@@ -134,15 +137,17 @@ type launchModel struct {
 }
 
 type processModel struct {
-	StageID     types.Int64  `tfsdk:"stage_id"`
-	Role        types.String `tfsdk:"role"`
-	Argv        types.List   `tfsdk:"argv"`
-	Command     types.String `tfsdk:"command"`
-	Env         types.Map    `tfsdk:"env"`
-	Devices     types.List   `tfsdk:"devices"`
-	Ports       types.List   `tfsdk:"ports"` // objects {name, port}
-	UnitName    types.String `tfsdk:"unit_name"`
-	SystemdUnit types.String `tfsdk:"systemd_unit"`
+	StageID          types.Int64  `tfsdk:"stage_id"`
+	Role             types.String `tfsdk:"role"`
+	Argv             types.List   `tfsdk:"argv"`
+	Command          types.String `tfsdk:"command"`
+	Env              types.Map    `tfsdk:"env"`
+	Devices          types.List   `tfsdk:"devices"`
+	Ports            types.List   `tfsdk:"ports"` // objects {name, port}
+	UnitName         types.String `tfsdk:"unit_name"`
+	SystemdUnit      types.String `tfsdk:"systemd_unit"`
+	Preflight        types.List   `tfsdk:"preflight"`
+	PreflightCommand types.String `tfsdk:"preflight_command"`
 }
 
 // inputFields maps each input attribute to its field in pipelineInputs, by

@@ -82,15 +82,17 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 			portList, d := types.ListValue(portType, ports)
 			diags.Append(d...)
 			o, d := types.ObjectValue(processType.AttrTypes, map[string]attr.Value{
-				"stage_id":     int64Pointer(p.StageID),
-				"role":         types.StringValue(p.Role),
-				"argv":         stringList(p.Argv),
-				"command":      types.StringValue(p.Command),
-				"env":          stringMap(p.Env),
-				"devices":      int64List(p.Devices),
-				"ports":        portList,
-				"unit_name":    types.StringValue(p.UnitName),
-				"systemd_unit": types.StringValue(p.SystemdUnit),
+				"stage_id":          int64Pointer(p.StageID),
+				"role":              types.StringValue(p.Role),
+				"argv":              stringList(p.Argv),
+				"command":           types.StringValue(p.Command),
+				"env":               stringMap(p.Env),
+				"devices":           int64List(p.Devices),
+				"ports":             portList,
+				"unit_name":         types.StringValue(p.UnitName),
+				"systemd_unit":      types.StringValue(p.SystemdUnit),
+				"preflight":         stringList(p.Preflight),
+				"preflight_command": types.StringValue(p.PreflightCommand),
 			})
 			diags.Append(d...)
 			procs[j] = o
@@ -113,6 +115,17 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 		}
 	})
 
+	healthType, _ := outputTypes()["health"].(types.ObjectType)
+	health, d := types.ObjectValue(healthType.AttrTypes, map[string]attr.Value{
+		"host":              types.StringValue(r.Health.Host),
+		"port":              types.Int64Value(int64(r.Health.Port)),
+		"liveness_url":      types.StringValue(r.Health.LivenessURL),
+		"readiness_url":     types.StringValue(r.Health.ReadinessURL),
+		"readiness_argv":    stringList(r.Health.ReadinessArgv),
+		"readiness_command": types.StringValue(pipeline.ShellJoin(r.Health.ReadinessArgv)),
+	})
+	diags.Append(d...)
+
 	return pipelineOutputs{
 		ID:           types.StringValue(r.ID),
 		ConfigYAML:   types.StringValue(r.ConfigYAML),
@@ -125,6 +138,8 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 		Diagram:      types.StringValue(r.Diagram),
 		Launches:     launches,
 		Release:      types.StringValue(r.Release),
+		ConfigSHA256: types.StringValue(r.ConfigSHA256),
+		Health:       health,
 
 		EffectiveVersion: types.StringValue(r.Version),
 	}, diags
@@ -145,6 +160,8 @@ func (o pipelineOutputs) attributes() map[string]attr.Value {
 		"launches":      o.Launches,
 
 		"vllm_omni_release": o.Release,
+		"config_sha256":     o.ConfigSHA256,
+		"health":            o.Health,
 		"vllm_omni_version": o.EffectiveVersion,
 	}
 }

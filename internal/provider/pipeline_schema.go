@@ -25,6 +25,7 @@ import (
 var pipelineOutputNames = []string{
 	"id", "config_yaml", "stages", "edges", "ports", "gpu_count",
 	"serve_command", "serve_args", "diagram", "launches", "vllm_omni_release",
+	"config_sha256", "health",
 }
 
 // pipelineComputedInputs are the inputs that are also Computed: unset, they
@@ -176,6 +177,11 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 				},
 				"vllm_path": schema.StringAttribute{
 					MarkdownDescription: "Absolute path of the `vllm` executable on the machine image; the units run it in place of `argv[0]`. Default: `" + pipeline.DefaultVLLMPath + "`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				},
+				"python_path": schema.StringAttribute{
+					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`), which runs each process's preflight before it execs `vllm`. Default: `python3` beside `vllm_path`.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -332,6 +338,26 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "The stage graph as a Mermaid flowchart.",
 			Computed:            true,
 		},
+		"config_sha256": schema.StringAttribute{
+			MarkdownDescription: "SHA-256 of `config_yaml`, hex; each process's preflight checks the file at `config_path` against it.",
+			Computed:            true,
+		},
+		"health": schema.SingleNestedAttribute{
+			MarkdownDescription: "How to tell the head serves the planned model, for a load balancer, a cloud health check or `ExecStartPost`.",
+			Computed:            true,
+			Attributes: map[string]schema.Attribute{
+				"host":          schema.StringAttribute{MarkdownDescription: "The head's address; `127.0.0.1` on one host.", Computed: true},
+				"port":          schema.Int64Attribute{MarkdownDescription: "The API port.", Computed: true},
+				"liveness_url":  schema.StringAttribute{MarkdownDescription: "`/health`: answers 200 once the API server runs.", Computed: true},
+				"readiness_url": schema.StringAttribute{MarkdownDescription: "`/v1/models`: ready only when it lists `model` (an empty list means the engines failed behind a running server).", Computed: true},
+				"readiness_argv": schema.ListAttribute{
+					MarkdownDescription: "A check that exits 0 only when `readiness_url` lists `model` (needs `python3`).",
+					Computed:            true,
+					ElementType:         types.StringType,
+				},
+				"readiness_command": schema.StringAttribute{MarkdownDescription: "`readiness_argv`, shell-quoted.", Computed: true},
+			},
+		},
 		"vllm_omni_release": schema.StringAttribute{
 			MarkdownDescription: "The row of the release table the plan was made for: the exact release `vllm_omni_version` resolved to.",
 			Computed:            true,
@@ -365,8 +391,14 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 								"port": schema.Int64Attribute{MarkdownDescription: "Port number.", Computed: true},
 							}},
 						},
-						"unit_name":    schema.StringAttribute{MarkdownDescription: "The systemd unit's name, such as `vllm-omni.service`.", Computed: true},
-						"systemd_unit": schema.StringAttribute{MarkdownDescription: "A complete systemd unit that runs the process (install it as `/etc/systemd/system/<unit_name>`).", Computed: true},
+						"unit_name": schema.StringAttribute{MarkdownDescription: "The systemd unit's name, such as `vllm-omni.service`.", Computed: true},
+						"preflight": schema.ListAttribute{
+							MarkdownDescription: "A check of the machine against the plan, as an argument vector: the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, and the file at `config_path` has `config_sha256`. It exits " + strconv.Itoa(pipeline.PreflightExit) + " with a message naming both versions or both hashes when they differ. The unit runs it before `vllm`.",
+							Computed:            true,
+							ElementType:         types.StringType,
+						},
+						"preflight_command": schema.StringAttribute{MarkdownDescription: "`preflight`, shell-quoted.", Computed: true},
+						"systemd_unit":      schema.StringAttribute{MarkdownDescription: "A complete systemd unit that runs the process (install it as `/etc/systemd/system/<unit_name>`).", Computed: true},
 					}},
 				},
 			}},

@@ -112,6 +112,7 @@ func serviceSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics)
 		User:            m.User.ValueString(),
 		CacheDir:        m.CacheDir.ValueString(),
 		VLLMPath:        m.VLLMPath.ValueString(),
+		PythonPath:      m.PythonPath.ValueString(),
 		EnvironmentFile: m.EnvironmentFile.ValueString(),
 		UnitPrefix:      m.UnitPrefix.ValueString(),
 		HeadWaitSeconds: intPtr(m.HeadWaitSeconds),

@@ -19,8 +19,9 @@ import (
 //   - 0: the first release, the schema product-contract.md lists.
 //   - 1: adds `pipeline`, `connector.kv_both`, `stages[*].host` and
 //     `ports[*].host`.
-//   - 2: adds `vllm_omni_version` (Optional + Computed) and
-//     `vllm_omni_release`.
+//   - 2: adds `vllm_omni_version` (Optional + Computed), `vllm_omni_release`,
+//     `systemd`, `config_sha256`, `health`, and `gpu_count` and `processes`
+//     on each launch.
 //
 // Adding version N+1 (see DESIGN.md, "State versions"):
 //  1. Bump pdPipelineSchemaVersion.

@@ -439,7 +439,7 @@ func TestUpgradeState_NewAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Strings(added)
-	want := []string{"connector.kv_both", "launches[*].gpu_count", "launches[*].processes", "pipeline", "ports[*].host", "stages[*].host", "systemd", "vllm_omni_release", "vllm_omni_version"}
+	want := []string{"config_sha256", "connector.kv_both", "health", "launches[*].gpu_count", "launches[*].processes", "pipeline", "ports[*].host", "stages[*].host", "systemd", "vllm_omni_release", "vllm_omni_version"}
 	if !reflect.DeepEqual(added, want) {
 		t.Errorf("a version 0 state gains %q; versions 1 and 2 added %q. A schema change needs a new state version (see resource_pd_pipeline_upgrade.go).", added, want)
 	}
@@ -448,7 +448,7 @@ func TestUpgradeState_NewAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Strings(added)
-	if want := []string{"launches[*].gpu_count", "launches[*].processes", "systemd", "vllm_omni_release", "vllm_omni_version"}; !reflect.DeepEqual(added, want) {
+	if want := []string{"config_sha256", "health", "launches[*].gpu_count", "launches[*].processes", "systemd", "vllm_omni_release", "vllm_omni_version"}; !reflect.DeepEqual(added, want) {
 		t.Errorf("a version 1 state gains %q; version 2 added %q", added, want)
 	}
 	if pdPipelineSchemaVersion != 2 {

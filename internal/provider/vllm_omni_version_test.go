@@ -219,7 +219,7 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("env").AtMapKey("VLLM_HOST_IP"), knownvalue.StringExact("10.0.0.2")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("ports").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("decode_bootstrap")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
-						`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 10\.0\.0\.1 \d+ 12 120 qwen-stage-0\.service$`))),
+						`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 10\.0\.0\.1 \d+ 120 qwen-stage-0\.service$`))),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 2).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
 					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
 				}},
@@ -243,6 +243,30 @@ func TestAccPDPipeline_NullOverride(t *testing.T) {
 				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`model_stage: code2wav`))),
 				statecheck.CompareValuePairs(resAddr, tfjsonpath.New("id"), dataAddr, tfjsonpath.New("id"), compare.ValuesSame()),
 			},
+		}},
+	})
+}
+
+// config_sha256 is Terraform's own sha256 of config_yaml; health and each
+// process's preflight are known in the plan.
+func TestAccPDPipeline_VerifyOutputs(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: pipelineResource() + `
+output "sha_matches" {
+  value = sha256(omni_pd_pipeline.test.config_yaml) == omni_pd_pipeline.test.config_sha256
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_sha256"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("liveness_url"), knownvalue.StringExact("http://127.0.0.1:8091/health")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/models")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_command"), knownvalue.StringRegexp(regexp.MustCompile(` http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("preflight_command"),
+					knownvalue.StringRegexp(regexp.MustCompile(`^/usr/local/bin/python3 -c .* 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}$`))),
+				plancheck.ExpectKnownOutputValue("sha_matches", knownvalue.Bool(true)),
+			}},
 		}},
 	})
 }

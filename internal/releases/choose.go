@@ -153,8 +153,12 @@ func Choose(version string, n Need) (Choice, *Problem) {
 	}
 	c, why := n.evaluate(r)
 	if len(why) > 0 {
+		hint := ""
+		if n.Pipeline == "" && c.Dialect == Stages && r.Reads(Stages) {
+			hint = " To run it there anyway, set format = \"stages\" and name in pipeline a PD pipeline your machines register themselves."
+		}
 		return Choice{}, &Problem{Code: "release_no_pd", Summary: "this vllm-omni release cannot run the plan's PD",
-			Detail: fmt.Sprintf("vllm-omni %s cannot run this plan: %s. %s", r.Version, strings.Join(why, "; "), n.working())}
+			Detail: fmt.Sprintf("vllm-omni %s cannot run this plan: %s. %s%s", r.Version, strings.Join(why, "; "), n.working(), hint)}
 	}
 	return c, nil
 }
@@ -225,7 +229,7 @@ func (n Need) working() string {
 		}
 	}
 	if len(ok) == 0 {
-		return "No release this provider knows runs this plan's PD; " + n.fix()
+		return "No release this provider knows runs this plan's PD. " + n.fix()
 	}
 	return "Releases that run this plan: " + strings.Join(ok, ", ") + "."
 }

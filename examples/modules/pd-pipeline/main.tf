@@ -55,10 +55,11 @@ locals {
           content     = p.systemd_unit
         }],
       )
-      # The head first: a headless unit waits for it anyway, bounded.
+      # --no-block: a headless unit waits for the head, which may boot
+      # later, and cloud-init must not wait with it.
       runcmd = concat(
         [["systemctl", "daemon-reload"]],
-        [for p in l.processes : ["systemctl", "enable", "--now", p.unit_name]],
+        [for p in l.processes : ["systemctl", "enable", "--now", "--no-block", p.unit_name]],
       )
     })}"
   }

@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
+)
+
+// PreflightExit is the status the preflight exits with when the machine
+// does not match the plan. The units list it in RestartPreventExitStatus, so
+// a drifted machine fails once, clearly, instead of restarting forever.
+const PreflightExit = 78 // EX_CONFIG
+
+// preflightSource checks, in the Python that runs vllm, that the installed
+// vllm-omni is the release the plan is for, that its vLLM is the major.minor
+// that release needs, and that the deploy config is the plan's, by SHA-256.
+// Arguments: the version as the user gave it, "line" or "release", the
+// vLLM line, the config path and its SHA-256; then, optionally, `--` and
+// the command to exec once everything matches. Versions are read from the
+// installed distributions' metadata (importlib.metadata), so nothing is
+// imported from vllm itself.
+const preflightSource = `import hashlib, os, re, sys
+from importlib import metadata
+STATUS = 78
+def say(kind, msg):
+    sys.stderr.write("vllm-omni preflight: %s: %s\n" % (kind, msg))
+def fail(msg):
+    say("error", msg)
+    sys.exit(STATUS)
+want, mode, want_vllm, path, want_sha = sys.argv[1:6]
+rest = sys.argv[6:]
+if rest and rest[0] == "--":
+    rest = rest[1:]
+PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
+def installed(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        fail("%s is not installed for %s; this machine was planned for vllm-omni %s with vLLM %s: install them into that Python" % (name, sys.executable, want, want_vllm))
+def parts(v, name):
+    m = PEP440.match(v)
+    if not m:
+        fail("%s %s is not a version this check reads" % (name, v))
+    return m
+omni = installed("vllm-omni")
+m = parts(omni, "vllm-omni")
+line = m.group(1) + "." + m.group(2)
+base = line + "." + (m.group(3) or "0")
+extra = "".join(g for g in m.group(5, 6, 7) if g)
+if mode == "line":
+    if line != want:
+        fail("vllm-omni %s is installed, but the plan is for the %s line; install vllm-omni==%s.* or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, line))
+    if m.group(4) or extra:
+        say("warning", "vllm-omni %s is a pre-release or local build of the %s line" % (omni, want))
+else:
+    w = parts(want, "the planned release")
+    wbase = w.group(1) + "." + w.group(2) + "." + (w.group(3) or "0")
+    same = base == wbase and (m.group(4) or "") == (w.group(4) or "")
+    rc_of_final = base == wbase and not w.group(4) and m.group(4)
+    if not (same or rc_of_final):
+        fail("vllm-omni %s is installed, but the plan is for vllm-omni %s; install vllm-omni==%s or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, omni))
+    if rc_of_final or extra:
+        say("warning", "vllm-omni %s is a pre-release or local build of %s" % (omni, want))
+vllm = installed("vllm")
+v = parts(vllm, "vLLM")
+if v.group(1) + "." + v.group(2) != want_vllm:
+    fail("vLLM %s is installed, but vllm-omni %s needs vLLM %s.x (a major.minor skew fails at import); install vllm==%s.*" % (vllm, want, want_vllm, want_vllm))
+try:
+    with open(path, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+except OSError as e:
+    fail("the deploy config %s cannot be read (%s); write the plan's config_yaml there" % (path, e.strerror))
+if sha != want_sha:
+    fail("the deploy config %s has SHA-256 %s, but the plan's config_sha256 is %s: the machine holds another plan's config; write this plan's config_yaml there, or replace the machine" % (path, sha, want_sha))
+if rest:
+    os.execv(rest[0], rest)
+say("ok", "vllm-omni %s, vLLM %s and %s match the plan" % (omni, vllm, path))
+`
+
+// preflightScript is the source as one line, for `python3 -c`.
+func preflightScript() string { return oneLinePython(preflightSource) }
+
+// oneLinePython wraps Python source in exec("..."), one line: a unit's
+// command line holds no newline. A JSON string is a Python string literal.
+func oneLinePython(src string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(src) // a string always encodes
+	return "exec(" + strings.TrimSpace(b.String()) + ")"
+}
+
+// preflightArgv is the check for one machine: the Python that runs vllm,
+// the script and what the plan expects.
+func (p *planner) preflightArgv(python, sha string) []string {
+	want, mode := p.release.Release.Version, "release"
+	if v := p.spec.VLLMOmniVersion; v != "" {
+		if parsed, err := releases.ParseVersion(v); err == nil && !parsed.HasPatch {
+			want, mode = v, "line"
+		}
+	}
+	return []string{python, "-c", preflightScript(), want, mode, p.release.Release.VLLM, p.configPath(), sha}
+}
