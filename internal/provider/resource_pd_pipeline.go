@@ -21,6 +21,7 @@ var (
 	_ resource.Resource                 = (*pdPipelineResource)(nil)
 	_ resource.ResourceWithModifyPlan   = (*pdPipelineResource)(nil)
 	_ resource.ResourceWithUpgradeState = (*pdPipelineResource)(nil)
+	_ resource.ResourceWithImportState  = (*pdPipelineResource)(nil)
 )
 
 // NewPDPipelineResource returns the omni_pd_pipeline resource. It talks to no
@@ -177,6 +178,18 @@ func (r *pdPipelineResource) Read(context.Context, resource.ReadRequest, *resour
 // Update stores the plan, as Create does.
 func (r *pdPipelineResource) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	resp.State.Raw = req.Plan.Raw.Copy()
+}
+
+// ImportState says what to do instead: the resource is a plan, not an
+// object that exists elsewhere, so there is nothing an id could name. A
+// running deployment is adopted by declaring the resource with the ports
+// and devices it already uses.
+func (r *pdPipelineResource) ImportState(_ context.Context, _ resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.AddError("omni_pd_pipeline cannot be imported",
+		"omni_pd_pipeline describes a plan computed from its arguments; there is no object outside Terraform to import. "+
+			"Declare the resource instead and apply it: it changes no machine. To adopt a deployment that is already running, "+
+			"set api_port, prefill.bootstrap_port, decode.bootstrap_port and the devices of each stage to the values it uses, "+
+			"and vllm_omni_version to the release it runs, so that the plan matches it.")
 }
 
 // Delete has nothing to clean up; the framework removes the state.

@@ -271,3 +271,18 @@ func TestAccPDPipelineResource_InvalidInput(t *testing.T) {
 		})
 	}
 }
+
+// terraform import (and an import block) answers with what to do instead,
+// in the provider's words.
+func TestAccPDPipelineResource_Import(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config:        pipelineResource(),
+			ResourceName:  resAddr,
+			ImportState:   true,
+			ImportStateId: "anything",
+			ExpectError:   regexp.MustCompile(`(?s)omni_pd_pipeline\s+cannot\s+be\s+imported.*Declare\s+the\s+resource\s+instead.*set\s+api_port`),
+		}},
+	})
+}
