@@ -271,3 +271,22 @@ func FuzzPlanKnobs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonicalHost: any string is an address in canonical form, whose
+// canonical form is itself, or a reason it is not one; never a panic.
+func FuzzCanonicalHost(f *testing.F) {
+	for _, s := range []string{"10.0.0.1", "::ffff:10.0.0.1", "fd00:0000::0001", "FD00::2", "0.0.0.0", "::", "fe80::1%eth0", "10.0.0.1:8080", "[::1]:80", "gpu-0.internal", "999.999.999.999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		c, why := canonicalHost(h)
+		if (c == "") == (why == "") {
+			t.Fatalf("%q: canonical %q, reason %q: exactly one must be set", h, c, why)
+		}
+		if c != "" {
+			if again, _ := canonicalHost(c); again != c {
+				t.Fatalf("%q: canonical %q is not its own canonical form (%q)", h, c, again)
+			}
+		}
+	})
+}
