@@ -48,7 +48,7 @@ func (p *planner) effectiveVersion() string {
 func (p *planner) launches(res *Result, doc *stageconfig.Document) ([]Launch, error) {
 	svc := p.spec.Service.withDefaults()
 	c := unitContext{model: p.spec.Model, release: p.release.Release.Version, config: p.configPath(), service: svc,
-		rdma: p.spec.Connector.Protocol == "rdma", headHost: p.stages[0].host}
+		rdma: p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl), headHost: p.stages[0].host}
 	multi := p.multiHost()
 	if multi {
 		c.headPort = p.masterPort
@@ -102,7 +102,11 @@ func (p *planner) launches(res *Result, doc *stageconfig.Document) ([]Launch, er
 			l.Argv, l.Command = l.Processes[0].Argv, l.Processes[0].Command
 		}
 		l.Ports = portsOn(res.Ports, host)
-		l.GPUCount = len(devices)
+		// Devices are the host's GPU indices (no process narrows them), so
+		// the host needs as many GPUs as the highest index it uses, plus one.
+		for d := range devices {
+			l.GPUCount = max(l.GPUCount, d+1)
+		}
 		out = append(out, l)
 	}
 	return out, nil

@@ -35,12 +35,12 @@ func TestPlacement(t *testing.T) {
 			[]string{"0,1", "2,3", "4", "4"}, 5},
 		{"user devices for the pair", Spec{Model: seedModel,
 			Prefill: RoleSpec{Devices: []int{3}}, Decode: RoleSpec{Devices: []int{5}}},
-			[]string{"3", "5", "0", "0"}, 3},
+			[]string{"3", "5", "0", "0"}, 6}, // GPU 5 is the sixth of the host's
 		{"user devices for one side only", Spec{Model: seedModel, Decode: RoleSpec{Devices: []int{0}}},
 			[]string{"1", "0", "2", "2"}, 3},
 		{"user devices for the downstream stages", Spec{Model: seedModel, StageOverrides: map[string]StageOverride{
 			"talker": {Devices: []int{6}}, "code2wav": {Devices: []int{7}}}},
-			[]string{"0", "1", "6", "7"}, 4},
+			[]string{"0", "1", "6", "7"}, 8},
 		{"devices listed out of order are kept as given", Spec{Model: seedModel,
 			Prefill: RoleSpec{Devices: []int{3, 1}, TensorParallelSize: ptr(2)}, Decode: RoleSpec{TensorParallelSize: ptr(2)}},
 			[]string{"3,1", "0,2", "4", "4"}, 5},

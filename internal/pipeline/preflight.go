@@ -33,12 +33,15 @@ want, mode, want_vllm, path, want_sha = sys.argv[1:6]
 rest = sys.argv[6:]
 if rest and rest[0] == "--":
     rest = rest[1:]
-PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$")
+PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
 def installed(name):
     try:
-        return metadata.version(name)
+        v = metadata.version(name)
     except metadata.PackageNotFoundError:
+        v = None
+    if not v:
         fail("%s is not installed for %s; this machine was planned for vllm-omni %s with vLLM %s: install them into that Python" % (name, sys.executable, want, want_vllm))
+    return v
 def parts(v, name):
     m = PEP440.match(v)
     if not m:
@@ -57,12 +60,12 @@ if mode == "line":
 else:
     w = parts(want, "the planned release")
     wbase = w.group(1) + "." + w.group(2) + "." + (w.group(3) or "0")
-    same = base == wbase and (m.group(4) or "") == (w.group(4) or "")
+    same = base == wbase and (m.group(4) or "").lower() == (w.group(4) or "").lower()
     rc_of_final = base == wbase and not w.group(4) and m.group(4)
     if not (same or rc_of_final):
         fail("vllm-omni %s is installed, but the plan is for vllm-omni %s; install vllm-omni==%s or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, omni))
     if rc_of_final or extra:
-        say("warning", "vllm-omni %s is a pre-release or local build of %s" % (omni, want))
+        say("warning", "vllm-omni %s is a pre-release, post-release or local build of %s" % (omni, want))
 vllm = installed("vllm")
 v = parts(vllm, "vLLM")
 if v.group(1) + "." + v.group(2) != want_vllm:
@@ -75,7 +78,21 @@ except OSError as e:
 if sha != want_sha:
     fail("the deploy config %s has SHA-256 %s, but the plan's config_sha256 is %s: the machine holds another plan's config; write this plan's config_yaml there, or replace the machine" % (path, sha, want_sha))
 if rest:
-    os.execv(rest[0], rest)
+    # The check is worth only as much as the Python it ran in: it must be
+    # the one vllm runs in.
+    try:
+        with open(rest[0], "rb") as f:
+            head = f.readline(512)
+    except OSError as e:
+        fail("%s cannot be read (%s); set systemd.vllm_path to the vllm executable" % (rest[0], e.strerror))
+    if head.startswith(b"#!"):
+        interp = head[2:].strip().split(b" ")[0].decode(errors="replace")
+        if not interp.endswith("/env") and os.path.realpath(interp) != os.path.realpath(sys.executable):
+            fail("%s runs in %s, but this check ran in %s; set systemd.python_path to %s" % (rest[0], interp, sys.executable, interp))
+    try:
+        os.execv(rest[0], rest)
+    except OSError as e:
+        fail("%s cannot be started (%s); set systemd.vllm_path to the vllm executable" % (rest[0], e.strerror))
 say("ok", "vllm-omni %s, vLLM %s and %s match the plan" % (omni, vllm, path))
 `
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,7 +83,7 @@ func TestPreflight(t *testing.T) {
 	}{
 		{"the planned release", seed, match, "", 0, []string{"ok: vllm-omni 0.24.0, vLLM 0.24.1"}},
 		{"a line takes any release of it", line, map[string]string{"vllm-omni": "0.24.3", "vllm": "0.24.0"}, "", 0, []string{"ok:"}},
-		{"a local build, with a warning", seed, map[string]string{"vllm-omni": "0.24.0+cu128", "vllm": "0.24.0"}, "", 0, []string{"warning: vllm-omni 0.24.0+cu128 is a pre-release or local build of 0.24.0"}},
+		{"a local build, with a warning", seed, map[string]string{"vllm-omni": "0.24.0+cu128", "vllm": "0.24.0"}, "", 0, []string{"warning: vllm-omni 0.24.0+cu128 is a pre-release, post-release or local build of 0.24.0"}},
 		{"a candidate of the release, with a warning", seed, map[string]string{"vllm-omni": "0.24.0rc1", "vllm": "0.24.0"}, "", 0, []string{"warning:"}},
 		{"another release", seed, map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, "", PreflightExit, []string{"vllm-omni 0.22.0 is installed, but the plan is for vllm-omni 0.24.0; install vllm-omni==0.24.0"}},
 		{"another line", line, map[string]string{"vllm-omni": "0.26.0rc1", "vllm": "0.26.0"}, "", PreflightExit, []string{"the plan is for the 0.24 line"}},
@@ -115,11 +116,16 @@ func sha256Hex(s string) string {
 // What a unit starts: the preflight, which then execs vllm with the
 // process's argv, so vllm is the unit's main process.
 func TestPreflightExecsTheProcess(t *testing.T) {
-	python := testtool.Need(t, "python3")
+	python := "/usr/bin/python3" // a path the units may run: not under /home or /root
+	if _, err := os.Stat(python); err != nil {
+		testtool.Need(t, "python3-in-/usr/bin")
+	}
 	dir := t.TempDir()
 	record := filepath.Join(dir, "args")
 	vllm := filepath.Join(dir, "vllm")
-	if err := os.WriteFile(vllm, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+record+"\n"), 0o755); err != nil {
+	// A vllm as pip installs it: a script of the Python it runs in.
+	stub := "#!" + python + "\nimport sys\nopen(" + strconvQuote(record) + ", \"w\").write(\"\\n\".join(sys.argv[1:]) + \"\\n\")\n"
+	if err := os.WriteFile(vllm, []byte(stub), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	spec := Spec{Model: seedModel, ConfigPath: filepath.Join(dir, "deploy.yaml"), Service: ServiceSpec{VLLMPath: vllm, PythonPath: python}}
@@ -144,7 +150,21 @@ func TestPreflightExecsTheProcess(t *testing.T) {
 	if !strings.Contains(proc.SystemdUnit, "RestartPreventExitStatus=78") {
 		t.Error("the unit does not stop restarting on the preflight's status")
 	}
+	// A vllm of another Python: the check would have judged the wrong
+	// environment, so it refuses to start it.
+	if err := os.WriteFile(vllm, []byte("#!/opt/other/bin/python3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}), "PYTHONNOUSERSITE=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != PreflightExit || !strings.Contains(string(out), "set systemd.python_path to /opt/other/bin/python3") {
+		t.Errorf("a vllm of another Python: %v\n%s", err, out)
+	}
 }
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
 
 // The readiness check passes only when the models list has the model.
 func TestReadinessScript(t *testing.T) {

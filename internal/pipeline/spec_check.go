@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
 
 // modelID matches a Hugging Face repository id: org/name.
@@ -211,8 +212,22 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 		ds.errorf("systemd_user_invalid", path.Attr("user"), "the processes may not run as root", "use a system account created for them, such as \"vllm-omni\".")
 	}
 	for _, f := range []struct{ name, v string }{{"cache_dir", s.CacheDir}, {"vllm_path", s.VLLMPath}, {"python_path", s.PythonPath}, {"environment_file", s.EnvironmentFile}} {
-		if f.v != "" {
-			checkPathString(ds, path.Attr(f.name), f.v, f.name)
+		if f.v == "" {
+			continue
+		}
+		if !strings.HasPrefix(f.v, "/") {
+			ds.errorf(f.name+"_not_absolute", path.Attr(f.name), f.name+" must be an absolute path", "%q does not start with /; write the full path on the host.", f.v)
+			continue
+		}
+		if err := systemd.PlainPath(f.v); err != nil {
+			ds.errorf("systemd_path_invalid", path.Attr(f.name), f.name+" cannot be written into a unit", "%v.", err)
+			continue
+		}
+		for _, hidden := range []string{"/home/", "/root/", "/run/user/"} {
+			if strings.HasPrefix(f.v+"/", hidden) {
+				ds.errorf("systemd_path_protected", path.Attr(f.name), f.name+" is where the unit cannot see",
+					"%q is under %s, which the units hide (ProtectHome=yes); install vllm-omni and its cache elsewhere, such as /opt/vllm-omni and /var/cache/vllm-omni.", f.v, strings.TrimSuffix(hidden, "/"))
+			}
 		}
 	}
 	if s.UnitPrefix != "" && (!unitPrefix.MatchString(s.UnitPrefix) || strings.HasPrefix(s.UnitPrefix, "-")) {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,7 +56,9 @@ func unitFor(c unitContext, proc Process) (string, error) {
 		after += " " + c.headUnit
 	}
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: []systemd.Directive{
-		{Key: "Description", Value: systemd.Escape("vllm-omni " + what + ": " + c.model)},
+		// The model first: a value that ended in a backslash would join the
+		// next line.
+		{Key: "Description", Value: systemd.Specifiers(c.model + ": vllm-omni " + what)},
 		{Key: "Documentation", Value: "https://github.com/vllm-project/vllm-omni"},
 		{Key: "Wants", Value: "network-online.target"},
 		{Key: "After", Value: after, Comment: orderComment(proc, c)},
@@ -66,9 +69,9 @@ func unitFor(c unitContext, proc Process) (string, error) {
 		svc = append(svc, systemd.Directive{Key: key, Value: value, Comment: comment})
 	}
 	add("Type", "exec", "")
-	add("User", s.User, "A dedicated account; the unit never runs as root.")
-	add("Group", s.User, "")
-	env := map[string]string{"HF_HOME": s.CacheDir, "HOME": s.CacheDir}
+	add("User", s.User, "A dedicated account (and its primary group); the unit never runs as root.")
+	env := map[string]string{"HF_HOME": s.CacheDir, "HOME": s.CacheDir,
+		"PATH": path.Dir(s.VLLMPath) + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	for k, v := range proc.Env {
 		env[k] = v
 	}
@@ -79,12 +82,16 @@ func unitFor(c unitContext, proc Process) (string, error) {
 		}
 		comment := ""
 		if i == 0 {
-			comment = "HF_HOME is the model cache; HOME points there too, for the Triton and torch compile caches."
+			comment = "HF_HOME is the model cache; HOME points there too, for the Triton and torch compile caches;\n" +
+				"PATH starts with vllm's own directory, where its environment keeps ninja and the other build tools."
 		}
 		add("Environment", e, comment)
 	}
-	add("EnvironmentFile", "-"+systemd.Escape(s.EnvironmentFile),
+	add("EnvironmentFile", "-"+s.EnvironmentFile,
 		"Secrets such as HF_TOKEN=... go in this file on the machine, never in Terraform state; \"-\" lets the unit start without it.")
+	add("ExecStartPre", "+-/bin/sh -c \"command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0\"",
+		"\"+\": with full privileges, since the unit has none; \"-\": a host without it goes on. CUDA cannot create\n"+
+			"/dev/nvidia-uvm itself here (no setuid, no module loading), so it is created before the process starts.")
 	if proc.Role == ProcessHeadless && c.headPort != 0 {
 		pre, err := systemd.Command([]string{"/bin/bash", "-c", waitScript, "wait-for-head",
 			c.headHost, strconv.Itoa(c.headPort), strconv.Itoa(*s.HeadWaitSeconds), c.headUnit})
@@ -97,18 +104,20 @@ func unitFor(c unitContext, proc Process) (string, error) {
 		"deploy config against the plan as the main process, since RestartPreventExitStatus reads only the main\n"+
 		"process's status (a failed ExecStartPre would restart forever).")
 	add("Restart", "on-failure", "")
-	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit), "A machine that does not match the plan fails once, and stays failed, with the preflight's message.")
+	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit)+" 203 216 217",
+		"A machine that does not match the plan (the preflight's status) fails once, and stays failed, with the\n"+
+			"preflight's message; so does one where the executable, the group or the user is missing (systemd's 203, 216, 217).")
 	add("RestartSec", "10", "")
 	add("TimeoutStartSec", strconv.Itoa(*s.HeadWaitSeconds+60), "Covers the wait for the head; model loading happens after start.")
 	add("TimeoutStopSec", "120", "")
 	add("LimitNOFILE", "1048576", "Every stage and connector holds many sockets and files.")
 	if c.rdma {
-		add("LimitMEMLOCK", "infinity", "RDMA registers the KV buffers with the NIC, which locks them in memory.")
+		add("LimitMEMLOCK", "infinity", "RDMA (Mooncake over rdma, NIXL over UCX) registers the KV buffers with the NIC, which locks them in memory.")
 	}
 	if rel, ok := strings.CutPrefix(s.CacheDir, "/var/cache/"); ok && rel != "" {
-		add("CacheDirectory", systemd.Escape(rel), "Created and owned for User; the one place besides /dev/shm the processes write.")
+		add("CacheDirectory", rel, "Created and owned for User; the one place besides /dev/shm the processes write.")
 	} else {
-		add("ReadWritePaths", systemd.Escape(s.CacheDir), "The model cache, the one place besides /dev/shm the processes write; create it owned by User.")
+		add("ReadWritePaths", s.CacheDir, "The model cache, the one place besides /dev/shm the processes write; create it owned by User.")
 	}
 	svc = append(svc, hardening...)
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})

@@ -119,3 +119,51 @@ func TestUnitsWaitForHead(t *testing.T) {
 		t.Errorf("the failed wait took %v for a bound of 4 s", took)
 	}
 }
+
+// Hostile values that reach a unit either give a unit systemd-analyze
+// verify takes without a word, or are refused at plan time; a value never
+// joins a line, splits a list or is expanded.
+func TestUnitsHostileValues(t *testing.T) {
+	analyze := testtool.Need(t, "systemd-analyze")
+	vllm := stubVLLM(t)
+	planned := []Spec{
+		{Model: `/models/my "qwen3-omni" 100% $HOME \`, ConfigPath: `/etc/omni/a b's "c" $x %n;d\.yaml`},
+		{Model: seedModel, ConfigPath: `/etc/omni/trailing\`},
+		{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}, ConfigPath: "/etc/omni/%h.yaml"},
+	}
+	for i, spec := range planned {
+		spec.Service.VLLMPath = vllm
+		res, ds := Plan(spec)
+		if res == nil {
+			t.Errorf("case %d did not plan: %s", i, describeDiags(ds))
+			continue
+		}
+		dir := t.TempDir()
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				path := filepath.Join(dir, proc.UnitName)
+				if err := os.WriteFile(path, []byte(proc.SystemdUnit), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command(analyze, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
+					t.Errorf("case %d: systemd-analyze verify %s: %v\n%s", i, proc.UnitName, err, out)
+				}
+				// Each directive is one line: no value ends in a backslash.
+				for _, line := range strings.Split(proc.SystemdUnit, "\n") {
+					if strings.HasSuffix(line, `\`) {
+						t.Errorf("case %d: a line ends in a backslash and joins the next: %s", i, line)
+					}
+				}
+			}
+		}
+	}
+	for _, bad := range []ServiceSpec{
+		{CacheDir: "/srv/my models"}, {CacheDir: `/srv/hf\`}, {CacheDir: "/var/cache/a/../b"}, {EnvironmentFile: "/etc/$x.env"},
+		{VLLMPath: "/opt/'v'/bin/vllm"}, {PythonPath: "/opt/v/bin/"}, {VLLMPath: "/home/me/venv/bin/vllm"}, {CacheDir: "/root/.cache"},
+	} {
+		_, ds := Plan(Spec{Model: seedModel, Service: bad})
+		if !ds.HasErrors() || len(codesOf(ds, "systemd_path_invalid"))+len(codesOf(ds, "systemd_path_protected")) == 0 {
+			t.Errorf("%+v was not refused: %v", bad, ds.Codes())
+		}
+	}
+}

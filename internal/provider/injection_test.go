@@ -167,7 +167,7 @@ func TestAccPDPipeline_ShellInjectionMultiHost(t *testing.T) {
 
 	bin := t.TempDir()
 	record := filepath.Join(bin, "calls")
-	// One file per process.
+	// One file per process: each stage is its own process across hosts.
 	fake := "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$OMNI_RECORD.$$\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "vllm"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)

@@ -166,7 +166,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Optional:            true,
 			Attributes: map[string]schema.Attribute{
 				"user": schema.StringAttribute{
-					MarkdownDescription: "The system account the processes run as (also their group). Default: `" + pipeline.DefaultServiceUser + "`. Create it on the machine; `root` is refused.",
+					MarkdownDescription: "The system account the processes run as, with its primary group. Default: `" + pipeline.DefaultServiceUser + "`. Create it on the machine; `root` is refused.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -181,7 +181,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"python_path": schema.StringAttribute{
-					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`), which runs each process's preflight before it execs `vllm`. Default: `python3` beside `vllm_path`.",
+					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`; `/usr/bin/python3` for a system-wide pip install), which runs each process's preflight before it execs `vllm`; the preflight refuses to start a `vllm` whose script names another Python. Default: `python3` beside `vllm_path`. Paths under `/home`, `/root` and `/run/user` are refused: the units cannot see them.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -322,7 +322,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			}},
 		},
 		"gpu_count": schema.Int64Attribute{
-			MarkdownDescription: "The most GPUs any one host needs; each launch has its own `gpu_count`.",
+			MarkdownDescription: "The most GPUs any one host needs (devices are the host's GPU indices, so a stage on GPU 5 needs six); each launch has its own `gpu_count`.",
 			Computed:            true,
 		},
 		"serve_command": schema.StringAttribute{
@@ -343,7 +343,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			Computed:            true,
 		},
 		"health": schema.SingleNestedAttribute{
-			MarkdownDescription: "How to tell the head serves the planned model, for a load balancer, a cloud health check or `ExecStartPost`.",
+			MarkdownDescription: "How to tell the head serves the planned model, for a load balancer, a cloud health check or a deployment's smoke test.",
 			Computed:            true,
 			Attributes: map[string]schema.Attribute{
 				"host":          schema.StringAttribute{MarkdownDescription: "The head's address; `127.0.0.1` on one host.", Computed: true},
@@ -372,7 +372,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 				"command":   schema.StringAttribute{MarkdownDescription: "`argv`, shell-quoted; null when the host runs several processes.", Computed: true},
 				"env":       schema.MapAttribute{MarkdownDescription: "Environment every process on the host needs (`VLLM_HOST_IP` across hosts).", Computed: true, ElementType: types.StringType},
 				"ports":     intList("Ports the host listens on."),
-				"gpu_count": schema.Int64Attribute{MarkdownDescription: "GPUs the host's stages use.", Computed: true},
+				"gpu_count": schema.Int64Attribute{MarkdownDescription: "GPUs the host needs: its highest device index, plus one.", Computed: true},
 				"processes": schema.ListNestedAttribute{
 					MarkdownDescription: "The OS processes the host runs, each with its systemd unit.",
 					Computed:            true,

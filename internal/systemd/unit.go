@@ -7,6 +7,7 @@ package systemd
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -57,16 +58,25 @@ func splitComment(c string) []string {
 	return strings.Split(c, "\n")
 }
 
-// Command renders an argv as a systemd command line: each word quoted when
-// it holds anything systemd would split on or interpret, `$` as `$$` and
-// `%` as `%%` so that neither variable nor specifier expansion applies. The
-// first word must be an absolute path.
+// Command renders an argv as a systemd command line: each argument quoted
+// when it holds anything systemd would split on or interpret, `$` as `$$`
+// and `%` as `%%` so that neither variable nor specifier expansion applies.
+// The first word is written as it is and must be a plain absolute path:
+// systemd neither unquotes nor expands it, and refuses special characters
+// there.
 func Command(argv []string) (string, error) {
-	if len(argv) == 0 || !strings.HasPrefix(argv[0], "/") {
-		return "", fmt.Errorf("a systemd command starts with an absolute path, not %q", first(argv))
+	if len(argv) == 0 {
+		return "", fmt.Errorf("a systemd command needs an executable")
+	}
+	if err := PlainPath(argv[0]); err != nil {
+		return "", err
 	}
 	words := make([]string, len(argv))
+	words[0] = argv[0]
 	for i, a := range argv {
+		if i == 0 {
+			continue
+		}
 		w, err := word(a)
 		if err != nil {
 			return "", err
@@ -74,13 +84,6 @@ func Command(argv []string) (string, error) {
 		words[i] = w
 	}
 	return strings.Join(words, " "), nil
-}
-
-func first(argv []string) string {
-	if len(argv) == 0 {
-		return ""
-	}
-	return argv[0]
 }
 
 // word quotes one argument.
@@ -99,11 +102,31 @@ func word(a string) (string, error) {
 	return `"` + escaped + `"`, nil
 }
 
-// Escape doubles `$` and `%`, which systemd expands in command lines and
-// `%` in most other settings.
+// Escape doubles `$` and `%`, which systemd expands in command-line
+// arguments.
 func Escape(s string) string {
 	s = strings.ReplaceAll(s, "%", "%%")
 	return strings.ReplaceAll(s, "$", "$$")
+}
+
+// Specifiers doubles `%`, which systemd expands in most settings; `$` is
+// literal outside command lines.
+func Specifiers(s string) string { return strings.ReplaceAll(s, "%", "%%") }
+
+// PlainPath checks a path systemd takes as it is (an executable, a
+// ReadWritePaths or EnvironmentFile entry): absolute, normalized, and
+// without the characters systemd would split on, unquote, expand or join
+// lines at.
+func PlainPath(p string) error {
+	switch {
+	case !strings.HasPrefix(p, "/"):
+		return fmt.Errorf("%q is not an absolute path", p)
+	case path.Clean(p) != p:
+		return fmt.Errorf("%q is not a normalized path (no trailing /, no // or ..)", p)
+	case strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune("\\\"'$%;", r) }):
+		return fmt.Errorf("%q holds a space, a quote, a backslash, $, %% or ;, which systemd would read otherwise; use a plain path", p)
+	}
+	return nil
 }
 
 // Environment renders one Environment= value: "NAME=value" as one quoted

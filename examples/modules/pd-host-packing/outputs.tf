@@ -17,6 +17,6 @@ output "ports" {
 }
 
 output "gpu_count" {
-  description = "GPUs the pipelines use together."
-  value       = sum([for p in omni_pd_pipeline.this : p.gpu_count])
+  description = "GPUs the host needs for all the pipelines: the highest GPU index any of them uses, plus one."
+  value       = max([for p in omni_pd_pipeline.this : p.gpu_count]...)
 }
