@@ -120,7 +120,7 @@ func TestPlanDiagnostics(t *testing.T) {
 		{"systemd user root", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{User: "root"}} }, "systemd_user_invalid", "systemd.user"},
 		{"systemd user not a name", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{User: "vllm omni"}} }, "systemd_user_invalid", "systemd.user"},
 		{"systemd vllm_path relative", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{VLLMPath: "vllm"}} }, "vllm_path_not_absolute", "systemd.vllm_path"},
-		{"systemd cache_dir with a newline", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{CacheDir: "/srv/a\nb"}} }, "cache_dir_control_character", "systemd.cache_dir"},
+		{"systemd cache_dir with a newline", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{CacheDir: "/srv/a\nb"}} }, "systemd_path_invalid", "systemd.cache_dir"},
 		{"systemd unit_prefix with a slash", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{UnitPrefix: "a/b"}} }, "systemd_unit_prefix_invalid", "systemd.unit_prefix"},
 		{"systemd head wait too short", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{HeadWaitSeconds: ptr(1)}} }, "systemd_head_wait_range", "systemd.head_wait_seconds"},
 		{"managed key in engine_args", func(*testing.T) Spec {

@@ -124,7 +124,7 @@ func PlainPath(p string) error {
 	case path.Clean(p) != p:
 		return fmt.Errorf("%q is not a normalized path (no trailing /, no // or ..)", p)
 	case strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune("\\\"'$%;", r) }):
-		return fmt.Errorf("%q holds a space, a quote, a backslash, $, %% or ;, which systemd would read otherwise; use a plain path", p)
+		return fmt.Errorf("%q holds a space, a control character, a quote, a backslash, $, %% or ;, which systemd would read otherwise; use a plain path", p)
 	}
 	return nil
 }
