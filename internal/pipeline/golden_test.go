@@ -58,7 +58,7 @@ func goldenCases() []goldenCase {
 		// Three hosts over RDMA, spelled the long way (canonical in the
 		// output), with the units' settings given.
 		{"multi_host_rdma", func(*testing.T) Spec {
-			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "::ffff:10.0.0.1"}, Decode: RoleSpec{Host: "fd00:0:0:0::2"},
+			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "::ffff:10.0.0.1"}, Decode: RoleSpec{Host: "::ffff:a00:2"},
 				StageOverrides: map[string]StageOverride{"code2wav": {Host: "10.0.0.3"}},
 				Connector:      ConnectorSpec{Protocol: "rdma", DeviceName: "mlx5_0"},
 				Service: ServiceSpec{User: "omni", CacheDir: "/srv/hf", VLLMPath: "/opt/vllm/bin/vllm", EnvironmentFile: "/etc/omni/secrets.env",

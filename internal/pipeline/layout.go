@@ -328,9 +328,18 @@ func (p *planner) checkHosts() {
 				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.hosts))
 			continue
 		}
-		if isLoopback(s.host) && (s.role != RoleStage || s.override != nil && s.override.Host != "") {
+		explicit := s.role != RoleStage || s.override != nil && s.override.Host != ""
+		if isLoopback(s.host) && explicit {
 			p.ds.errorf("host_unreachable", s.path.Attr("host"), "this address cannot be reached from another host",
 				"%s: %q is a loopback address, but the pipeline spans hosts; use the address other hosts reach it at.", s.describe(), s.host)
+		}
+		// vllm-omni writes its omni master's and stages' ZMQ endpoints as
+		// tcp://<address>:<port>, with no brackets
+		// (vllm_omni/engine/stage_engine_startup.py, OmniMasterServer), which
+		// ZMQ cannot parse for an IPv6 address.
+		if strings.Contains(s.host, ":") && explicit {
+			p.ds.errorf("host_ipv6_unsupported", s.path.Attr("host"), "vllm-omni's stage-based launch cannot use an IPv6 address",
+				"%s: %q is IPv6, but vllm-omni builds its ZMQ endpoints as tcp://<address>:<port> without brackets, which fails for IPv6; use the machine's private IPv4 address.", s.describe(), s.host)
 		}
 	}
 }

@@ -249,6 +249,8 @@ func badInputs() []badInput {
 			attr: `prefill.host`, fix: `pass the machine's own address`, code: "host_invalid"},
 		{name: "host the IPv6 wildcard", body: []string{`prefill = { host = "::" }`},
 			attr: `prefill.host`, fix: `pass the machine's own address`, code: "host_invalid"},
+		{name: "IPv6 across hosts", body: []string{`prefill = { host = "fd00::1" }`, `decode = { host = "10.0.0.2" }`},
+			attr: `prefill.host`, fix: `use the machine's private IPv4 address`, code: "host_ipv6_unsupported"},
 		{name: "loopback across hosts, mapped", body: []string{`prefill = { host = "::ffff:127.0.0.1" }`, `decode = { host = "10.0.0.2" }`},
 			attr: `prefill.host`, fix: `use the address other hosts reach it at`, code: "host_unreachable"},
 		{name: "systemd user root", body: []string{`systemd = { user = "root" }`},

@@ -250,7 +250,7 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 				Validators:          []validator.Number{portValidator()},
 			},
 			"host": schema.StringAttribute{
-				MarkdownDescription: "Address of the machine that runs the stage. Unset: every stage runs on one host.",
+				MarkdownDescription: "Private IP address of the machine that runs the stage, the one vLLM binds and advertises (`VLLM_HOST_IP`, `kv_ip`); a DNS name is refused. IPv4 across hosts: vllm-omni's stage-based launch cannot use IPv6. Unset: every stage runs on one host.",
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
