@@ -167,6 +167,8 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		Release:      p.release.Release.Version,
 		Version:      p.effectiveVersion(),
 		Format:       string(doc.Dialect),
+		ConfigPath:   p.configPath(),
+		APIPort:      p.apiPort,
 		ConfigYAML:   string(yamlBytes),
 		ConfigSHA256: hex.EncodeToString(sum[:]),
 		Ports:        p.ports,

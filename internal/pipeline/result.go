@@ -7,6 +7,8 @@ type Result struct {
 	Release      string // the vllm-omni release the plan is for ("0.24.0")
 	Version      string // vllm_omni_version as written, or Release when unset
 	Format       string
+	ConfigPath   string // config_path as given, or the default
+	APIPort      int    // api_port as given, or the default
 	ConfigYAML   string
 	ConfigSHA256 string // SHA-256 of ConfigYAML, which each process's preflight checks
 	Stages       []StageInfo

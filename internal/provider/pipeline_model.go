@@ -103,7 +103,10 @@ type pipelineOutputs struct {
 	Health       types.Object `tfsdk:"health"`
 	// EffectiveVersion is what vllm_omni_version holds after planning: as
 	// written, or the release chosen when unset (pipelineComputedInputs).
-	EffectiveVersion types.String `tfsdk:"-"`
+	EffectiveVersion    types.String `tfsdk:"-"`
+	EffectiveConfigPath types.String `tfsdk:"-"`
+	EffectiveAPIPort    types.Number `tfsdk:"-"`
+	EffectiveFormat     types.String `tfsdk:"-"`
 }
 
 type stageModel struct {

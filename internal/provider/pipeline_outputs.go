@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"math/big"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -141,7 +142,10 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 		ConfigSHA256: types.StringValue(r.ConfigSHA256),
 		Health:       health,
 
-		EffectiveVersion: types.StringValue(r.Version),
+		EffectiveVersion:    types.StringValue(r.Version),
+		EffectiveConfigPath: types.StringValue(r.ConfigPath),
+		EffectiveAPIPort:    types.NumberValue(new(big.Float).SetInt64(int64(r.APIPort))),
+		EffectiveFormat:     types.StringValue(r.Format),
 	}, diags
 }
 
@@ -163,6 +167,9 @@ func (o pipelineOutputs) attributes() map[string]attr.Value {
 		"config_sha256":     o.ConfigSHA256,
 		"health":            o.Health,
 		"vllm_omni_version": o.EffectiveVersion,
+		"config_path":       o.EffectiveConfigPath,
+		"api_port":          o.EffectiveAPIPort,
+		"format":            o.EffectiveFormat,
 	}
 }
 
@@ -188,7 +195,14 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 	}
 	for _, name := range pipelineComputedInputs {
 		if attributeOf(config, name).IsNull() {
-			vals[name] = types.StringUnknown()
+			t := computedInputTypes()[name]
+			v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
+			if err != nil {
+				var diags diag.Diagnostics
+				diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+				return diags
+			}
+			vals[name] = v
 		}
 	}
 	return setOutputs(ctx, target, vals)
@@ -234,6 +248,16 @@ func setOutputs(ctx context.Context, target attributeSetter, vals map[string]att
 	*raw = tftypes.NewValue(raw.Type(), attrs)
 	return diags
 }
+
+// computedInputTypes are the computed inputs' types, from the schema.
+var computedInputTypes = sync.OnceValue(func() map[string]attr.Type {
+	out := map[string]attr.Type{}
+	inputs := pipelineInputAttributes()
+	for _, name := range pipelineComputedInputs {
+		out[name] = inputs[name].GetType()
+	}
+	return out
+})
 
 // outputTypes are the outputs' types, from the schema, built once.
 var outputTypes = sync.OnceValue(func() map[string]attr.Type {

@@ -31,7 +31,7 @@ var pipelineOutputNames = []string{
 // pipelineComputedInputs are the inputs that are also Computed: unset, they
 // hold the value the plan used, so that other resources can read it. Set,
 // they read back exactly as written.
-var pipelineComputedInputs = []string{"vllm_omni_version"}
+var pipelineComputedInputs = []string{"vllm_omni_version", "config_path", "api_port", "format"}
 
 // pipelineAttributes returns the shared inputs and outputs.
 func pipelineAttributes() map[string]schema.Attribute {
@@ -63,8 +63,9 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"format": schema.StringAttribute{
-			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: `stage_args` wherever the release reads it (up to 0.26.0rc1) and the base can be written in it, else `stages`. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped. A `stages` output turns PD on only through a registered pipeline, which no release has: it needs `pipeline`, your own registration.",
+			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: `stage_args` wherever the release reads it (up to 0.26.0rc1) and the base can be written in it, else `stages`. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped. A `stages` output turns PD on only through a registered pipeline, which no release has: it needs `pipeline`, your own registration. Unset, it reads back as the dialect written.",
 			Optional:            true,
+			Computed:            true,
 			Validators:          []validator.String{stringvalidator.OneOf("stage_args", "stages")},
 		},
 		"pipeline": schema.StringAttribute{
@@ -120,8 +121,9 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			},
 		},
 		"api_port": schema.NumberAttribute{
-			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`.",
+			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`. Unset, it reads back as the port planned.",
 			Optional:            true,
+			Computed:            true,
 			Validators:          []validator.Number{portValidator()},
 		},
 		"port_range": schema.SingleNestedAttribute{
@@ -203,8 +205,9 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			},
 		},
 		"config_path": schema.StringAttribute{
-			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`.",
+			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`. Unset, it reads back as the default, so `write_files` and the like can use it.",
 			Optional:            true,
+			Computed:            true,
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 	}

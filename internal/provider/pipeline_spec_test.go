@@ -97,7 +97,7 @@ func TestSpecFromInputs_Minimal(t *testing.T) {
 
 func TestInputsKnown(t *testing.T) {
 	ctx := context.Background()
-	known := planWith(t, map[string]any{"model": "m", "vllm_omni_version": "0.24"})
+	known := planWith(t, map[string]any{"model": "m", "vllm_omni_version": "0.24", "config_path": "/etc/c.yaml", "format": "stage_args", "api_port": types.NumberValue(big.NewFloat(8091))})
 	if !inputsKnown(known.Raw) {
 		t.Error("all-known plan reported unknown")
 	}

@@ -85,6 +85,16 @@ func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		return
 	}
 	resp.Diagnostics.Append(writeOutputs(ctx, &plan, out)...)
+	// Version 0 had these inputs without Computed: they stay as configured.
+	var attrs map[string]tftypes.Value
+	if err := plan.Raw.As(&attrs); err != nil {
+		resp.Diagnostics.AddError("v0 test provider", err.Error())
+		return
+	}
+	for _, name := range pipelineComputedInputs {
+		attrs[name] = attributeOf(raw, name)
+	}
+	plan.Raw = tftypes.NewValue(plan.Raw.Type(), attrs)
 	if resp.Plan.Raw, err = projectValue(plan.Raw, resp.Plan.Schema.Type().TerraformType(ctx)); err != nil {
 		resp.Diagnostics.AddError("v0 test provider", err.Error())
 	}

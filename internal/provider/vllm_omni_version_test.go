@@ -214,3 +214,47 @@ output "sha_matches" {
 		}},
 	})
 }
+
+// config_path, api_port and format read back what the plan used when they
+// are unset, known in the plan, and exactly what was written when set.
+func TestAccPDPipeline_EffectiveValues(t *testing.T) {
+	unset := []plancheck.PlanCheck{
+		plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_path"), knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml")),
+		plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(8091)),
+		plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("format"), knownvalue.StringExact("stage_args")),
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:           both("") + `output "path" { value = data.omni_pd_pipeline.test.config_path }`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: unset},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("path", knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml")),
+					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(8091)),
+					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("format"), knownvalue.StringExact("stage_args")),
+				},
+			},
+			{
+				Config:           both("") + `output "path" { value = data.omni_pd_pipeline.test.config_path }`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: both(`config_path = "/srv/omni/pd.yaml"
+  api_port = 9000
+  format = "stage_args"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_path"), knownvalue.StringExact("/srv/omni/pd.yaml")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(9000)),
+				}},
+			},
+			{
+				Config: both(`config_path = "/srv/omni/pd.yaml"
+  api_port = 9000
+  format = "stage_args"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
