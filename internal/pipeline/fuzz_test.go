@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 	"os"
 	"path/filepath"
 	"testing"
@@ -287,6 +289,40 @@ func FuzzCanonicalHost(f *testing.F) {
 			if again, _ := canonicalHost(c); again != c {
 				t.Fatalf("%q: canonical %q is not its own canonical form (%q)", h, c, again)
 			}
+		}
+	})
+}
+
+// FuzzPlanConverges is plan → apply → plan as the resource runs it: a plan
+// made with the allocations of the plan before it is that same plan. A
+// resource whose keys were ambiguous swapped devices on every apply.
+func FuzzPlanConverges(f *testing.F) {
+	for i, s := range fuzzSeeds(f) {
+		f.Add(s, uint8(i), false)
+	}
+	f.Add(strings.Replace(miniBase, "model_stage: talker", "model_stage: decode", 1), uint8(1), true)
+	f.Fuzz(func(t *testing.T, base string, knobs uint8, hosts bool) {
+		spec := Spec{Model: seedModel, BaseConfig: base}
+		if knobs%2 == 1 {
+			spec.Prefill.TensorParallelSize, spec.Decode.TensorParallelSize = ptr(2), ptr(2)
+		}
+		if hosts {
+			spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.2"
+		}
+		first, _ := Plan(spec)
+		if first == nil {
+			return
+		}
+		for i := 0; i < 2; i++ {
+			spec.Previous = &first.Allocations
+			again, ds := Plan(spec)
+			if again == nil {
+				t.Fatalf("a plan with its own allocations fails: %v", ds)
+			}
+			if again.ID != first.ID || !reflect.DeepEqual(again.Stages, first.Stages) || !reflect.DeepEqual(again.Ports, first.Ports) {
+				t.Fatalf("plan %d with the previous allocations differs:\nstages %v\nwant   %v", i+2, again.Stages, first.Stages)
+			}
+			first = again
 		}
 	})
 }

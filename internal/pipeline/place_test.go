@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
 )
 
 // configDevices reads runtime.devices of each stage in the rendered config,
@@ -132,10 +134,10 @@ func TestPlacementKeepsPrevious(t *testing.T) {
 		devices []string
 	}{
 		{"valid previous devices are kept",
-			Spec{Model: seedModel, Previous: prev(map[string][]int{"prefill": {4}, "decode": {5}, "talker": {6}, "code2wav": {6}})},
+			Spec{Model: seedModel, Previous: prev(map[string][]int{"prefill": {4}, "decode": {5}, "stage:talker": {6}, "stage:code2wav": {6}})},
 			[]string{"4", "5", "6", "6"}},
 		{"an allocation the previous plan made is kept when another changes",
-			Spec{Model: seedModel, Previous: prev(map[string][]int{"prefill": {0}, "decode": {1}, "talker": {2}, "code2wav": {2}}),
+			Spec{Model: seedModel, Previous: prev(map[string][]int{"prefill": {0}, "decode": {1}, "stage:talker": {2}, "stage:code2wav": {2}}),
 				StageOverrides: map[string]StageOverride{"talker": {Devices: []int{3}}}},
 			[]string{"0", "1", "3", "2"}},
 		{"previous devices of the wrong size are dropped",
@@ -149,8 +151,14 @@ func TestPlacementKeepsPrevious(t *testing.T) {
 			Spec{Model: seedModel, Decode: RoleSpec{Devices: []int{4}}, Previous: prev(map[string][]int{"prefill": {4}, "decode": {5}})},
 			[]string{"0", "4", "1", "1"}},
 		{"a downstream stage does not keep a GPU now used by the pair",
-			Spec{Model: seedModel, Prefill: RoleSpec{Devices: []int{2}}, Previous: prev(map[string][]int{"talker": {2}, "code2wav": {2}})},
+			Spec{Model: seedModel, Prefill: RoleSpec{Devices: []int{2}}, Previous: prev(map[string][]int{"stage:talker": {2}, "stage:code2wav": {2}})},
 			[]string{"2", "0", "1", "1"}},
+		// A downstream stage named like the pair's side keeps its own
+		// devices, and the pair keeps theirs.
+		{"a downstream stage with model_stage decode",
+			Spec{Model: seedModel, BaseConfig: strings.Replace(readPreset(t, "qwen3_omni_moe"), "model_stage: code2wav", "model_stage: decode", 1),
+				Previous: prev(map[string][]int{"prefill": {0}, "decode": {1}, "stage:talker": {2}, "stage:decode": {3}})},
+			[]string{"0", "1", "2", "3"}},
 		{"repeated previous devices are dropped",
 			Spec{Model: seedModel, Prefill: RoleSpec{TensorParallelSize: ptr(2)}, Decode: RoleSpec{TensorParallelSize: ptr(2)},
 				Previous: prev(map[string][]int{"prefill": {6, 6}})},
@@ -181,4 +189,13 @@ func TestAllocationsRoundTrip(t *testing.T) {
 			t.Errorf("replanning with Previous changed the plan:\n%s\n---\n%s", first.ConfigYAML, second.ConfigYAML)
 		}
 	}
+}
+
+func readPreset(t *testing.T, name string) string {
+	t.Helper()
+	b, err := presets.Source(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -233,8 +233,9 @@ func (p *planner) allocations() Allocations {
 	for _, port := range p.ports {
 		a.Ports[port.Name] = port.Port
 	}
+	keys := p.deviceKeys()
 	for _, s := range p.stages {
-		a.Devices[s.key] = s.devices
+		a.Devices[keys[s]] = s.devices
 	}
 	return a
 }

@@ -104,8 +104,8 @@ type PortRange struct {
 }
 
 // Allocations are the choices a plan made that a resource keeps stable:
-// ports by name and devices by stage key ("prefill", "decode" or a
-// model_stage name).
+// ports by name and devices by DeviceKeys ("prefill", "decode",
+// "stage:<model_stage>", "stage#<id>").
 type Allocations struct {
 	Ports   map[string]int
 	Devices map[string][]int

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -10,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
 )
 
 // launches in the plan: on one host one process with the pipeline's command
@@ -65,6 +68,33 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 				Config: pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`,
 					`systemd = { user = "omni", unit_prefix = "qwen", vllm_path = "/opt/v/bin/vllm", head_wait_seconds = 120 }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// A downstream stage whose model_stage is "decode" keeps its own devices
+// and leaves the pair theirs: the resource settles, the next plan is empty.
+func TestAccPDPipelineResource_SettlesWithStageNamedDecode(t *testing.T) {
+	src, err := presets.Source(presets.Qwen3OmniMoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.Replace(string(src), "model_stage: code2wav", "model_stage: decode", 1)
+	config := pipelineResource("base_config = <<-EOT\n"+base+"EOT\n", `prefill = { max_num_seqs = 8 }`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				// An update elsewhere keeps every stage where it was.
+				Config: strings.Replace(config, "max_num_seqs = 8", "max_num_seqs = 4", 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(1).AtMapKey("devices"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1)})),
+				}},
 			},
 		},
 	})

@@ -13,8 +13,8 @@ import (
 // previousAllocations reads the allocations an earlier plan made back from
 // the resource's state, so the engine can keep the ports and devices that
 // are still valid (a change to max_num_seqs must not move a firewall rule).
-// Ports are keyed by name, devices by "prefill", "decode" or the stage's
-// model_stage, the keys pipeline.Allocations documents.
+// Ports are keyed by name, devices by pipeline.DeviceKeys, the keys
+// pipeline.Allocations documents.
 //
 // It reads only the outputs `ports` and `stages`; a future schema version
 // that renames them must keep this function working on upgraded state.
@@ -37,16 +37,21 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 		}
 		prev.Ports[name.ValueString()] = int(port.ValueInt64())
 	}
-	for _, e := range prior.Stages.Elements() {
+	// Devices are keyed by the engine's one rule (pipeline.DeviceKeys), read
+	// from each stage's stage_id, role and model_stage.
+	elems := prior.Stages.Elements()
+	infos := make([]pipeline.StageInfo, len(elems))
+	devices := make([]types.List, len(elems))
+	for i, e := range elems {
 		a := objectAttributes(e)
+		id, _ := a["stage_id"].(types.Int64)
 		role, _ := a["role"].(types.String)
 		modelStage, _ := a["model_stage"].(types.String)
-		devices, _ := a["devices"].(types.List)
-		key := modelStage.ValueString()
-		if r := role.ValueString(); r == pipeline.RolePrefill || r == pipeline.RoleDecode {
-			key = r
-		}
-		prev.Devices[key] = intsFromList(ctx, devices, &diags)
+		devices[i], _ = a["devices"].(types.List)
+		infos[i] = pipeline.StageInfo{StageID: int(id.ValueInt64()), Role: role.ValueString(), ModelStage: modelStage.ValueString()}
+	}
+	for i, key := range pipeline.DeviceKeys(infos) {
+		prev.Devices[key] = intsFromList(ctx, devices[i], &diags)
 	}
 	if !prior.Release.IsNull() && !prior.Release.IsUnknown() {
 		prev.Release = prior.Release.ValueString()
