@@ -2,10 +2,10 @@ package pipeline
 
 import (
 	"fmt"
-	"reflect"
-	"strings"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/omnipd/terraform-provider-omni/internal/presets"

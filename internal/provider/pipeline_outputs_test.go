@@ -85,7 +85,7 @@ func TestOutputsRoundTrip(t *testing.T) {
 	}
 	want := &pipeline.Allocations{
 		Ports:   map[string]int{"api": 8091, "prefill_bootstrap": 25201, "decode_bootstrap": 25202},
-		Devices: map[string][]int{"prefill": {0}, "decode": {1}, "talker": {2}},
+		Devices: map[string][]int{"prefill": {0}, "decode": {1}, "stage:talker": {2}},
 	}
 	if !reflect.DeepEqual(prev, want) {
 		t.Errorf("previous = %+v, want %+v", prev, want)
