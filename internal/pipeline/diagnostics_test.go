@@ -116,6 +116,11 @@ func TestPlanDiagnostics(t *testing.T) {
 			return Spec{Model: m, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "0:0:0:0:0:0:0:1"}}
 		}, "host_unreachable", "decode.host"},
 
+		{"override naming a model_stage two stages share", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "{model_stage: code2wav,", "{model_stage: talker,"),
+				StageOverrides: map[string]StageOverride{"talker": {MaxNumSeqs: ptr(2)}}}
+		}, "override_ambiguous", "stage_overrides.talker"},
+
 		// systemd
 		{"systemd user root", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{User: "root"}} }, "systemd_user_invalid", "systemd.user"},
 		{"systemd user not a name", func(*testing.T) Spec { return Spec{Model: m, Service: ServiceSpec{User: "vllm omni"}} }, "systemd_user_invalid", "systemd.user"},

@@ -141,7 +141,8 @@ func (p *planner) newID(old int) int {
 func (p *planner) layout() {
 	k := p.split.id
 	overrides := p.spec.StageOverrides
-	p.checkOverrideKeys()
+	keys := p.overrideKeys()
+	p.checkOverrideKeys(keys)
 	for _, s := range p.g.stages {
 		if s.id == k {
 			pre := &plannedStage{key: prefillKey, role: RolePrefill, base: s, id: k, path: AttrPath(prefillKey)}
@@ -156,7 +157,7 @@ func (p *planner) layout() {
 			p.add(dec)
 			continue
 		}
-		ps := &plannedStage{key: stageKey(s), role: RoleStage, base: s, id: p.newID(s.id)}
+		ps := &plannedStage{key: keys[s.id], role: RoleStage, base: s, id: p.newID(s.id)}
 		for _, in := range s.inputs {
 			ps.inputs = append(ps.inputs, p.newID(in))
 		}
@@ -188,15 +189,6 @@ func (p *planner) layout() {
 	p.checkHosts()
 }
 
-// stageKey names a stage that is not split: its model_stage, or stage_<id>
-// when it has none.
-func stageKey(s graphStage) string {
-	if s.modelStage != "" {
-		return s.modelStage
-	}
-	return fmt.Sprintf("stage_%d", s.id)
-}
-
 func (p *planner) add(s *plannedStage) {
 	if _, dup := p.byKey[s.key]; dup && s.role == RoleStage {
 		// Two stages share a model_stage name; key the later one by id so
@@ -207,7 +199,33 @@ func (p *planner) add(s *plannedStage) {
 	p.byKey[s.key] = s
 }
 
-func (p *planner) checkOverrideKeys() {
+// overrideKeys names each stage that is not split the way
+// stage_overrides addresses it: its model_stage, or stage_<id> (its id in
+// the base config) when it has none, or shares it with another stage, or
+// is named like a side of the pair. A name two stages share addresses
+// neither.
+func (p *planner) overrideKeys() map[int]string {
+	count := map[string]int{}
+	for _, s := range p.g.stages {
+		if s.id != p.split.id {
+			count[s.modelStage]++
+		}
+	}
+	keys := map[int]string{}
+	for _, s := range p.g.stages {
+		if s.id == p.split.id {
+			continue
+		}
+		key := s.modelStage
+		if key == "" || count[key] > 1 || key == prefillKey || key == decodeKey || key == p.split.modelStage {
+			key = fmt.Sprintf("stage_%d", s.id)
+		}
+		keys[s.id] = key
+	}
+	return keys
+}
+
+func (p *planner) checkOverrideKeys(keys map[int]string) {
 	for _, name := range sortedStrings(p.spec.StageOverrides) {
 		if h := p.spec.StageOverrides[name].Host; h != "" {
 			checkHost(&p.ds, AttrPath("stage_overrides", name, "host"), h)
@@ -215,16 +233,23 @@ func (p *planner) checkOverrideKeys() {
 	}
 	known := map[string]bool{}
 	var names []string
+	shared := map[string][]string{}
 	for _, s := range p.g.stages {
 		if s.id == p.split.id {
 			continue
 		}
-		known[stageKey(s)] = true
-		names = append(names, stageKey(s))
+		known[keys[s.id]] = true
+		names = append(names, keys[s.id])
+		if keys[s.id] != s.modelStage && s.modelStage != "" {
+			shared[s.modelStage] = append(shared[s.modelStage], keys[s.id])
+		}
 	}
 	for _, name := range sortedStrings(p.spec.StageOverrides) {
 		path := AttrPath("stage_overrides", name)
 		switch {
+		case len(shared[name]) > 1:
+			p.ds.errorf("override_ambiguous", path, "several stages have this model_stage",
+				"%s is the model_stage of %s; use their ids in the base config as keys instead: %s.", name, strings.Join(shared[name], " and "), strings.Join(shared[name], ", "))
 		case name == p.split.modelStage || name == prefillKey || name == decodeKey:
 			p.ds.errorf("override_split_stage", path, "the split stage is configured through prefill and decode",
 				"move these settings to the prefill and decode attributes.")

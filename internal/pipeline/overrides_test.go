@@ -106,3 +106,18 @@ func TestDecodeStageOverridesNull(t *testing.T) {
 		t.Errorf("got %+v, %v", got, ds)
 	}
 }
+
+// Two stages with one model_stage are addressed by their ids in the base
+// config, and each override reaches only its stage.
+func TestOverridesByStageID(t *testing.T) {
+	base := strings.Replace(miniBase, "{model_stage: code2wav,", "{model_stage: talker,", 1)
+	res := mustPlan(t, Spec{Model: seedModel, BaseConfig: base,
+		StageOverrides: map[string]StageOverride{"stage_2": {MaxNumSeqs: ptr(3)}}})
+	st := stageList(t, config(t, res.ConfigYAML))
+	if got := dig(st[3], "engine_args", "max_num_seqs"); got != 3 {
+		t.Errorf("stage_2 (now 3) max_num_seqs = %v, want 3", got)
+	}
+	if got := dig(st[2], "engine_args", "max_num_seqs"); got == 3 {
+		t.Error("the other talker took stage_2's override")
+	}
+}

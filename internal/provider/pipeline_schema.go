@@ -81,7 +81,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 		"prefill": roleAttribute("prefill", pipeline.DefaultPrefillMaxSeqs),
 		"decode":  roleAttribute("decode", pipeline.DefaultDecodeMaxSeqs),
 		"stage_overrides": schema.DynamicAttribute{
-			MarkdownDescription: "Settings for the stages that are not split, as an object keyed by `model_stage` name (`talker`, `code2wav`, ...). Each entry may set `devices` (list of number), `max_num_seqs`, `gpu_memory_utilization`, `num_replicas`, `host` and `engine_args` (any object, merged over the base config's). The provider checks this shape itself and reports problems at the entry's path.",
+			MarkdownDescription: "Settings for the stages that are not split, as an object keyed by `model_stage` name (`talker`, `code2wav`, ...), or by `stage_<id>` (the stage's id in the base config) for a stage whose `model_stage` is missing, shared with another stage, or `prefill`/`decode`; a name two stages share is an error. Each entry may set `devices` (list of number), `max_num_seqs`, `gpu_memory_utilization`, `num_replicas`, `host` and `engine_args` (any object, merged over the base config's). The provider checks this shape itself and reports problems at the entry's path.",
 			Optional:            true,
 			Validators:          []validator.Dynamic{isObject()},
 		},
