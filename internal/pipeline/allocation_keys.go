@@ -26,15 +26,14 @@ func DeviceKeys(stages []StageInfo) []string {
 	return keys
 }
 
-// deviceKeys is DeviceKeys for the planned stages.
-func (p *planner) deviceKeys() map[*plannedStage]string {
+// setDeviceKeys gives each planned stage its DeviceKeys name, once the
+// layout knows every stage.
+func (p *planner) setDeviceKeys() {
 	infos := make([]StageInfo, len(p.stages))
 	for i, s := range p.stages {
 		infos[i] = StageInfo{StageID: s.id, Role: s.role, ModelStage: s.base.modelStage}
 	}
-	out := make(map[*plannedStage]string, len(p.stages))
 	for i, k := range DeviceKeys(infos) {
-		out[p.stages[i]] = k
+		p.stages[i].deviceKey = k
 	}
-	return out
 }

@@ -98,21 +98,6 @@ func FuzzPlanBaseConfig(f *testing.F) {
 	})
 }
 
-// plannedOf is what the planner knows of a result's deployment.
-func plannedOf(res *Result) *releases.Planned {
-	planned := &releases.Planned{Hosts: map[int]string{}}
-	for _, s := range res.Stages {
-		switch s.Role {
-		case RolePrefill:
-			planned.Prefill = s.StageID
-		case RoleDecode:
-			planned.Decode = s.StageID
-		}
-		planned.Hosts[s.StageID] = s.Host
-	}
-	return planned
-}
-
 // conformsToRelease reads a plan back as machines get it and runs its
 // release's conformance checks on it.
 func conformsToRelease(t *testing.T, spec Spec, res *Result) {
@@ -125,13 +110,7 @@ func conformsToRelease(t *testing.T, spec Spec, res *Result) {
 	if problem != nil {
 		t.Fatalf("the plan names release %q: %s", res.Release, problem.Detail)
 	}
-	d := releases.Deployment{Doc: doc, UserPipeline: spec.Pipeline != "", Planned: plannedOf(res)}
-	for _, l := range res.Launches {
-		for _, p := range l.Processes {
-			d.Argvs = append(d.Argvs, p.Argv)
-		}
-	}
-	if vs := releases.Conform(rel, d); len(vs) > 0 {
+	if vs := releases.Conform(rel, deploymentOf(doc, res.Stages, res.Launches, spec.Pipeline != "")); len(vs) > 0 {
 		t.Fatalf("vllm-omni %s would refuse the plan: %v\n%s", rel.Version, vs, res.ConfigYAML)
 	}
 }

@@ -47,12 +47,7 @@ func TestGoldenConform(t *testing.T) {
 			}
 			spec := tc.spec(t)
 			res := mustPlan(t, spec)
-			d := releases.Deployment{Doc: doc, UserPipeline: spec.Pipeline != "" && !rel.Registers(spec.Pipeline), Planned: plannedOf(res)}
-			for _, l := range launch.Launches {
-				for _, p := range l.Processes {
-					d.Argvs = append(d.Argvs, p.Argv)
-				}
-			}
+			d := deploymentOf(doc, res.Stages, launch.Launches, spec.Pipeline != "" && !rel.Registers(spec.Pipeline))
 			if len(d.Argvs) == 0 {
 				t.Fatal("the golden launch has no process")
 			}

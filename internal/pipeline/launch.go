@@ -200,7 +200,7 @@ func (p *planner) health() Health {
 	}
 	base := "http://" + hostPort(host, p.apiPort)
 	h := Health{Host: host, Port: p.apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models"}
-	h.ReadinessArgv = []string{"python3", "-c", oneLinePython(readinessScript), h.ReadinessURL, p.spec.Model}
+	h.ReadinessArgv = []string{"python3", "-c", readinessOneLine, h.ReadinessURL, p.spec.Model}
 	return h
 }
 
@@ -211,6 +211,8 @@ func hostPort(host string, port int) string {
 	}
 	return host + ":" + strconv.Itoa(port)
 }
+
+var readinessOneLine = oneLinePython(readinessScript)
 
 // readinessScript exits 0 when the models URL ($1) lists the model ($2),
 // and says what it saw otherwise; it times out after ten seconds.

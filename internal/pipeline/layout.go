@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -11,14 +12,15 @@ import (
 // plannedStage is one stage of the output pipeline and every choice the
 // planner makes for it.
 type plannedStage struct {
-	key      string // prefill, decode, or the model_stage name
-	role     string
-	base     graphStage // the base stage it comes from
-	id       int
-	inputs   []int
-	host     string
-	path     Path // where the user configures it
-	override *StageOverride
+	key       string // prefill, decode, or the stage_overrides name (overrideKeys)
+	deviceKey string // the stage's name in Allocations.Devices (DeviceKeys)
+	role      string
+	base      graphStage // the base stage it comes from
+	id        int
+	inputs    []int
+	host      string
+	path      Path // where the user configures it
+	override  *StageOverride
 
 	devices      []int
 	devicesGiven bool
@@ -186,24 +188,25 @@ func (p *planner) layout() {
 			p.hosts = append(p.hosts, s.host)
 		}
 	}
+	p.setDeviceKeys()
 	p.checkHosts()
 }
 
+// add appends a planned stage; its key is unique (overrideKeys).
 func (p *planner) add(s *plannedStage) {
-	if _, dup := p.byKey[s.key]; dup && s.role == RoleStage {
-		// Two stages share a model_stage name; key the later one by id so
-		// that overrides and allocations stay unambiguous.
-		s.key = fmt.Sprintf("stage_%d", s.base.id)
-	}
 	p.stages = append(p.stages, s)
 	p.byKey[s.key] = s
 }
 
+// idKey matches the stage_<n> spelling overrideKeys gives stages by id.
+var idKey = regexp.MustCompile(`^stage_[0-9]+$`)
+
 // overrideKeys names each stage that is not split the way
 // stage_overrides addresses it: its model_stage, or stage_<id> (its id in
-// the base config) when it has none, or shares it with another stage, or
-// is named like a side of the pair. A name two stages share addresses
-// neither.
+// the base config) when it has none, shares it with another stage, is
+// named like a side of the pair, or is itself spelled stage_<n>. So every
+// key is unique and none is prefill or decode. A name two stages share
+// addresses neither.
 func (p *planner) overrideKeys() map[int]string {
 	count := map[string]int{}
 	for _, s := range p.g.stages {
@@ -217,7 +220,7 @@ func (p *planner) overrideKeys() map[int]string {
 			continue
 		}
 		key := s.modelStage
-		if key == "" || count[key] > 1 || key == prefillKey || key == decodeKey || key == p.split.modelStage {
+		if key == "" || count[key] > 1 || key == prefillKey || key == decodeKey || key == p.split.modelStage || idKey.MatchString(key) {
 			key = fmt.Sprintf("stage_%d", s.id)
 		}
 		keys[s.id] = key

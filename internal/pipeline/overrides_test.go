@@ -121,3 +121,15 @@ func TestOverridesByStageID(t *testing.T) {
 		t.Error("the other talker took stage_2's override")
 	}
 }
+
+// A model_stage spelled like an id key does not take another stage's key:
+// every override key names one stage.
+func TestOverrideKeysUnique(t *testing.T) {
+	base := strings.Replace(miniBase, "{model_stage: code2wav,", "{model_stage: stage_1,", 1)
+	res := mustPlan(t, Spec{Model: seedModel, BaseConfig: base,
+		StageOverrides: map[string]StageOverride{"stage_2": {MaxNumSeqs: ptr(3)}, "talker": {MaxNumSeqs: ptr(5)}}})
+	st := stageList(t, config(t, res.ConfigYAML))
+	if dig(st[2], "engine_args", "max_num_seqs") != 5 || dig(st[3], "engine_args", "max_num_seqs") != 3 {
+		t.Errorf("talker %v, stage_2 %v", dig(st[2], "engine_args", "max_num_seqs"), dig(st[3], "engine_args", "max_num_seqs"))
+	}
+}

@@ -121,7 +121,7 @@ func (p *planner) previousDevices(s *plannedStage) ([]int, bool) {
 	if p.spec.Previous == nil {
 		return nil, false
 	}
-	prev, ok := p.spec.Previous.Devices[p.deviceKeys()[s]]
+	prev, ok := p.spec.Previous.Devices[s.deviceKey]
 	if !ok || len(prev) != s.world {
 		return nil, false
 	}

@@ -104,7 +104,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	// And what the machines run must be what the release starts.
-	if vs := releases.Conform(p.release.Release, p.deployment(doc, res)); len(vs) > 0 {
+	if vs := releases.Conform(p.release.Release, deploymentOf(doc, res.Stages, res.Launches, p.release.UserPipeline)); len(vs) > 0 {
 		for _, v := range vs {
 			p.ds.errorf("release_conformance", AttrPath("vllm_omni_version"), "the plan fails vllm-omni "+p.release.Release.Version+"'s checks", "%s", v)
 		}
@@ -113,15 +113,23 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	return res, p.ds
 }
 
-// deployment is what release conformance checks: the config and every
-// process's command line.
-func (p *planner) deployment(doc *stageconfig.Document, res *Result) releases.Deployment {
-	planned := &releases.Planned{Prefill: p.byKey[prefillKey].id, Decode: p.byKey[decodeKey].id, Hosts: map[int]string{}}
-	for _, s := range p.stages {
-		planned.Hosts[s.id] = s.host
+// deploymentOf is what release conformance checks of a plan: the config,
+// every process's command line, and what the plan knows that the config
+// does not say (the PD pair, each stage's host). The planner and the tests
+// that check its output again build it here.
+func deploymentOf(doc *stageconfig.Document, stages []StageInfo, launches []Launch, userPipeline bool) releases.Deployment {
+	planned := &releases.Planned{Hosts: map[int]string{}}
+	for _, s := range stages {
+		switch s.Role {
+		case RolePrefill:
+			planned.Prefill = s.StageID
+		case RoleDecode:
+			planned.Decode = s.StageID
+		}
+		planned.Hosts[s.StageID] = s.Host
 	}
-	d := releases.Deployment{Doc: doc, UserPipeline: p.release.UserPipeline, Planned: planned}
-	for _, l := range res.Launches {
+	d := releases.Deployment{Doc: doc, UserPipeline: userPipeline, Planned: planned}
+	for _, l := range launches {
 		for _, proc := range l.Processes {
 			d.Argvs = append(d.Argvs, proc.Argv)
 		}

@@ -233,9 +233,8 @@ func (p *planner) allocations() Allocations {
 	for _, port := range p.ports {
 		a.Ports[port.Name] = port.Port
 	}
-	keys := p.deviceKeys()
 	for _, s := range p.stages {
-		a.Devices[keys[s]] = s.devices
+		a.Devices[s.deviceKey] = s.devices
 	}
 	return a
 }

@@ -97,7 +97,7 @@ say("ok", "vllm-omni %s, vLLM %s and %s match the plan" % (omni, vllm, path))
 `
 
 // preflightScript is the source as one line, for `python3 -c`.
-func preflightScript() string { return oneLinePython(preflightSource) }
+var preflightScript = oneLinePython(preflightSource)
 
 // oneLinePython wraps Python source in exec("..."), one line: a unit's
 // command line holds no newline. A JSON string is a Python string literal.
@@ -118,5 +118,5 @@ func (p *planner) preflightArgv(python, sha string) []string {
 			want, mode = v, "line"
 		}
 	}
-	return []string{python, "-c", preflightScript(), want, mode, p.release.Release.VLLM, p.configPath(), sha}
+	return []string{python, "-c", preflightScript, want, mode, p.release.Release.VLLM, p.configPath(), sha}
 }

@@ -144,7 +144,7 @@ func (c *conformance) deployKeys() {
 		// A config checked alone may be a plain pipeline: no PD to select.
 	case key == "":
 		c.add("pipeline_missing", "a stages file turns PD on only through a registered pipeline named by pipeline:, and none is named")
-	case !c.d.UserPipeline && !c.registered(key):
+	case !c.d.UserPipeline && !c.r.Registers(key):
 		c.add("pipeline_unregistered", "pipeline %q is not registered in vllm-omni %s: the deploy loader raises KeyError", key, c.r.Version)
 	}
 	if stageconfig.MapGet(top, "async_chunk") == nil && c.r.Deploy != nil && c.r.Deploy.AsyncChunkDefault {
@@ -154,8 +154,6 @@ func (c *conformance) deployKeys() {
 		c.add("stage_args_in_stages", "a stages file also holds stage_args")
 	}
 }
-
-func (c *conformance) registered(key string) bool { return c.r.Registers(key) }
 
 // pdSide is one stage of the PD pair as the validator reads it.
 type pdSide struct {
