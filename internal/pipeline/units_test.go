@@ -30,6 +30,20 @@ func stubVLLM(t *testing.T) string {
 	return path
 }
 
+// verifyUnit writes a process's unit into dir and has systemd-analyze
+// verify it: no error and not a word of warning. It returns the unit's path.
+func verifyUnit(t *testing.T, analyze, dir string, proc Process) string {
+	t.Helper()
+	path := filepath.Join(dir, proc.UnitName)
+	if err := os.WriteFile(path, []byte(proc.SystemdUnit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(analyze, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify %s: %v\n%s\n%s", proc.UnitName, err, out, proc.SystemdUnit)
+	}
+	return path
+}
+
 var exposure = regexp.MustCompile(`Overall exposure level for \S+: (\d+\.\d+)`)
 
 // Every unit of every golden plan is one systemd-analyze verify accepts,
@@ -49,15 +63,8 @@ func TestUnitsVerify(t *testing.T) {
 			dir := t.TempDir()
 			for _, l := range res.Launches {
 				for _, proc := range l.Processes {
-					path := filepath.Join(dir, proc.UnitName)
-					if err := os.WriteFile(path, []byte(proc.SystemdUnit), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					out, err := exec.Command(analyze, "verify", path).CombinedOutput()
-					if err != nil || len(out) > 0 {
-						t.Errorf("systemd-analyze verify %s: %v\n%s\n%s", proc.UnitName, err, out, proc.SystemdUnit)
-					}
-					out, _ = exec.Command(analyze, "security", "--offline=true", path).CombinedOutput()
+					path := verifyUnit(t, analyze, dir, proc)
+					out, _ := exec.Command(analyze, "security", "--offline=true", path).CombinedOutput()
 					m := exposure.FindSubmatch(out)
 					if m == nil {
 						t.Fatalf("no exposure level in:\n%s", out)
@@ -141,13 +148,7 @@ func TestUnitsHostileValues(t *testing.T) {
 		dir := t.TempDir()
 		for _, l := range res.Launches {
 			for _, proc := range l.Processes {
-				path := filepath.Join(dir, proc.UnitName)
-				if err := os.WriteFile(path, []byte(proc.SystemdUnit), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if out, err := exec.Command(analyze, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
-					t.Errorf("case %d: systemd-analyze verify %s: %v\n%s", i, proc.UnitName, err, out)
-				}
+				verifyUnit(t, analyze, dir, proc)
 				// Each directive is one line: no value ends in a backslash.
 				for _, line := range strings.Split(proc.SystemdUnit, "\n") {
 					if strings.HasSuffix(line, `\`) {

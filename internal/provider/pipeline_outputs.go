@@ -183,8 +183,17 @@ func writeOutputs(ctx context.Context, target attributeSetter, o pipelineOutputs
 // marked unknown too where the configuration leaves it unset (config is the
 // configuration value, or a plan that holds the same inputs).
 func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tftypes.Value) diag.Diagnostics {
-	vals := make(map[string]attr.Value, len(pipelineOutputNames))
+	unknown := map[string]attr.Type{}
 	for name, t := range outputTypes() {
+		unknown[name] = t
+	}
+	for _, name := range pipelineComputedInputs {
+		if attributeOf(config, name).IsNull() {
+			unknown[name] = computedInputTypes()[name]
+		}
+	}
+	vals := make(map[string]attr.Value, len(unknown))
+	for name, t := range unknown {
 		v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
 		if err != nil {
 			var diags diag.Diagnostics
@@ -192,18 +201,6 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 			return diags
 		}
 		vals[name] = v
-	}
-	for _, name := range pipelineComputedInputs {
-		if attributeOf(config, name).IsNull() {
-			t := computedInputTypes()[name]
-			v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
-			if err != nil {
-				var diags diag.Diagnostics
-				diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
-				return diags
-			}
-			vals[name] = v
-		}
 	}
 	return setOutputs(ctx, target, vals)
 }
