@@ -100,13 +100,10 @@ func (p *planner) configFlag() string {
 // translateIgnoredKeys moves, in a stage_args output, what a stage sets
 // under a key the release's runtime never reads to the key it does read
 // (releases.StageArgsRuntime.Ignored). When the stage already sets that
-// key, it wins and the ignored one goes. The recipe's
-// sync_process_input_func names the processors of the newer pipeline
-// definitions, whose signature (source outputs) differs from what the
-// stage_args runtime calls (the stage list and its inputs); the same
-// module's function without `_token_only` is the legacy one upstream's own
-// stage_args PD configs name. A user's base config gets a warning for each
-// key moved; the presets' are listed in the docs.
+// key, it wins and the ignored one goes. A value may change on the way
+// (IgnoredKey.Value: the recipe's _token_only processors). A user's base
+// config gets a warning for each key moved; the presets' are listed in the
+// docs.
 func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 	rt := p.release.Release.StageArgs
 	if rt == nil || doc.Dialect != stageconfig.StageArgs {
@@ -131,9 +128,7 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 				fallthrough
 			case len(ig.Key) == 1 && len(ig.ReadAs) == 1:
 				stageconfig.MapRename(st.Node, ig.Key[0], ig.ReadAs[0])
-				if ig.Key[0] == "sync_process_input_func" {
-					stageconfig.SetScalarText(val, legacyProcessor(text))
-				}
+				stageconfig.SetScalarText(val, ig.Value(text))
 				newText, _ := stageconfig.ScalarString(val)
 				what = fmt.Sprintf("%s: %s is written as %s: %s", from, text, to, newText)
 			default:
@@ -155,14 +150,4 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 			}
 		}
 	}
-}
-
-// legacyProcessor maps a sync processor of the newer pipeline definitions
-// to the stage_args runtime's function in the same module.
-func legacyProcessor(fn string) string {
-	const prefix = "vllm_omni.model_executor.stage_input_processors."
-	if strings.HasPrefix(fn, prefix) {
-		return strings.TrimSuffix(fn, "_token_only")
-	}
-	return fn
 }

@@ -10,6 +10,8 @@
 // The package has no Terraform imports.
 package releases
 
+import "strings"
+
 // Dialect names, as stageconfig spells them.
 const (
 	StageArgs = "stage_args"
@@ -104,7 +106,19 @@ type StageArgsRuntime struct {
 type IgnoredKey struct {
 	Key    []string
 	ReadAs []string // the key the runtime reads for the same purpose
-	Source string
+	// A value under Key in package InPackage that ends in DropSuffix names
+	// a function the runtime calls differently; without the suffix it is
+	// the one ReadAs takes. Empty: the value moves as it is.
+	InPackage, DropSuffix string
+	Source                string
+}
+
+// Value is what ReadAs takes for a value written under Key.
+func (k IgnoredKey) Value(v string) string {
+	if k.DropSuffix != "" && strings.HasPrefix(v, k.InPackage) {
+		return strings.TrimSuffix(v, k.DropSuffix)
+	}
+	return v
 }
 
 // DeployLoader is the `stages` dialect's loader.

@@ -30,9 +30,12 @@ var stageArgsRuntime = &StageArgsRuntime{
 	},
 	Ignored: []IgnoredKey{{
 		Key: []string{"sync_process_input_func"}, ReadAs: []string{"custom_process_input_func"},
+		InPackage: "vllm_omni.model_executor.stage_input_processors.", DropSuffix: "_token_only",
 		Source: "vllm_omni/engine/stage_init_utils.py@0027c20a extract_legacy_stage_metadata reads custom_process_input_func only; " +
 			"sync_process_input_func is a StagePipelineConfig field (vllm_omni/model_executor/models/qwen3_omni/pipeline.py@04a1a2fe) " +
-			"that merge_pipeline_deploy copies into custom_process_input_func (vllm_omni/config/stage_config.py@001275f2)",
+			"that merge_pipeline_deploy copies into custom_process_input_func (vllm_omni/config/stage_config.py@001275f2); " +
+			"its _token_only functions take the newer pipelines' source outputs, and the same module's function without the " +
+			"suffix is the one stage_args PD configs name (qwen3_omni_moe_pd_separation.yaml@b9f6fd40)",
 	}, {
 		Key: []string{"runtime", "max_batch_size"}, ReadAs: []string{"engine_args", "max_num_seqs"},
 		Source: "PR #1851 (merged 2026-03-12, before PD) removed the copy of runtime.max_batch_size into engine_args.max_num_seqs " +

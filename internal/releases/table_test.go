@@ -172,3 +172,20 @@ func TestChoose(t *testing.T) {
 		})
 	}
 }
+
+// The recipe's processors become the ones the stage_args runtime calls;
+// a value outside vllm-omni's processors moves as it is.
+func TestIgnoredKeyValue(t *testing.T) {
+	sync := stageArgsRuntime.Ignored[0]
+	for in, want := range map[string]string{
+		"vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker_token_only": "vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker",
+		"my_pkg.processors.thinker2talker_token_only":                                          "my_pkg.processors.thinker2talker_token_only",
+	} {
+		if got := sync.Value(in); got != want {
+			t.Errorf("%s → %s, want %s", in, got, want)
+		}
+	}
+	if batch := stageArgsRuntime.Ignored[1]; batch.Value("16") != "16" {
+		t.Error("max_batch_size's value changed on the way")
+	}
+}
