@@ -57,3 +57,31 @@ func describeParseError(err error) string {
 	}
 	return fmt.Sprint(err)
 }
+
+// checkArchitecture refuses a base whose split stage loads another model
+// class than the one model names: a preset or base config for Qwen3-Omni
+// given Qwen2.5-Omni weights would fail in vLLM's loader, on the machine.
+// Only a Hugging Face id says what it is; a local path is not judged.
+func (p *planner) checkArchitecture() {
+	if !presets.HubModel(p.spec.Model) {
+		return
+	}
+	inferred, ok := presets.ForModel(p.spec.Model)
+	if !ok {
+		return
+	}
+	want := presets.Architecture(inferred)
+	got, _ := stageconfig.ScalarString(p.split.stage.Engine("model_arch"))
+	if want == "" || got == "" || got == want {
+		return
+	}
+	if p.spec.BaseConfig == "" {
+		p.ds.errorf("model_arch_mismatch", AttrPath("preset"), "the preset is for another model",
+			"model %q is a %s model (preset %s), but preset %q loads %s; set preset = %q, or leave preset unset to infer it from model.",
+			p.spec.Model, want, inferred, p.spec.Preset, got, inferred)
+		return
+	}
+	p.ds.errorf("model_arch_mismatch", p.basePath, "the base config is for another model",
+		"model %q is a %s model, but %s (line %d) loads model_arch %s; pass a base config for %s (the %s preset is one), or the model it was written for.",
+		p.spec.Model, want, p.split.stage.Describe(), p.split.stage.Node.Line, got, want, inferred)
+}

@@ -175,23 +175,9 @@ func definedConnectors(doc *stageconfig.Document) map[string]bool {
 	return out
 }
 
-// worldSize is how many devices a stage needs: tensor × pipeline parallel
-// × replicas. Diffusion stages give their parallel sizes in parallel_config.
-func worldSize(s stageconfig.Stage) (tp, world int) {
-	pc := s.Engine("parallel_config")
-	tp = engineInt(s, "tensor_parallel_size", 0)
-	if tp == 0 {
-		tp, _ = stageconfig.ScalarInt(stageconfig.MapGet(pc, "tensor_parallel_size"))
-	}
-	tp = max(tp, 1)
-	world = tp * engineInt(s, "pipeline_parallel_size", 1) * s.NumReplicas()
-	// A diffusion stage's other parallel dimensions each take devices too.
-	for _, k := range []string{"pipeline_parallel_size", "data_parallel_size", "sequence_parallel_size", "cfg_parallel_size"} {
-		if v, ok := stageconfig.ScalarInt(stageconfig.MapGet(pc, k)); ok && v > 1 {
-			world *= v
-		}
-	}
-	return tp, world
+// tensorParallel is a stage's tensor parallel size as its config gives it.
+func tensorParallel(s stageconfig.Stage) int {
+	return stageParallel(s, nil, nil, nil).tp
 }
 
 func engineInt(s stageconfig.Stage, key string, def int) int {
@@ -211,11 +197,11 @@ func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
 		if !ok {
 			continue
 		}
-		tp, world := worldSize(s.stage)
-		if s.stage.StageType() == "llm" && len(devs) != world {
+		x := stageParallel(s.stage, nil, nil, nil)
+		if s.stage.StageType() == "llm" && len(devs) != x.world() {
 			ds.errorf("devices_world_size", path, "a stage's device count does not match its parallelism",
-				"%s runs on %d device(s) (%s) but tensor_parallel_size %d × pipeline_parallel_size %d needs %d; list %d device(s) or change the parallel sizes.",
-				s.stage.Describe(), len(devs), stageconfig.FormatDevices(devs), tp, world/tp, world, world)
+				"%s runs on %d device(s) (%s) but %s needs %s; list %s or change the parallel sizes.",
+				s.stage.Describe(), len(devs), stageconfig.FormatDevices(devs), x, x.needs(), x.needs())
 		}
 	}
 }
@@ -314,8 +300,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	if pkv.bufSize != "" && dkv.bufSize != "" && pkv.bufSize != dkv.bufSize {
 		ds.errorf("kv_buffer_size_mismatch", path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.bufSize, dkv.bufSize)
 	}
-	ptp, _ := worldSize(p.stage)
-	dtp, _ := worldSize(d.stage)
+	ptp, dtp := tensorParallel(p.stage), tensorParallel(d.stage)
 	conn, known := connectorTable[pkv.connector]
 	if !known {
 		conn = connector{name: pkv.connector} // unknown rules: ask for equal sizes

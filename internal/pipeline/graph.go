@@ -39,6 +39,10 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 	for _, s := range doc.Stages() {
 		gs := graphStage{stage: s, modelStage: s.ModelStage()}
 		gs.id, gs.hasID = s.ID()
+		if gs.hasID && gs.id < 0 {
+			ds.errorf("stage_id_negative", path, "a stage_id is negative",
+				"%s (line %d) has stage_id %d; stage ids are whole numbers from 0 (engine_input_source and the edges name stages by them): renumber the stages from 0.", s.Describe(), s.Node.Line, gs.id)
+		}
 		if !gs.hasID {
 			ds.errorf("stage_id_missing", path, "a stage has no stage_id",
 				"%s (line %d) needs a whole-number stage_id: add one, such as `stage_id: %d`.", s.Describe(), s.Node.Line, s.Index)
@@ -62,6 +66,10 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 		gs.prefill, _ = stageconfig.ScalarBool(s.Get("is_prefill_only"))
 		gs.decode, _ = stageconfig.ScalarBool(s.Get("is_decode_only"))
 		g.stages = append(g.stages, gs)
+	}
+	if len(g.stages) == 0 {
+		ds.errorf("base_no_stages", path, "the config has no stages",
+			"its %s list is empty; list the pipeline's stages in it, or leave base_config unset to use the preset for model.", doc.Dialect)
 	}
 	return g
 }

@@ -24,6 +24,7 @@ type plannedStage struct {
 
 	devices      []int
 	devicesGiven bool
+	par          parallel // the factors of world
 	tp, world    int
 	memory       float64
 	maxNumSeqs   *int
@@ -265,12 +266,14 @@ func (p *planner) checkOverrideKeys(keys map[int]string) {
 
 func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, role string, rank int) {
 	// Unset, both sides keep the split stage's own tensor_parallel_size.
-	s.tp = engineInt(s.base.stage, "tensor_parallel_size", DefaultTensorParallel)
+	// Pipeline and data parallel sizes come from its engine args over the
+	// base's, as the merge into the config will write them.
+	s.par = stageParallel(s.base.stage, r.EngineArgs, s.path, &p.ds)
+	s.par.tp = engineInt(s.base.stage, "tensor_parallel_size", DefaultTensorParallel)
 	if r.TensorParallelSize != nil {
-		s.tp = *r.TensorParallelSize
+		s.par.tp = *r.TensorParallelSize
 	}
-	pp := engineInt(s.base.stage, "pipeline_parallel_size", 1)
-	s.world = s.tp * pp
+	s.tp, s.world = s.par.tp, s.par.world()
 	if r.Devices != nil {
 		s.devices, s.devicesGiven = r.Devices, true
 	}
@@ -294,27 +297,22 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 }
 
 func (p *planner) configureStage(s *plannedStage) {
-	s.tp, s.world = worldSize(s.base.stage)
 	s.memory = baseMemory(s.base.stage)
 	o := s.override
 	if o == nil {
+		s.par = stageParallel(s.base.stage, nil, s.path, &p.ds)
+		s.tp, s.world = s.par.tp, s.par.world()
 		return
 	}
-	if v, ok := o.EngineArgs["tensor_parallel_size"]; ok {
-		if n, isInt := v.(int64); isInt && n >= 1 {
-			pp := engineInt(s.base.stage, "pipeline_parallel_size", 1)
-			s.tp, s.world = int(n), int(n)*pp
-		} else {
-			p.ds.errorf("tensor_parallel_size_range", s.path.Attr("engine_args").Attr("tensor_parallel_size"), "tensor_parallel_size must be a whole number of at least 1", "it is %v; set a whole number such as 1 or 2.", v)
-		}
+	s.par = stageParallel(s.base.stage, o.EngineArgs, s.path, &p.ds)
+	if o.NumReplicas != nil && *o.NumReplicas >= 1 {
+		s.par.replicas = *o.NumReplicas
 	}
+	s.tp, s.world = s.par.tp, s.par.world()
 	if o.Devices != nil {
 		s.devices, s.devicesGiven = o.Devices, true
 	}
 	s.maxNumSeqs = o.MaxNumSeqs
-	if o.NumReplicas != nil && *o.NumReplicas >= 1 {
-		s.world = s.world / s.base.stage.NumReplicas() * *o.NumReplicas
-	}
 	if o.GPUMemoryUtilization != nil {
 		s.memory = *o.GPUMemoryUtilization
 	}
@@ -344,6 +342,16 @@ func containsString(xs []string, v string) bool {
 }
 
 func (p *planner) multiHost() bool { return len(p.hosts) > 1 }
+
+// checkIgnoredInputs warns of settings the layout leaves without effect, so
+// that none is dropped without a word. (Settings that contradict another,
+// such as pipeline with stage_args output, are errors where they are read.)
+func (p *planner) checkIgnoredInputs() {
+	if p.spec.Service.HeadWaitSeconds != nil && !p.multiHost() {
+		p.ds.warnf("head_wait_unused", AttrPath("systemd", "head_wait_seconds"), "head_wait_seconds has no effect on one host",
+			"only a headless process across hosts waits for the head, and every stage runs in one process on one host; remove head_wait_seconds, or give stages their hosts.")
+	}
+}
 
 // checkHosts rejects, across hosts, addresses the other side cannot reach.
 func (p *planner) checkHosts() {

@@ -87,19 +87,34 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 	return out, ds
 }
 
+// decodeInt reads a whole number within ±MaxWhole, the bounds of the typed
+// attributes; each setting checks its own lower bound.
 func decodeInt(ds *Diagnostics, path Path, v any) (int, bool) {
+	var n int64
 	switch x := v.(type) {
 	case int64:
-		return int(x), true
+		n = x
 	case int:
-		return x, true
+		n = int64(x)
 	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<31 {
-			return int(x), true
+		if x != math.Trunc(x) || math.IsInf(x, 0) {
+			ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
+			return 0, false
 		}
+		if math.Abs(x) > MaxWhole {
+			ds.errorf("stage_overrides_range", path, "the number is too large", "got %g; write a whole number of at most %d.", x, MaxWhole)
+			return 0, false
+		}
+		n = int64(x)
+	default:
+		ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
+		return 0, false
 	}
-	ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
-	return 0, false
+	if n > MaxWhole || n < -MaxWhole {
+		ds.errorf("stage_overrides_range", path, "the number is too large", "got %d; write a whole number of at most %d.", n, MaxWhole)
+		return 0, false
+	}
+	return int(n), true
 }
 
 func decodeFloat(ds *Diagnostics, path Path, v any) (float64, bool) {
@@ -121,12 +136,19 @@ func decodeIntList(ds *Diagnostics, path Path, v any) []int {
 		ds.errorf("stage_overrides_type", path, "must be a list of GPU indices", "write devices = [2]; got %s.", describeType(v))
 		return nil
 	}
+	// One unreadable index leaves the whole list unset, so that the rest of
+	// the plan does not report a shorter list as a problem of its own.
 	out := make([]int, 0, len(list))
+	complete := true
 	for i, e := range list {
 		n, ok := decodeInt(ds, path.Index(i), e)
 		if ok {
 			out = append(out, n)
 		}
+		complete = complete && ok
+	}
+	if !complete {
+		return nil
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,7 +58,12 @@ func TestDecodeStageOverridesErrors(t *testing.T) {
 		{"devices empty", map[string]any{"talker": map[string]any{"devices": []any{}}}, "devices_empty", "stage_overrides.talker.devices"},
 		{"max_num_seqs a string", map[string]any{"talker": map[string]any{"max_num_seqs": "8"}}, "stage_overrides_type", "stage_overrides.talker.max_num_seqs"},
 		{"max_num_seqs fractional", map[string]any{"talker": map[string]any{"max_num_seqs": 2.5}}, "stage_overrides_type", "stage_overrides.talker.max_num_seqs"},
-		{"max_num_seqs huge", map[string]any{"talker": map[string]any{"max_num_seqs": 1e12}}, "stage_overrides_type", "stage_overrides.talker.max_num_seqs"},
+		{"max_num_seqs huge", map[string]any{"talker": map[string]any{"max_num_seqs": 1e12}}, "stage_overrides_range", "stage_overrides.talker.max_num_seqs"},
+		{"max_num_seqs beyond int32", map[string]any{"talker": map[string]any{"max_num_seqs": int64(1e15)}}, "stage_overrides_range", "stage_overrides.talker.max_num_seqs"},
+		{"max_num_seqs infinite", map[string]any{"talker": map[string]any{"max_num_seqs": math.Inf(1)}}, "stage_overrides_type", "stage_overrides.talker.max_num_seqs"},
+		{"device beyond int32", map[string]any{"talker": map[string]any{"devices": []any{int64(1) << 40}}}, "stage_overrides_range", "stage_overrides.talker.devices[0]"},
+		{"num_replicas beyond int32", map[string]any{"talker": map[string]any{"num_replicas": int64(1) << 32}}, "stage_overrides_range", "stage_overrides.talker.num_replicas"},
+		{"device most negative", map[string]any{"talker": map[string]any{"devices": []any{int64(math.MinInt64)}}}, "stage_overrides_range", "stage_overrides.talker.devices[0]"},
 		{"max_num_seqs 0", map[string]any{"talker": map[string]any{"max_num_seqs": int64(0)}}, "max_num_seqs_range", "stage_overrides.talker.max_num_seqs"},
 		{"memory a bool", map[string]any{"talker": map[string]any{"gpu_memory_utilization": true}}, "stage_overrides_type", "stage_overrides.talker.gpu_memory_utilization"},
 		{"memory above 1", map[string]any{"talker": map[string]any{"gpu_memory_utilization": 1.2}}, "gpu_memory_utilization_range", "stage_overrides.talker.gpu_memory_utilization"},

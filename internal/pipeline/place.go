@@ -62,11 +62,11 @@ func (p *planner) place() {
 			s.devices = prev
 			continue
 		}
-		first := lowestFree(used[s.host], 1)[0]
-		s.devices = make([]int, s.world)
-		for i := range s.devices {
-			s.devices[i] = first + i
-		}
+		// The other stages share GPUs among themselves, as the recipe runs
+		// talker and code2wav on one, but never the PD pair's: a stage of
+		// several devices (replicas, tensor parallel) takes the lowest
+		// ones prefill and decode leave free.
+		s.devices = lowestFree(used[s.host], s.world)
 	}
 	p.checkGPULimit()
 	p.checkMemory()
@@ -86,21 +86,27 @@ func (p *planner) checkWorldBounds() bool {
 			continue
 		}
 		path := p.basePath
+		role := p.spec.Prefill
+		if s.role == RoleDecode {
+			role = p.spec.Decode
+		}
 		switch {
-		case s.role == RolePrefill && p.spec.Prefill.TensorParallelSize != nil,
-			s.role == RoleDecode && p.spec.Decode.TensorParallelSize != nil:
-			path = s.path.Attr("tensor_parallel_size")
 		case s.role == RoleStage && s.override != nil:
 			path = s.path
+		case s.role == RoleStage:
+		case role.EngineArgs["pipeline_parallel_size"] != nil || role.EngineArgs["data_parallel_size"] != nil:
+			path = s.path.Attr("engine_args")
+		case role.TensorParallelSize != nil:
+			path = s.path.Attr("tensor_parallel_size")
 		}
 		if s.world < 1 {
 			// Zero or negative sizes come only from a base config (the
 			// attributes are checked to be at least 1).
 			p.ds.errorf("world_size_range", path, "a stage's parallel sizes are not positive",
-				"%s needs %d devices (tensor_parallel_size × pipeline_parallel_size × num_replicas); set each of them to 1 or more.", s.describe(), s.world)
+				"%s has %s; set each of them to 1 or more.", s.describe(), s.par)
 		} else {
 			p.ds.errorf("world_size_range", path, "a stage asks for more GPUs than a host has",
-				"%s needs %d devices (tensor_parallel_size × pipeline_parallel_size × num_replicas); use at most %d.", s.describe(), s.world, maxWorldSize)
+				"%s needs %s (%s); use at most %d.", s.describe(), s.par.needs(), s.par, maxWorldSize)
 		}
 		ok = false
 	}
@@ -110,8 +116,8 @@ func (p *planner) checkWorldBounds() bool {
 func (p *planner) checkWorld(s *plannedStage) {
 	if len(s.devices) != s.world {
 		p.ds.errorf("devices_world_size", s.path.Attr("devices"), "the device count does not match the parallelism",
-			"%s lists %d device(s) but tensor_parallel_size %d × pipeline_parallel_size %d needs %d; list %d device(s) or change tensor_parallel_size.",
-			s.describe(), len(s.devices), s.tp, s.world/s.tp, s.world, s.world)
+			"%s lists %d device(s) but %s needs %s; list %s or change the parallel sizes.",
+			s.describe(), len(s.devices), s.par, s.par.needs(), s.par.needs())
 	}
 }
 

@@ -65,7 +65,9 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	if !p.chooseSplit() {
 		return nil, p.ds
 	}
+	p.checkArchitecture()
 	p.layout()
+	p.checkIgnoredInputs()
 	released := p.chooseRelease()
 	// Placement and ports build on every input; with any wrong they would
 	// only add problems that follow from it.

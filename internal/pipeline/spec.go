@@ -1,5 +1,7 @@
 package pipeline
 
+import "math"
+
 // Spec is everything a user can say about a pipeline. Optional numbers are
 // pointers so that "unset" differs from zero; every default is applied by
 // the planner, never by the caller.
@@ -114,6 +116,12 @@ type Allocations struct {
 	// release does not move running machines to it.
 	Release string
 }
+
+// MaxWhole is the largest whole number any numeric setting may take, typed
+// attribute or stage_overrides entry alike: it keeps every count, index and
+// size a Go int, and products of them (tensor × pipeline parallel) far from
+// overflow. Nothing real comes near it.
+const MaxWhole = math.MaxInt32
 
 // Defaults, as in vllm-omni's PD recipe.
 const (

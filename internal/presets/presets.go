@@ -110,3 +110,28 @@ func Known(name string) bool {
 func Source(name string) ([]byte, error) {
 	return files.ReadFile(name + ".yaml")
 }
+
+// Architecture is the model class a preset's stages load (`model_arch`),
+// such as Qwen3OmniMoeForConditionalGeneration, or "" when the preset does
+// not say.
+func Architecture(name string) string {
+	doc, err := Shared(name)
+	if err != nil {
+		return ""
+	}
+	for _, s := range doc.Stages() {
+		if arch, ok := stageconfig.ScalarString(s.Engine("model_arch")); ok && arch != "" {
+			return arch
+		}
+	}
+	return ""
+}
+
+// HubModel reports whether model is a Hugging Face id (org/name) rather
+// than a local path. Only an id says which model it is: a local directory
+// may hold any weights whatever its name, so nothing is inferred about its
+// architecture beyond choosing a default preset.
+func HubModel(model string) bool {
+	org, name, ok := strings.Cut(model, "/")
+	return ok && org != "" && name != "" && !strings.Contains(name, "/") && !strings.HasPrefix(model, ".")
+}

@@ -126,3 +126,31 @@ func TestLoadHandsOutCopies(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestArchitecture(t *testing.T) {
+	for name, want := range map[string]string{
+		Qwen3OmniMoe: "Qwen3OmniMoeForConditionalGeneration",
+		Qwen25Omni:   "Qwen2_5OmniForConditionalGeneration",
+		"missing":    "",
+	} {
+		if got := Architecture(name); got != want {
+			t.Errorf("Architecture(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestHubModel(t *testing.T) {
+	for model, want := range map[string]bool{
+		"Qwen/Qwen3-Omni-30B-A3B-Instruct": true,
+		"Qwen/Qwen2.5-Omni-7B":             true,
+		"/models/Qwen3-Omni":               false,
+		"./Qwen/Qwen3-Omni":                false,
+		"Qwen3-Omni":                       false,
+		"a/b/c":                            false,
+		"/":                                false,
+	} {
+		if got := HubModel(model); got != want {
+			t.Errorf("HubModel(%q) = %t, want %t", model, got, want)
+		}
+	}
+}

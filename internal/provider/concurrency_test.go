@@ -77,6 +77,7 @@ func TestPlanOutputs_Concurrent(t *testing.T) {
 			in.VLLMOmniVersion = types.StringValue("0.28")
 		}
 		if i%2 == 0 {
+			in.Model = types.StringValue("Qwen/Qwen2.5-Omni-7B")
 			in.Preset = types.StringValue("qwen2_5_omni")
 		}
 		return in
