@@ -2,10 +2,15 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/big"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
@@ -47,7 +52,7 @@ func goValue(ctx context.Context, p path.Path, v attr.Value) (any, error) {
 	case basetypes.BoolValue:
 		return t.ValueBool(), nil
 	case basetypes.NumberValue:
-		return goNumber(t.ValueBigFloat()), nil
+		return goNumber(p, t.ValueBigFloat())
 	case basetypes.Int64Value:
 		return t.ValueInt64(), nil
 	case basetypes.Int32Value:
@@ -74,42 +79,86 @@ func goValue(ctx context.Context, p path.Path, v attr.Value) (any, error) {
 
 // goNumber keeps integers integers: engine args such as max_num_seqs must
 // render as 16, not 16.0. Integral numbers that fit an int64 become int64;
-// everything else becomes the nearest float64.
-func goNumber(f *big.Float) any {
+// everything else becomes the nearest float64, which is how vllm-omni reads
+// a number. Terraform's numbers are arbitrary precision: one a float64
+// cannot hold (1e400, or 1e-400, which would read as 0) is an error at its
+// path rather than a value that changed on the way.
+func goNumber(p path.Path, f *big.Float) (any, error) {
 	if f == nil {
-		return nil
+		return nil, nil
 	}
 	if f.IsInt() {
 		if i, acc := f.Int64(); acc == big.Exact {
-			return i
+			return i, nil
 		}
 	}
 	x, _ := f.Float64()
-	return x
+	switch {
+	case math.IsInf(x, 0):
+		return nil, numberRangeError{Path: p, Text: f.Text('g', 10), Detail: "is too large for a 64-bit float, which is how vllm-omni reads numbers; write one of at most 1.7e308 in magnitude"}
+	case x == 0 && f.Sign() != 0:
+		return nil, numberRangeError{Path: p, Text: f.Text('g', 10), Detail: "is too small for a 64-bit float and would be read as 0; write 0, or a number of at least 2.3e-308 in magnitude"}
+	}
+	return x, nil
 }
 
+// numberRangeError reports a number a 64-bit float cannot hold.
+type numberRangeError struct {
+	Path   path.Path
+	Text   string
+	Detail string
+}
+
+func (e numberRangeError) Error() string {
+	return fmt.Sprintf("Attribute %s: the number %s %s.", e.Path, e.Text, e.Detail)
+}
+
+// goSlice and goMap convert every element and join the errors of all of
+// them, map keys in sorted order, so that one plan reports every bad value
+// in the same order each time.
 func goSlice(ctx context.Context, p path.Path, elems []attr.Value) ([]any, error) {
 	out := make([]any, len(elems))
+	var errs []error
 	for i, e := range elems {
 		v, err := goValue(ctx, p.AtListIndex(i), e)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
 		out[i] = v
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func goMap(ctx context.Context, p path.Path, elems map[string]attr.Value, step func(path.Path, string) path.Path) (map[string]any, error) {
 	out := make(map[string]any, len(elems))
-	for k, e := range elems {
-		v, err := goValue(ctx, step(p, k), e)
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(elems)) {
+		v, err := goValue(ctx, step(p, k), elems[k])
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
 		out[k] = v
 	}
-	return out, nil
+	return out, errors.Join(errs...)
+}
+
+// addValueErrors reports what goValue or goObject returned: a number out
+// of range at its own path, anything else at p.
+func addValueErrors(diags *diag.Diagnostics, p path.Path, summary string, err error) {
+	var errs []error
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		var nre numberRangeError
+		if errors.As(e, &nre) {
+			diags.AddAttributeError(nre.Path, "Number out of range", nre.Error())
+			continue
+		}
+		diags.AddAttributeError(p, summary, e.Error())
+	}
 }
 
 // goObject converts a dynamic value that must be an object or a map (or

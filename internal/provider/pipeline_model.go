@@ -57,7 +57,7 @@ type roleModel struct {
 	Devices              types.List    `tfsdk:"devices"`
 	TensorParallelSize   types.Number  `tfsdk:"tensor_parallel_size"`
 	MaxNumSeqs           types.Number  `tfsdk:"max_num_seqs"`
-	GPUMemoryUtilization types.Float64 `tfsdk:"gpu_memory_utilization"`
+	GPUMemoryUtilization types.Number  `tfsdk:"gpu_memory_utilization"`
 	BootstrapPort        types.Number  `tfsdk:"bootstrap_port"`
 	Host                 types.String  `tfsdk:"host"`
 	EngineArgs           types.Dynamic `tfsdk:"engine_args"`

@@ -13,16 +13,15 @@ import (
 // nil for the data source and for a resource being created or replaced.
 // It returns ok=false when an error was reported.
 func planOutputs(ctx context.Context, in pipelineInputs, prev *pipeline.Allocations) (pipelineOutputs, bool, diag.Diagnostics) {
+	// The engine runs even when an input could not be converted (that
+	// value is left unset), so that one plan reports every problem.
 	spec, overrideDiags, diags := specFromInputs(ctx, in)
-	if diags.HasError() {
-		return pipelineOutputs{}, false, diags
-	}
 	spec.Previous = prev
 
 	result, pds := pipeline.Plan(spec)
 	pds = append(overrideDiags, pds...)
 	addPipelineDiagnostics(&diags, pds)
-	if result == nil || pds.HasErrors() {
+	if result == nil || diags.HasError() {
 		return pipelineOutputs{}, false, diags
 	}
 

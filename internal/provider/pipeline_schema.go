@@ -242,10 +242,10 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 				Optional:            true,
 				Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 			},
-			"gpu_memory_utilization": schema.Float64Attribute{
+			"gpu_memory_utilization": schema.NumberAttribute{
 				MarkdownDescription: "Share of each GPU's memory the stage may use, greater than 0 and at most 1. Default: the base config's.",
 				Optional:            true,
-				Validators:          []validator.Float64{fractionValidator()},
+				Validators:          []validator.Number{fractionValidator()},
 			},
 			"bootstrap_port": schema.NumberAttribute{
 				MarkdownDescription: "Mooncake bootstrap port. Default: allocated from `port_range`.",

@@ -45,11 +45,13 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 
 	// The engine checks the free-form overrides' shape itself, so that its
 	// errors name the entry (stage_overrides.talker.devices) like any other.
+	// A value goValue cannot convert is reported and left out (nil, as if
+	// unset), so the engine still checks the rest in the same pass.
 	overrides, err := goValue(ctx, path.Root("stage_overrides"), in.StageOverrides)
-	switch {
-	case err != nil:
-		diags.AddAttributeError(path.Root("stage_overrides"), "Invalid stage_overrides", err.Error())
-	case overrides != nil:
+	if err != nil {
+		addValueErrors(&diags, path.Root("stage_overrides"), "Invalid stage_overrides", err)
+	}
+	if overrides != nil {
 		spec.StageOverrides, overrideDiags = pipeline.DecodeStageOverrides(overrides)
 	}
 	return spec, overrideDiags, diags
@@ -65,13 +67,13 @@ func roleSpec(ctx context.Context, p path.Path, obj types.Object, diags *diag.Di
 	}
 	engineArgs, err := goObject(ctx, p.AtName("engine_args"), m.EngineArgs)
 	if err != nil {
-		diags.AddAttributeError(p.AtName("engine_args"), "Invalid engine_args", err.Error())
+		addValueErrors(diags, p.AtName("engine_args"), "Invalid engine_args", err)
 	}
 	return pipeline.RoleSpec{
 		Devices:              intsFromList(ctx, m.Devices, diags),
 		TensorParallelSize:   intPtr(m.TensorParallelSize),
 		MaxNumSeqs:           intPtr(m.MaxNumSeqs),
-		GPUMemoryUtilization: m.GPUMemoryUtilization.ValueFloat64Pointer(),
+		GPUMemoryUtilization: floatPtr(m.GPUMemoryUtilization),
 		BootstrapPort:        intPtr(m.BootstrapPort),
 		Host:                 m.Host.ValueString(),
 		EngineArgs:           engineArgs,
@@ -89,7 +91,7 @@ func connectorSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostic
 	p := path.Root("connector").AtName("extra_config")
 	extra, err := goObject(ctx, p, m.ExtraConfig)
 	if err != nil {
-		diags.AddAttributeError(p, "Invalid extra_config", err.Error())
+		addValueErrors(diags, p, "Invalid extra_config", err)
 	}
 	return pipeline.ConnectorSpec{
 		Name:        m.Name.ValueString(),
@@ -144,6 +146,16 @@ func intPtr(v types.Number) *int {
 	i64, _ := v.ValueBigFloat().Int64()
 	i := int(i64)
 	return &i
+}
+
+// floatPtr maps an unset number to nil and a set one to the 64-bit float
+// vLLM reads; the validator has checked that reading is in range.
+func floatPtr(v types.Number) *float64 {
+	if v.IsNull() || v.IsUnknown() || v.ValueBigFloat() == nil {
+		return nil
+	}
+	f, _ := v.ValueBigFloat().Float64()
+	return &f
 }
 
 // intsFromList keeps the user's order: devices are listed in the order the

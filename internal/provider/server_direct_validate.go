@@ -58,7 +58,7 @@ func validateRequest(ctx context.Context, raw *tfprotov6.DynamicValue, empty tfs
 		return nil, false
 	}
 	empty.Raw = config
-	return protoDiagnostics(ctx, validateConfig(ctx, empty, attrs)), true
+	return protoDiagnostics(ctx, validateWithEngine(ctx, empty, attrs)), true
 }
 
 // The schemas' attributes as validateConfig takes them, built once.

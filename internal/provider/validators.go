@@ -3,12 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/big"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
 
 // Validators the framework-validators module has no ready-made form of. Like
@@ -53,8 +54,12 @@ func (v objectValidator) ValidateDynamic(ctx context.Context, req validator.Dyna
 }
 
 // fractionValidator accepts 0 < x ≤ 1, the range of gpu_memory_utilization
-// (float64validator.Between includes 0, which vLLM rejects).
-func fractionValidator() validator.Float64 { return fraction{} }
+// (float64validator.Between includes 0, which vLLM rejects). The attribute
+// is a number, not a float64: Terraform's numbers have arbitrary precision,
+// and the framework's float64 conversion of one such as 1e-400 fails with
+// an internal error before any validator runs. vLLM reads the value as a
+// 64-bit float, so the check is made on that reading: 1e-400 reads as 0.
+func fractionValidator() validator.Number { return fraction{} }
 
 type fraction struct{}
 
@@ -64,13 +69,14 @@ func (fraction) Description(context.Context) string {
 
 func (f fraction) MarkdownDescription(ctx context.Context) string { return f.Description(ctx) }
 
-func (f fraction) ValidateFloat64(ctx context.Context, req validator.Float64Request, resp *validator.Float64Response) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+func (f fraction) ValidateNumber(ctx context.Context, req validator.NumberRequest, resp *validator.NumberResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueBigFloat() == nil {
 		return
 	}
-	if x := req.ConfigValue.ValueFloat64(); x <= 0 || x > 1 {
+	x := req.ConfigValue.ValueBigFloat()
+	if f64, _ := x.Float64(); f64 <= 0 || f64 > 1 {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
-			fmt.Sprintf("Attribute %s %s, got: %g (for 90%% of the GPU write 0.9).", req.Path, f.Description(ctx), x))
+			fmt.Sprintf("Attribute %s %s, got: %s (for 90%% of the GPU write 0.9).", req.Path, f.Description(ctx), numberText(x)))
 	}
 }
 
@@ -83,8 +89,8 @@ func (f fraction) ValidateFloat64(ctx context.Context, req validator.Float64Requ
 // The upper bound keeps every accepted value within a Go int everywhere.
 
 // maxWhole is the largest value a numeric input may take when its meaning
-// gives it no smaller bound.
-const maxWhole = math.MaxInt32
+// gives it no smaller bound; stage_overrides holds the engine to the same.
+const maxWhole = pipeline.MaxWhole
 
 // wholeNumber accepts whole numbers from lo to hi, both included.
 func wholeNumber(lo, hi int64) wholeNumberValidator {

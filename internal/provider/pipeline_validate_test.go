@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"context"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// What validation reports beside a schema error is exactly the engine's
+// errors on the other attributes: nothing on what the schema faulted (the
+// engine sees it unset), nothing that follows from leaving it out, nothing
+// for a valid or not yet known configuration, which are planned at plan.
+func TestValidateWithEngine(t *testing.T) {
+	ctx := context.Background()
+	typ := pdPipelineDataSourceType()
+	num := func(f float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
+	role := func(set map[string]tftypes.Value) tftypes.Value {
+		return objectValue(t, attributeType(t, typ, "decode"), set)
+	}
+	config := func(set map[string]tftypes.Value) tftypes.Value {
+		set["model"] = tfString(seedModel)
+		return objectValue(t, typ, set)
+	}
+	cases := []struct {
+		name   string
+		config tftypes.Value
+		want   []string // path: summary-or-code fragments, in order
+	}{
+		{"valid: not planned here", config(map[string]tftypes.Value{"decode": role(map[string]tftypes.Value{"tensor_parallel_size": num(2)})}),
+			nil},
+		{"engine error alone: left to the plan", config(map[string]tftypes.Value{"decode": role(map[string]tftypes.Value{"tensor_parallel_size": num(2)})}),
+			nil},
+		{"schema error beside an engine error", config(map[string]tftypes.Value{"gpus": num(4.5), "decode": role(map[string]tftypes.Value{"tensor_parallel_size": num(2)})}),
+			[]string{"gpus: Invalid Attribute Value", "decode.tensor_parallel_size: Prefill and decode tensor_parallel_size"}},
+		{"the faulted attribute is not judged again", config(map[string]tftypes.Value{"gpus": num(0.5)}),
+			[]string{"gpus: Invalid Attribute Value"}},
+		{"an unknown input: left to the plan", config(map[string]tftypes.Value{"gpus": num(4.5), "decode": role(map[string]tftypes.Value{"tensor_parallel_size": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)})}),
+			[]string{"gpus: Invalid Attribute Value"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			diags := validateWithEngine(ctx, tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: c.config}, dataSourceAttributesForValidation())
+			var got []string
+			for _, d := range diags {
+				got = append(got, diagnosticPath(d)+": "+d.Summary())
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("got %d diagnostics, want %d:\n%s", len(got), len(c.want), strings.Join(got, "\n"))
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], c.want[i]) {
+					t.Errorf("diagnostic %d = %q, want %q...", i, got[i], c.want[i])
+				}
+			}
+		})
+	}
+}
+
+func diagnosticPath(d diag.Diagnostic) string {
+	if wp, ok := d.(diag.DiagnosticWithPath); ok {
+		return wp.Path().String()
+	}
+	return ""
+}
