@@ -23,7 +23,8 @@
 # `bench:begin` and `bench:end` markers (`bench-for_each:` or `bench-count:`
 # ones for the other layouts); the rest of the file is kept.
 #
-# Environment: BENCH_NS ("1 100 300 1000"), BENCH_REPS (3), BENCH_LAYOUT
+# Environment: OMNI_CLI (the CLI, see scripts/test-env.sh), BENCH_NS
+# ("1 100 300 1000"), BENCH_REPS (3), BENCH_LAYOUT
 # (module, for_each or count: for_each or count on the data source and
 # terraform_data themselves; Terraform 1.11 re-evaluates a resource's
 # for_each set for every instance, a cost that grows with N², see
@@ -56,7 +57,8 @@ variants=(a b c r)
 if [[ -n ${OMNI_BENCH_BASELINE:-} ]]; then variants=(a0 a b c r); fi
 
 [[ -x /usr/bin/time ]] || { log "GNU time is needed at /usr/bin/time: apt-get install -y time"; exit 1; }
-terraform=$(bash "$repo/scripts/terraform.sh")
+# The CLI OMNI_CLI names (scripts/test-env.sh), by default scripts/terraform.sh's.
+terraform=$("$repo/scripts/test-env.sh" printenv TF_ACC_TERRAFORM_PATH)
 export TF_IN_AUTOMATION=1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/omni-bench.XXXXXX")

@@ -4,6 +4,7 @@
 # command. Everything it writes (binary, CLI config, state) lives in a temp
 # dir that is removed on exit; set OMNI_DEMO_KEEP=1 to keep it.
 # Usage: scripts/demo.sh [example-dir]   (default: examples/demo)
+# OMNI_CLI picks the CLI (see scripts/test-env.sh).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,7 +12,8 @@ example=$(cd "${1:-$repo/examples/demo}" && pwd)
 
 export CHECKPOINT_DISABLE=1
 export TF_IN_AUTOMATION=1
-terraform=$(bash "$repo/scripts/terraform.sh")
+# The CLI OMNI_CLI names (scripts/test-env.sh), by default scripts/terraform.sh's.
+terraform=$("$repo/scripts/test-env.sh" printenv TF_ACC_TERRAFORM_PATH)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/omni-demo.XXXXXX")
 if [[ ${OMNI_DEMO_KEEP:-} == 1 ]]; then

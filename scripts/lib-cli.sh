@@ -5,6 +5,14 @@
 # Offline machines must never try HashiCorp's update checks.
 export CHECKPOINT_DISABLE=1
 
+# The releases terraform.sh and tofu.sh build from the Go module proxy: the
+# oldest supported ones. Terraform 1.8.5 is also the newest that `go install`
+# accepts (later ones carry replace directives).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+TERRAFORM_BUILD_VERSION=1.8.5
+# shellcheck disable=SC2034
+TOFU_BUILD_VERSION=1.6.3
+
 repo_root() {
   cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd
 }
@@ -73,19 +81,67 @@ go_build_cli() {
   rm -rf "$tmp"
 }
 
-# find_or_build_cli NAME MIN_VERSION CACHED PKG@VER LDFLAGS: prints the
-# absolute path of NAME on PATH if it reports >= MIN_VERSION, else of the
-# binary at CACHED, which it first go-installs from the module proxy when it
-# is missing or too old.
-find_or_build_cli() {
-  local name=$1 min=$2 cached=$3 pkg=$4 ldflags=$5 on_path
-  if on_path=$(command -v "$name" 2>/dev/null) && usable "$on_path" "$min"; then
-    abs_path "$on_path"; echo
-    return 0
+# cached_cli CACHED VERSION PKG@VER LDFLAGS: prints the absolute path of the
+# build at CACHED, which it first go-installs from the module proxy when it
+# is missing or does not report exactly VERSION. A lock next to the build
+# makes a second caller (CI builds in the background) wait for the first
+# instead of building into the same place at the same time.
+cached_cli() {
+  local cached=$1 want=$2 pkg=$3 ldflags=$4 dir fd
+  dir=$(dirname "$cached")
+  mkdir -p "$dir"
+  if command -v flock >/dev/null 2>&1; then
+    exec {fd}>>"$dir/.lock"
+    flock "$fd"
   fi
-  if ! usable "$cached" "$min"; then
-    go_build_cli "$(dirname "$cached")" "$pkg" "$ldflags" || return 1
-    usable "$cached" "$min" || { log "built $cached but it does not report >= $min"; return 1; }
+  if [[ $(version_of "$cached" 2>/dev/null) != "$want" ]]; then
+    go_build_cli "$dir" "$pkg" "$ldflags" || return 1
+    [[ $(version_of "$cached") == "$want" ]] || { log "built $cached but it does not report $want"; return 1; }
   fi
   abs_path "$cached"; echo
+}
+
+# path_cli NAME MIN_VERSION: prints the absolute path of NAME on PATH when it
+# reports >= MIN_VERSION, else fails saying why.
+path_cli() {
+  local name=$1 min=$2 on_path v
+  if ! on_path=$(command -v "$name" 2>/dev/null); then
+    log "no $name on PATH"
+    return 1
+  fi
+  if ! usable "$on_path" "$min"; then
+    v=$(version_of "$on_path")
+    log "$on_path reports ${v:-no version}, not >= $min"
+    return 1
+  fi
+  abs_path "$on_path"; echo
+}
+
+# find_or_build_cli NAME MIN_VERSION CACHED VERSION PKG@VER LDFLAGS: prints
+# the absolute path of NAME on PATH if it reports >= MIN_VERSION, else of
+# the build of VERSION at CACHED (see cached_cli).
+find_or_build_cli() {
+  local name=$1 min=$2
+  if path_cli "$name" "$min" 2>/dev/null; then
+    return 0
+  fi
+  shift 2
+  cached_cli "$@"
+}
+
+# pick_cli NAME MIN_VERSION CACHED VERSION PKG@VER LDFLAGS [WHICH]: the CLI a
+# script was asked for. WHICH is empty (NAME on PATH, else the build),
+# "path" (NAME on PATH only) or VERSION (the build, even when a newer NAME
+# is on PATH). Other versions cannot be had offline.
+pick_cli() {
+  local name=$1 min=$2 version=$4 which=${7:-}
+  case $which in
+  "") find_or_build_cli "${@:1:6}" ;;
+  path) path_cli "$name" "$min" ;;
+  "$version") cached_cli "${@:3:4}" ;;
+  *)
+    log "$name $which: only $version can be built from the Go module proxy; \"path\" picks $name on PATH"
+    return 2
+    ;;
+  esac
 }

@@ -11,8 +11,18 @@
 #   mirrors that would change what the tests see.
 # - The terraform directory goes first on PATH, because tfplugindocs looks
 #   for `terraform` there and downloads one when it finds none.
-# - OMNI_CLI=tofu runs against OpenTofu instead (scripts/tofu.sh), with the
-#   provider address plugin-testing must use for OpenTofu's registry.
+# - OMNI_CLI picks the CLI:
+#     terraform (default)  scripts/terraform.sh: $TF_ACC_TERRAFORM_PATH, the
+#                          terraform on PATH, else the cached 1.8.5 build
+#     terraform-1.8.5      the cached 1.8.5 build, even when a newer
+#                          terraform is on PATH
+#     terraform-path       the terraform on PATH, or fail
+#     tofu                 scripts/tofu.sh: the tofu on PATH, else the
+#                          cached 1.6.3 build
+#     tofu-1.6.3           the cached 1.6.3 build
+#     tofu-path            the tofu on PATH, or fail
+#   OpenTofu runs get the provider address plugin-testing must use for
+#   OpenTofu's registry.
 
 _omni_env() {
   local here tools_dir tf rc
@@ -31,17 +41,21 @@ _omni_env() {
   : >"$rc" || return
   export TF_CLI_CONFIG_FILE=$rc
 
-  case ${OMNI_CLI:-terraform} in
-  terraform)
-    tf=$(bash "$here/terraform.sh") || return
+  local cli=${OMNI_CLI:-terraform} which
+  # "terraform-1.8.5" asks terraform.sh for "1.8.5", "terraform" for its default.
+  which=${cli#*-}
+  if [[ $which == "$cli" ]]; then which=""; fi
+  case $cli in
+  terraform | terraform-?*)
+    tf=$(bash "$here/terraform.sh" ${which:+"$which"}) || return
     ;;
-  tofu)
-    tf=$(bash "$here/tofu.sh") || return
+  tofu | tofu-?*)
+    tf=$(bash "$here/tofu.sh" ${which:+"$which"}) || return
     export TF_ACC_PROVIDER_NAMESPACE=hashicorp
     export TF_ACC_PROVIDER_HOST=registry.opentofu.org
     ;;
   *)
-    echo "OMNI_CLI must be terraform or tofu, not '$OMNI_CLI'" >&2
+    echo "OMNI_CLI must be terraform, terraform-VERSION, terraform-path, tofu, tofu-VERSION or tofu-path, not '$cli'" >&2
     return 1
     ;;
   esac

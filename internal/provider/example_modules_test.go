@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -157,5 +159,16 @@ output "release_problems" { value = flatten([for p in omni_pd_pipeline.this : pr
 // functionVersionChecks skips a test that calls a provider function on a
 // CLI without them (OpenTofu 1.6, Terraform before 1.8).
 func functionVersionChecks() []tfversion.TerraformVersionCheck {
-	return []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)}
+	return []tfversion.TerraformVersionCheck{functionsCheck{}}
+}
+
+// functionsCheck is tfversion.SkipBelow(1.8.0) with a skip message that
+// says which feature is missing.
+type functionsCheck struct{}
+
+func (functionsCheck) CheckTerraformVersion(ctx context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
+	tfversion.SkipBelow(tfversion.Version1_8_0).CheckTerraformVersion(ctx, req, resp)
+	if resp.Skip != "" {
+		resp.Skip = fmt.Sprintf("provider-defined functions need Terraform 1.8 or later, and this CLI reports %s (OpenTofu 1.6 has none)", req.TerraformVersion)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
 // functionTest runs one configuration with provider functions, which need
@@ -16,7 +15,7 @@ import (
 func functionTest(t *testing.T, step resource.TestStep) {
 	t.Helper()
 	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		TerraformVersionChecks:   functionVersionChecks(),
 		ProtoV6ProviderFactories: testProviders,
 		Steps:                    []resource.TestStep{step},
 	})
