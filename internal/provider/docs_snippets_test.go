@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/zclconf/go-cty/cty"
@@ -28,12 +29,9 @@ import (
 // expressions, splats and for_each. A renamed or misspelt attribute in a
 // guide then fails here, not in a user's plan.
 func TestDocs_SnippetsMatchSchema(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "templates", "*.md.tmpl"))
-	more, _ := filepath.Glob(filepath.Join("..", "..", "templates", "*", "*.md.tmpl"))
-	files = append(append(files, more...), filepath.Join("..", "..", "README.md"))
 	c := newSnippetChecker(t)
 	snippets := 0
-	for _, f := range files {
+	for _, f := range snippetFiles() {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -51,6 +49,28 @@ func TestDocs_SnippetsMatchSchema(t *testing.T) {
 	if snippets < 7 || c.refs < 40 {
 		t.Errorf("checked %d snippets and %d attribute reads; the docs hold more", snippets, c.refs)
 	}
+}
+
+// The snippets are written as `terraform fmt` writes them.
+func TestDocs_SnippetsFormatted(t *testing.T) {
+	for _, f := range snippetFiles() {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range terraformSnippets(string(src)) {
+			if got := string(hclwrite.Format([]byte(s.text))); got != s.text {
+				t.Errorf("%s:%d is not formatted; terraform fmt makes it:\n%s", filepath.Base(f), s.line, got)
+			}
+		}
+	}
+}
+
+// snippetFiles lists the doc templates and the README.
+func snippetFiles() []string {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "templates", "*.md.tmpl"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "templates", "*", "*.md.tmpl"))
+	return append(append(files, more...), filepath.Join("..", "..", "README.md"))
 }
 
 // The checker finds what it is for: each mistake below is reported, and
