@@ -30,7 +30,7 @@ func main() {
 
 	// OMNI_CPUPROFILE=prefix writes a CPU profile of each provider process
 	// to prefix.<pid> (Terraform starts several per plan), read with
-	// `go tool pprof`; see docs/performance.md. Unset, it does nothing.
+	// `go tool pprof`; see PERFORMANCE.md. Unset, it does nothing.
 	if prefix := os.Getenv("OMNI_CPUPROFILE"); prefix != "" {
 		f, err := os.Create(fmt.Sprintf("%s.%d", prefix, os.Getpid()))
 		if err != nil {

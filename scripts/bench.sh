@@ -19,7 +19,7 @@
 # machine load. The provider runs under GNU time through a wrapper in the
 # dev_overrides directory, which records each provider process's peak RSS
 # and CPU time. Then the Go benchmarks of the engine steps and the provider's
-# RPCs run. The report replaces the part of docs/performance.md between the
+# RPCs run. The report replaces the part of PERFORMANCE.md between the
 # `bench:begin` and `bench:end` markers (`bench-for_each:` or `bench-count:`
 # ones for the other layouts); the rest of the file is kept.
 #
@@ -28,10 +28,10 @@
 # (module, for_each or count: for_each or count on the data source and
 # terraform_data themselves; Terraform 1.11 re-evaluates a resource's
 # for_each set for every instance, a cost that grows with N², see
-# docs/performance.md), BENCH_GO (1; 0 skips the Go benchmarks), BENCHARGS
+# PERFORMANCE.md), BENCH_GO (1; 0 skips the Go benchmarks), BENCHARGS
 # (extra `go test` flags), OMNI_BENCH_PROVIDER (a prebuilt provider binary
 # instead of building one), OMNI_BENCH_BASELINE (see above), BENCH_DOC
-# (docs/performance.md; "-" prints the report instead), BENCH_KEEP=1 keeps
+# (PERFORMANCE.md; "-" prints the report instead), BENCH_KEEP=1 keeps
 # the temp dir.
 set -euo pipefail
 
@@ -51,7 +51,7 @@ case $layout in
 module | for_each | count) ;;
 *) log "BENCH_LAYOUT must be module, for_each or count, not \"$layout\""; exit 2 ;;
 esac
-doc=${BENCH_DOC:-$repo/docs/performance.md}
+doc=${BENCH_DOC:-$repo/PERFORMANCE.md}
 model="Qwen/Qwen3-Omni-30B-A3B-Instruct"
 variants=(a b c r)
 if [[ -n ${OMNI_BENCH_BASELINE:-} ]]; then variants=(a0 a b c r); fi

@@ -1,6 +1,6 @@
 # One pipeline planned by the provider: the module a user writes around
 # omni_pd_pipeline to deploy one cluster. Variant a of scripts/bench.sh with
-# BENCH_LAYOUT=module (the default); see docs/performance.md.
+# BENCH_LAYOUT=module (the default); see PERFORMANCE.md.
 
 terraform {
   required_providers {

@@ -1,7 +1,7 @@
 # What a user would write without the provider: vllm-omni's PD recipe for
 # Qwen3-Omni (the seed layout omni_pd_pipeline plans from `model` alone),
 # spelled out as an HCL object and rendered with yamlencode(). It is the
-# baseline of scripts/bench.sh (variant b); see docs/performance.md.
+# baseline of scripts/bench.sh (variant b); see PERFORMANCE.md.
 #
 # It does the same work a careful hand-written module would: one shared
 # thinker definition split into prefill and decode with merge(), bootstrap

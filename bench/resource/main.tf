@@ -1,7 +1,7 @@
 # One pipeline planned by the provider's resource, which keeps its ports and
 # devices across later plans: the module a user writes around the
 # omni_pd_pipeline resource to deploy one cluster. Variant r of
-# scripts/bench.sh; see docs/performance.md.
+# scripts/bench.sh; see PERFORMANCE.md.
 
 terraform {
   required_providers {

@@ -1,6 +1,6 @@
 # One terraform_data resource holding a pipeline's inputs: Terraform's own
 # cost per object, the floor for any provider. Variant c of scripts/bench.sh
-# with BENCH_LAYOUT=module (the default); see docs/performance.md.
+# with BENCH_LAYOUT=module (the default); see PERFORMANCE.md.
 
 variable "model" {
   type = string

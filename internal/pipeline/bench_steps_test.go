@@ -15,7 +15,7 @@ import (
 // rebuilds what it writes or is given a fresh planner). BenchmarkPlanSeed
 // (bench_test.go) times the whole of Plan on the seed. Run with:
 //   go test ./internal/pipeline -run '^$' -bench . -benchmem
-// docs/performance.md lists the figures.
+// PERFORMANCE.md lists the figures.
 
 // benchSpec is the seed input, with a reserved port as the harness sets one.
 func benchSpec() Spec {

@@ -16,7 +16,7 @@ import (
 // per provider process, then per instance ValidateDataResourceConfig and
 // ReadDataSource in the plan walk (the validate walk validates each block
 // once, not each instance). The input is the seed with one reserved port, as
-// scripts/bench.sh plans it; docs/performance.md has the figures. Run with:
+// scripts/bench.sh plans it; PERFORMANCE.md has the figures. Run with:
 //   go test ./internal/provider -run '^$' -bench . -benchmem
 
 const benchDataSource = "omni_pd_pipeline"

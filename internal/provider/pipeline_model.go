@@ -168,7 +168,7 @@ var inputFields = sync.OnceValue(func() map[string]int {
 // (raw, of the schema's type typ), as tfsdk's Get does for pipelineInputs.
 // Get reflects over the struct on every call and compiles a regular
 // expression per field, which cost a tenth of a data source read
-// (docs/performance.md); this walks the fields found once.
+// (PERFORMANCE.md); this walks the fields found once.
 func inputsFrom(ctx context.Context, typ attr.Type, raw tftypes.Value) (pipelineInputs, diag.Diagnostics) {
 	var in pipelineInputs
 	var diags diag.Diagnostics

@@ -24,7 +24,7 @@ type attributeSetter interface {
 // outputsFromResult converts the engine's Result to the computed attributes.
 // It builds the framework values directly: types.ListValueFrom would walk
 // the model structs by reflection, which costs more than the plan itself
-// (docs/performance.md). The model structs (stageModel, ...) are what the
+// (PERFORMANCE.md). The model structs (stageModel, ...) are what the
 // values read back into; TestOutputsRoundTrip checks the two agree.
 func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, diag.Diagnostics) {
 	var diags diag.Diagnostics

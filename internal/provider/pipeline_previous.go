@@ -26,7 +26,7 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 
 	// The elements are read attribute by attribute rather than with
 	// ElementsAs, which reflects over the model structs on every plan of
-	// every instance (docs/performance.md).
+	// every instance (PERFORMANCE.md).
 	prev := &pipeline.Allocations{Ports: map[string]int{}, Devices: map[string][]int{}}
 	for _, e := range prior.Ports.Elements() {
 		a := objectAttributes(e)

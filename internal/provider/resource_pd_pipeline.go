@@ -108,7 +108,7 @@ func planResource(ctx context.Context, config, plan, prior tftypes.Value) (tftyp
 	}
 
 	// inputsFrom, not Plan.Get: Get reflects over the whole model on every
-	// plan of every instance (docs/performance.md).
+	// plan of every instance (PERFORMANCE.md).
 	in, d := inputsFrom(ctx, planned.Schema.Type(), config)
 	if diags.Append(d...); diags.HasError() {
 		return planned.Raw, diags

@@ -12,7 +12,7 @@ import (
 
 // Serve serves the provider to Terraform over plugin protocol 6 under
 // address, as providerserver.Serve does, with two changes that matter when
-// one plan reads hundreds of pipelines (docs/performance.md) and that apply
+// one plan reads hundreds of pipelines (PERFORMANCE.md) and that apply
 // only while no one can see the provider's logs: Terraform shows them only
 // when TF_LOG or TF_LOG_PROVIDER is set, and debug runs keep them.
 //
@@ -29,7 +29,7 @@ import (
 // live heap stays under 10 MiB however many pipelines a plan reads, while
 // each read allocates about 0.6 MiB, so the default GOGC=100 ran a
 // collection every few reads, about 13 % of the provider's CPU. Peak memory
-// rises from about 30 to 47 MiB (docs/performance.md).
+// rises from about 30 to 47 MiB (PERFORMANCE.md).
 func Serve(address, version string, debugging bool) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)

@@ -30,7 +30,7 @@ import (
 // no blocks, no custom types, no defaults and one plan modifier (triggers'
 // RequiresReplace, which directServer applies itself), none of the passes
 // can change the answer, yet they cost more CPU than planning the pipeline
-// (docs/performance.md). The parity tests (server_direct_*_test.go) hold
+// (PERFORMANCE.md). The parity tests (server_direct_*_test.go) hold
 // both paths to the same responses, and TestDirect_Assumptions fails if a
 // schema gains what the passes exist for.
 //

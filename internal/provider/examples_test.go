@@ -1,0 +1,712 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
+)
+
+// exampleRoot says how TestExamples plans one folder under examples/ and
+// what the plan must show.
+type exampleRoot struct {
+	// module, for a folder under examples/modules, holds the arguments of a
+	// generated root module that calls it and re-exports every output the
+	// module declares. Any other folder is planned as a root module itself.
+	module string
+	// extra is written beside a folder's own files before the plan: what a
+	// registry snippet lacks for the test to see its result, such as an
+	// output. The snippet itself is planned as it is.
+	extra string
+	// cloudConfigs is how many distinct #cloud-config documents the plan
+	// holds, in outputs and resources alike; each must pass cloud-init's
+	// schema check and each systemd unit in it systemd-analyze verify.
+	cloudConfigs int
+	// outputs has a check for every output of the plan. An output without
+	// one, one that is unknown at plan time, or a check without an output
+	// fails the test.
+	outputs map[string]outputCheck
+}
+
+// outputCheck checks one output's planned value, decoded from JSON.
+type outputCheck func(t *testing.T, got any) error
+
+// exampleRoots lists every folder under examples/ that holds Terraform
+// files. TestExamples fails on a folder missing here, so no example is left
+// unplanned: the registry snippets tfplugindocs embeds in docs/ included.
+var exampleRoots = map[string]exampleRoot{
+	"provider": {
+		// The snippet is the provider block alone; a data source shows that
+		// the provider it configures plans.
+		extra: `
+data "omni_pd_pipeline" "check" {
+  model = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
+}
+
+output "serve_command" {
+  value = data.omni_pd_pipeline.check.serve_command
+}
+`,
+		outputs: map[string]outputCheck{
+			"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+		},
+	},
+	"data-sources/omni_pd_pipeline": {outputs: map[string]outputCheck{
+		"deploy_config": equalsFile(seedGolden),
+		"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+		// What the snippet's comment promises.
+		"tp2_devices": isJSON(`{"prefill": [0, 1], "decode": [2, 3], "talker": [4], "code2wav": [4]}`),
+	}},
+	"resources/omni_pd_pipeline": {outputs: map[string]outputCheck{
+		// reserved_ports = [25201, 25202] moves the bootstrap ports on.
+		"ports":         isJSON(`{"api": 8091, "prefill_bootstrap": 25203, "decode_bootstrap": 25204}`),
+		"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/qwen3-omni-pd.yaml"`),
+	}},
+	"functions/parse_stage_config": {outputs: map[string]outputCheck{
+		"format":       isJSON(`"stage_args"`),
+		"stage_names":  isJSON(`{"0": "thinker", "1": "talker", "2": "code2wav"}`),
+		"gpus_used":    isJSON(`2`),
+		"edges":        isJSON(`["0 -> 1", "1 -> 2"]`),
+		"final_stages": isJSON(`[0, 2]`),
+	}},
+	"functions/validate_stage_config": {
+		// The snippet stops the plan on errors and warns on warnings, with
+		// no output; these show that the config it checks is sound, and
+		// every plan's checks must pass.
+		extra: `
+output "problems" {
+  value = local.problems
+}
+
+output "checked_config" {
+  value = terraform_data.deploy_config.input == local.pd_config
+}
+`,
+		outputs: map[string]outputCheck{
+			"problems":       isJSON(`[]`),
+			"checked_config": isJSON(`true`),
+		},
+	},
+	"demo": {outputs: map[string]outputCheck{
+		"deploy_config": equalsFile(seedGolden),
+		"launch":        isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+	}},
+	"deployments/gpu-vm": {
+		cloudConfigs: 1,
+		outputs: map[string]outputCheck{
+			"user_data":      isCloudConfig,
+			"serve_command":  isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+			"api_port":       isJSON(`8091`),
+			"firewall_rules": isJSON(`{"api": 8091, "prefill_bootstrap": 25201, "decode_bootstrap": 25202}`),
+			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
+			"diagram":        isJSON(seedDiagram),
+		},
+	},
+	"deployments/multi-cluster": {
+		cloudConfigs: 2,
+		outputs: map[string]outputCheck{
+			"serve_commands": isJSON(`{
+  "eu-west": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml",
+  "us-east": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"
+}`),
+			"ports": isJSON(`{
+  "eu-west": {"api": 8091, "prefill_bootstrap": 25202, "decode_bootstrap": 25203},
+  "us-east": {"api": 8091, "prefill_bootstrap": 25203, "decode_bootstrap": 25204}
+}`),
+			"gpu_count": isJSON(`{"eu-west": 5, "us-east": 3}`),
+		},
+	},
+	"deployments/multi-host": {
+		cloudConfigs: 2,
+		outputs: map[string]outputCheck{
+			"user_data": func(t *testing.T, got any) error {
+				m, ok := got.(map[string]any)
+				if !ok || len(m) != 2 {
+					return fmt.Errorf("want one document for each of the two hosts, got %v", got)
+				}
+				for _, host := range []string{"10.20.0.11", "10.20.0.12"} {
+					if err := isCloudConfig(t, m[host]); err != nil {
+						return fmt.Errorf("%s: %w", host, err)
+					}
+				}
+				return nil
+			},
+			"units": isJSON(`{
+  "10.20.0.11": ["vllm-omni-qwen3-omni-pd-stage-0.service"],
+  "10.20.0.12": ["vllm-omni-qwen3-omni-pd-stage-1.service", "vllm-omni-qwen3-omni-pd-stage-2.service", "vllm-omni-qwen3-omni-pd-stage-3.service"]
+}`),
+			"api_endpoint": isJSON(`"http://10.20.0.11:8091"`),
+			"firewall_rules": isJSON(`{
+  "10.20.0.11/api": 8091,
+  "10.20.0.11/omni_master": 25201,
+  "10.20.0.11/prefill_bootstrap": 25202,
+  "10.20.0.11/edge_0_1": 25203,
+  "10.20.0.12/decode_bootstrap": 25201
+}`),
+		},
+	},
+	"modules/pd-pipeline": {
+		module:       "cluster_name = \"a\"\n  model        = \"Qwen/Qwen3-Omni-30B-A3B-Instruct\"\n  gpus         = 4",
+		cloudConfigs: 1,
+		outputs: map[string]outputCheck{
+			"id":        matches(`^[0-9a-f]{64}$`),
+			"user_data": isCloudConfig,
+			"user_data_by_host": func(t *testing.T, got any) error {
+				m, ok := got.(map[string]any)
+				if !ok || len(m) != 1 {
+					return fmt.Errorf("want one document, for the host local, got %v", got)
+				}
+				return isCloudConfig(t, m["local"])
+			},
+			"launches": hasJSON(`[{
+  "host": "local",
+  "processes": [{"role": "head", "stage_id": null, "unit_name": "vllm-omni-a.service",
+    "argv": ["vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "--omni", "--port", "8091", "--stage-configs-path", "/etc/vllm-omni/deploy-config.yaml"]}]
+}]`),
+			"ports": isJSON(`[
+  {"name": "api", "port": 8091, "stage_id": null, "host": null},
+  {"name": "prefill_bootstrap", "port": 25201, "stage_id": 0, "host": null},
+  {"name": "decode_bootstrap", "port": 25202, "stage_id": 1, "host": null}
+]`),
+			"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+			"stages": hasJSON(`[
+  {"stage_id": 0, "role": "prefill", "model_stage": "thinker", "devices": [0], "kv_role": "kv_producer", "bootstrap_port": 25201},
+  {"stage_id": 1, "role": "decode", "model_stage": "thinker", "devices": [1], "kv_role": "kv_consumer", "bootstrap_port": 25202},
+  {"stage_id": 2, "role": "stage", "model_stage": "talker", "devices": [2], "kv_role": null},
+  {"stage_id": 3, "role": "stage", "model_stage": "code2wav", "devices": [2], "kv_role": null}
+]`),
+			"vllm_omni_release": isJSON(`"0.24.0"`),
+			"gpu_count":         isJSON(`3`),
+			"diagram":           isJSON(seedDiagram),
+		},
+	},
+	"modules/pd-host-packing": {
+		module: "pipelines = 3\n  gpus      = 9",
+		outputs: map[string]outputCheck{
+			// Three pipelines side by side, each with its own GPUs, API
+			// port, port range and config file.
+			"pipelines": hasJSON(`[
+  {"config_path": "/etc/vllm-omni/pipeline-0.yaml", "devices": [0, 1, 2], "ports": [8091, 25201, 25202],
+   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/pipeline-0.yaml"},
+  {"config_path": "/etc/vllm-omni/pipeline-1.yaml", "devices": [3, 4, 5], "ports": [8092, 25211, 25212],
+   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml"},
+  {"config_path": "/etc/vllm-omni/pipeline-2.yaml", "devices": [6, 7, 8], "ports": [8093, 25221, 25222],
+   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8093 --stage-configs-path /etc/vllm-omni/pipeline-2.yaml"}
+]`),
+			"ports":     isJSON(`[8091, 25201, 25202, 8092, 25211, 25212, 8093, 25221, 25222]`),
+			"gpu_count": isJSON(`9`),
+		},
+	},
+}
+
+// seedGolden is the engine's golden deploy config for the seed input: what
+// a plan with only the model must render.
+const seedGolden = "../pipeline/testdata/golden/seed_qwen3_omni.yaml"
+
+// seedDiagram is the seed pipeline's diagram output, as a JSON string.
+const seedDiagram = `"flowchart LR\n  s0[\"0: thinker (prefill)<br/>GPU 0\"]\n  s1[\"1: thinker (decode)<br/>GPU 1\"]\n  s2[\"2: talker<br/>GPU 2\"]\n  s3[\"3: code2wav<br/>GPU 2\"]\n  s0 -- \"KV: MooncakeConnector\" --> s1\n  s1 --> s2\n  s2 --> s3\n"`
+
+// isJSON wants the value to be exactly the given JSON.
+func isJSON(want string) outputCheck {
+	return func(t *testing.T, got any) error {
+		var w any
+		if err := json.Unmarshal([]byte(want), &w); err != nil {
+			t.Fatalf("bad expectation %s: %v", want, err)
+		}
+		if !reflect.DeepEqual(got, w) {
+			return fmt.Errorf("got %s\nwant %s", jsonText(got), jsonText(w))
+		}
+		return nil
+	}
+}
+
+// hasJSON wants the value to hold the given JSON: objects may have more
+// keys than it names, lists must have its elements, in its order.
+func hasJSON(want string) outputCheck {
+	return func(t *testing.T, got any) error {
+		var w any
+		if err := json.Unmarshal([]byte(want), &w); err != nil {
+			t.Fatalf("bad expectation %s: %v", want, err)
+		}
+		if path, ok := holds(got, w, "$"); !ok {
+			return fmt.Errorf("at %s: got %s\nwant it to hold %s", path, jsonText(got), jsonText(w))
+		}
+		return nil
+	}
+}
+
+func holds(got, want any, path string) (string, bool) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return path, false
+		}
+		for _, k := range sortedKeysOf(w) {
+			if _, ok := g[k]; !ok {
+				return path + "." + k, false
+			}
+			if p, ok := holds(g[k], w[k], path+"."+k); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return path, false
+		}
+		for i := range w {
+			if p, ok := holds(g[i], w[i], fmt.Sprintf("%s[%d]", path, i)); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	default:
+		return path, reflect.DeepEqual(got, want)
+	}
+}
+
+// equalsFile wants a string equal to a file's content.
+func equalsFile(path string) outputCheck {
+	return func(t *testing.T, got any) error {
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(want) {
+			return fmt.Errorf("differs from %s:\n%v", path, got)
+		}
+		return nil
+	}
+}
+
+func matches(re string) outputCheck {
+	return func(_ *testing.T, got any) error {
+		if s, ok := got.(string); !ok || !regexp.MustCompile(re).MatchString(s) {
+			return fmt.Errorf("got %s, want a string matching %s", jsonText(got), re)
+		}
+		return nil
+	}
+}
+
+// isCloudConfig wants a #cloud-config document; TestExamples checks each
+// such document in the plan with cloud-init and systemd-analyze.
+func isCloudConfig(_ *testing.T, got any) error {
+	if s, ok := got.(string); !ok || !strings.HasPrefix(s, "#cloud-config\n") {
+		return fmt.Errorf("got %.80s, want a #cloud-config document", jsonText(got))
+	}
+	return nil
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+var outputName = regexp.MustCompile(`(?m)^output "([^"]+)"`)
+
+// moduleRoot writes a root module that calls the module in dir with args and
+// re-exports each of its outputs, and returns the root's directory.
+func moduleRoot(t *testing.T, examples, dir, args string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+	var outputs []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range outputName.FindAllStringSubmatch(string(src), -1) {
+			outputs = append(outputs, m[1])
+		}
+	}
+	if len(outputs) == 0 {
+		t.Fatalf("%s declares no output", dir)
+	}
+	sort.Strings(outputs)
+	name := filepath.Base(dir)
+	root := filepath.Join(examples, "module-roots", name)
+	var b strings.Builder
+	fmt.Fprintf(&b, `terraform {
+  required_providers {
+    omni = {
+      source = "omnipd/omni"
+    }
+  }
+}
+
+module "this" {
+  source = "../../modules/%s"
+
+  %s
+}
+`, name, args)
+	for _, o := range outputs {
+		fmt.Fprintf(&b, "\noutput %q {\n  value = module.this.%s\n}\n", o, o)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "main.tf"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// exampleFolders lists, relative to examples, every folder that holds a .tf
+// file.
+func exampleFolders(t *testing.T, examples string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.Walk(examples, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if info.IsDir() && info.Name() == ".terraform" {
+			return filepath.SkipDir
+		}
+		if !info.IsDir() && strings.HasSuffix(path, ".tf") {
+			rel, _ := filepath.Rel(examples, filepath.Dir(path))
+			seen[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Every folder under examples/ is planned by Terraform itself, as a user
+// would: the worked examples call the example modules by relative path,
+// which plugin-testing cannot install, and the registry snippets are root
+// modules of their own. The test builds the provider into a local
+// filesystem mirror once, copies examples/ to a temporary directory, and
+// runs `terraform init` and `terraform plan` in each folder, with no
+// network. Every output must be known in the plan and hold what
+// exampleRoots says; every check and precondition must pass, and the plan
+// must print no warning. Every cloud-init document a plan renders must
+// pass `cloud-init schema`, and every systemd unit inside it
+// `systemd-analyze verify`.
+func TestExamples(t *testing.T) {
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
+	}
+	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
+		t.Skipf("%s: OpenTofu checks the examples' required_version >= 1.8.0 against its own version, and this test's mirror serves registry.terraform.io addresses only", cli)
+	}
+	examples := copyExamples(t)
+	folders := exampleFolders(t, examples)
+	for _, f := range folders {
+		if _, ok := exampleRoots[f]; !ok {
+			t.Errorf("examples/%s is not planned: add it to exampleRoots, with the outputs its plan must show", f)
+		}
+	}
+	for name := range exampleRoots {
+		if !slices.Contains(folders, name) {
+			t.Errorf("exampleRoots lists examples/%s, which holds no .tf file", name)
+		}
+	}
+	cliConfig := providerMirror(t)
+	for _, name := range slices.Sorted(maps.Keys(exampleRoots)) {
+		want := exampleRoots[name]
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(examples, filepath.FromSlash(name))
+			if want.module != "" {
+				dir = moduleRoot(t, examples, dir, want.module)
+			}
+			if want.extra != "" {
+				if err := os.WriteFile(filepath.Join(dir, "zz_test_outputs.tf"), []byte(want.extra), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			planExample(t, tf, cliConfig, dir, want)
+		})
+	}
+}
+
+// planExample runs terraform init and plan in dir and checks the plan
+// against want.
+func planExample(t *testing.T, tf, cliConfig, dir string, want exampleRoot) {
+	t.Helper()
+	run := func(args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(tf, append([]string{"-chdir=" + dir}, args...)...)
+		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	run("init", "-input=false", "-backend=false", "-no-color")
+	if out := run("plan", "-input=false", "-no-color", "-out=plan.bin"); strings.Contains(string(out), "Warning:") {
+		t.Errorf("the plan warns:\n%s", out)
+	}
+	var plan struct {
+		// Every value the plan knows, outputs and resources alike: a
+		// machine's user_data is often only an input of the machine.
+		PlannedValues map[string]any `json:"planned_values"`
+		OutputChanges map[string]struct {
+			After        any `json:"after"`
+			AfterUnknown any `json:"after_unknown"`
+		} `json:"output_changes"`
+		Checks []struct {
+			Address struct {
+				ToDisplay string `json:"to_display"`
+			} `json:"address"`
+			Status string `json:"status"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(run("show", "-json", "plan.bin"), &plan); err != nil {
+		t.Fatal(err)
+	}
+
+	for name, change := range plan.OutputChanges {
+		check, ok := want.outputs[name]
+		switch {
+		case !ok:
+			t.Errorf("output %s has no check in exampleRoots", name)
+		case anyTrue(change.AfterUnknown):
+			t.Errorf("output %s is not known at plan time", name)
+		default:
+			if err := check(t, change.After); err != nil {
+				t.Errorf("output %s: %v", name, err)
+			}
+		}
+	}
+	for name := range want.outputs {
+		if _, ok := plan.OutputChanges[name]; !ok {
+			t.Errorf("the plan has no output %s", name)
+		}
+	}
+	for _, c := range plan.Checks {
+		if c.Status != "pass" {
+			t.Errorf("%s: status %s at plan time, want pass", c.Address.ToDisplay, c.Status)
+		}
+	}
+
+	seen := map[string]bool{}
+	for _, doc := range cloudConfigs(plan.PlannedValues) {
+		if !seen[doc] {
+			seen[doc] = true
+			checkCloudConfig(t, filepath.Base(dir), doc)
+		}
+	}
+	if len(seen) != want.cloudConfigs {
+		t.Errorf("the plan renders %d distinct cloud-init documents, want %d", len(seen), want.cloudConfigs)
+	}
+}
+
+// anyTrue reports whether an after_unknown value marks anything unknown.
+func anyTrue(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case map[string]any:
+		for _, e := range x {
+			if anyTrue(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if anyTrue(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cloudConfigs finds every #cloud-config document in an output value.
+func cloudConfigs(v any) []string {
+	switch x := v.(type) {
+	case string:
+		if strings.HasPrefix(x, "#cloud-config\n") {
+			return []string{x}
+		}
+	case map[string]any:
+		var out []string
+		for _, k := range sortedKeysOf(x) {
+			out = append(out, cloudConfigs(x[k])...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, cloudConfigs(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func sortedKeysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var execStart = regexp.MustCompile(`(?m)^ExecStart=(\S+)`)
+
+// checkCloudConfig runs cloud-init's own schema check on a document, and
+// systemd-analyze verify on every unit it writes, with the unit's vllm
+// replaced by a stub (verify wants the executable to exist).
+func checkCloudConfig(t *testing.T, output, doc string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "user-data")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cloudInit := testtool.Need(t, "cloud-init")
+	if out, err := exec.Command(cloudInit, "schema", "--config-file", path).CombinedOutput(); err != nil {
+		t.Errorf("output %s: cloud-init schema: %v\n%s\n%s", output, err, out, doc)
+	}
+	var parsed struct {
+		WriteFiles []struct {
+			Path    string `yaml:"path"`
+			Content string `yaml:"content"`
+		} `yaml:"write_files"`
+	}
+	if err := yaml.Unmarshal([]byte(doc), &parsed); err != nil {
+		t.Fatalf("output %s is not YAML: %v", output, err)
+	}
+	analyze := testtool.Need(t, "systemd-analyze")
+	stub := filepath.Join(dir, "vllm")
+	if err := os.WriteFile(stub, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	units := 0
+	for _, f := range parsed.WriteFiles {
+		if !strings.HasPrefix(f.Path, "/etc/systemd/system/") {
+			continue
+		}
+		units++
+		unit := execStart.ReplaceAllString(f.Content, "ExecStart="+stub)
+		upath := filepath.Join(dir, filepath.Base(f.Path))
+		if err := os.WriteFile(upath, []byte(unit), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(analyze, "verify", upath).CombinedOutput(); err != nil || len(out) > 0 {
+			t.Errorf("output %s: systemd-analyze verify %s: %v\n%s", output, filepath.Base(f.Path), err, out)
+		}
+	}
+	if units == 0 {
+		t.Errorf("output %s writes no systemd unit", output)
+	}
+}
+
+var buildMirror = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "omni-mirror-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "registry.terraform.io", "omnipd", "omni", "0.0.1", runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-omni_v0.0.1")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &buildError{err: err, out: string(out)}
+	}
+	config := filepath.Join(dir, "terraformrc")
+	rc := `provider_installation {
+  filesystem_mirror {
+    path    = "` + dir + `"
+    include = ["registry.terraform.io/omnipd/omni"]
+  }
+  direct {
+    exclude = ["registry.terraform.io/omnipd/omni"]
+  }
+}
+`
+	return config, os.WriteFile(config, []byte(rc), 0o644)
+})
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+// providerMirror builds the provider once into a filesystem mirror and
+// returns a CLI configuration that installs it from there, and nothing
+// from the network.
+func providerMirror(t *testing.T) string {
+	t.Helper()
+	config, err := buildMirror()
+	if err != nil {
+		t.Fatalf("building the provider: %v", err)
+	}
+	return config
+}
+
+// copyExamples copies examples/ whole, so that the deployments' relative
+// module sources resolve, and so that nothing lands in the repository.
+func copyExamples(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "examples")
+	src := filepath.Join("..", "..", "examples")
+	err := filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			if info.Name() == ".terraform" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// cliVersion is the first line `version` prints: "Terraform v1.8.5",
+// "OpenTofu v1.6.3". plugin-testing's version checks cannot tell the two
+// apart: OpenTofu reports its own version as terraform_version.
+func cliVersion(t *testing.T, tf string) string {
+	t.Helper()
+	cmd := exec.Command(tf, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s version: %v", tf, err)
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return line
+}
