@@ -54,6 +54,15 @@ func (s *plannedStage) info() StageInfo {
 	return info
 }
 
+// settings are a side of the PD pair's planned settings.
+func (s *plannedStage) settings() RoleSettings {
+	r := RoleSettings{Devices: s.devices, TensorParallelSize: s.tp, BootstrapPort: s.info().BootstrapPort}
+	if s.maxNumSeqs != nil {
+		r.MaxNumSeqs = *s.maxNumSeqs
+	}
+	return r
+}
+
 // describe names the stage in messages: "prefill (stage 0)".
 func (s *plannedStage) describe() string {
 	if s.role == RoleStage {

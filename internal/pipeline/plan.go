@@ -207,6 +207,12 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	res.Health = p.health()
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
+	res.Connector = p.conn.name
+	res.PortRange = PortRange{First: DefaultPortRangeFirst, Last: DefaultPortRangeLast}
+	if p.spec.PortRange != nil {
+		res.PortRange = *p.spec.PortRange
+	}
+	res.Prefill, res.Decode = p.byKey[prefillKey].settings(), p.byKey[decodeKey].settings()
 	res.ID = contentID(yamlBytes, res.Launches)
 	return res, nil
 }

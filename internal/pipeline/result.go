@@ -21,6 +21,20 @@ type Result struct {
 	Launches     []Launch
 	Health       Health
 	Allocations  Allocations
+	// Settings the plan used, as given or chosen, for inputs left unset:
+	// the entities read them back.
+	Connector string    // connector.name
+	PortRange PortRange // port_range
+	Prefill   RoleSettings
+	Decode    RoleSettings
+}
+
+// RoleSettings are the PD pair's settings on one side, as planned.
+type RoleSettings struct {
+	Devices            []int
+	TensorParallelSize int
+	MaxNumSeqs         int
+	BootstrapPort      *int // the port the peer dials; nil for a connector without one
 }
 
 // Health is how to tell the head serves the planned model.

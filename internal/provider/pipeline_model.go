@@ -107,6 +107,9 @@ type pipelineOutputs struct {
 	EffectiveConfigPath types.String `tfsdk:"-"`
 	EffectiveAPIPort    types.Number `tfsdk:"-"`
 	EffectiveFormat     types.String `tfsdk:"-"`
+	// EffectiveObjects are prefill, decode, connector and port_range as
+	// they read back (nestedComputedInputs).
+	EffectiveObjects map[string]attr.Value `tfsdk:"-"`
 }
 
 type stageModel struct {

@@ -26,7 +26,7 @@ type attributeSetter interface {
 // the model structs by reflection, which costs more than the plan itself
 // (PERFORMANCE.md). The model structs (stageModel, ...) are what the
 // values read back into; TestOutputsRoundTrip checks the two agree.
-func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, diag.Diagnostics) {
+func outputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.Result) (pipelineOutputs, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	objects := func(name string, n int, attrs func(i int) map[string]attr.Value) types.List {
 		t := outputObjectType(name)
@@ -127,7 +127,12 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 	})
 	diags.Append(d...)
 
+	effective, d := effectiveObjects(in, r)
+	diags.Append(d...)
+
 	return pipelineOutputs{
+		EffectiveObjects: effective,
+
 		ID:           types.StringValue(r.ID),
 		ConfigYAML:   types.StringValue(r.ConfigYAML),
 		Stages:       stages,
@@ -151,7 +156,7 @@ func outputsFromResult(_ context.Context, r *pipeline.Result) (pipelineOutputs, 
 
 // attributes pairs each output with its schema name.
 func (o pipelineOutputs) attributes() map[string]attr.Value {
-	return map[string]attr.Value{
+	out := map[string]attr.Value{
 		"id":            o.ID,
 		"config_yaml":   o.ConfigYAML,
 		"stages":        o.Stages,
@@ -171,6 +176,10 @@ func (o pipelineOutputs) attributes() map[string]attr.Value {
 		"api_port":          o.EffectiveAPIPort,
 		"format":            o.EffectiveFormat,
 	}
+	for name := range nestedComputedInputs {
+		out[name] = o.EffectiveObjects[name]
+	}
+	return out
 }
 
 // writeOutputs sets every output and leaves the inputs untouched.
@@ -187,12 +196,27 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 	for name, t := range outputTypes() {
 		unknown[name] = t
 	}
+	vals := make(map[string]attr.Value, len(unknown))
 	for _, name := range pipelineComputedInputs {
-		if attributeOf(config, name).IsNull() {
+		given := attributeOf(config, name)
+		switch {
+		case given.IsNull():
 			unknown[name] = computedInputTypes()[name]
+		case nestedComputedInputs[name] != nil:
+			// Set, but its computed fields may be unset.
+			tv, err := unknownComputedFields(ctx, name, given)
+			if err == nil {
+				var v attr.Value
+				v, err = computedInputTypes()[name].ValueFromTerraform(ctx, tv)
+				vals[name] = v
+			}
+			if err != nil {
+				var diags diag.Diagnostics
+				diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+				return diags
+			}
 		}
 	}
-	vals := make(map[string]attr.Value, len(unknown))
 	for name, t := range unknown {
 		v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
 		if err != nil {

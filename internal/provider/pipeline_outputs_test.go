@@ -43,7 +43,7 @@ func sampleResult() *pipeline.Result {
 // the conversions agree.
 func TestOutputsRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	out, diags := outputsFromResult(ctx, sampleResult())
+	out, diags := outputsFromResult(ctx, pipelineInputs{}, sampleResult())
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

@@ -25,7 +25,7 @@ func planOutputs(ctx context.Context, in pipelineInputs, prev *pipeline.Allocati
 		return pipelineOutputs{}, false, diags
 	}
 
-	out, d := outputsFromResult(ctx, result)
+	out, d := outputsFromResult(ctx, in, result)
 	diags.Append(d...)
 	return out, !diags.HasError(), diags
 }

@@ -31,7 +31,19 @@ var pipelineOutputNames = []string{
 // pipelineComputedInputs are the inputs that are also Computed: unset, they
 // hold the value the plan used, so that other resources can read it. Set,
 // they read back exactly as written.
-var pipelineComputedInputs = []string{"vllm_omni_version", "config_path", "api_port", "format"}
+var pipelineComputedInputs = []string{"vllm_omni_version", "config_path", "api_port", "format", "prefill", "decode", "connector", "port_range"}
+
+// nestedComputedInputs are, for the objects among pipelineComputedInputs,
+// the fields that are Computed too. Unset (or the whole object unset), each
+// holds the value planned; the other fields read back as written.
+var nestedComputedInputs = map[string][]string{
+	"prefill":    roleComputedFields,
+	"decode":     roleComputedFields,
+	"connector":  {"name"},
+	"port_range": {"first", "last"},
+}
+
+var roleComputedFields = []string{"devices", "tensor_parallel_size", "max_num_seqs", "bootstrap_port"}
 
 // pipelineAttributes returns the shared inputs and outputs.
 func pipelineAttributes() map[string]schema.Attribute {
@@ -91,12 +103,14 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 		},
 		"connector": schema.SingleNestedAttribute{
-			MarkdownDescription: "KV connector between prefill and decode.",
+			MarkdownDescription: "KV connector between prefill and decode. Unset, it reads back with the connector planned in `name`.",
 			Optional:            true,
+			Computed:            true,
 			Attributes: map[string]schema.Attribute{
 				"name": schema.StringAttribute{
-					MarkdownDescription: "vLLM KV connector class: `MooncakeConnector` (the default), `NixlConnector`, `P2pNcclConnector`, `LMCacheConnectorV1` or `MultiConnector`.",
+					MarkdownDescription: "vLLM KV connector class: `MooncakeConnector` (the default), `NixlConnector`, `P2pNcclConnector`, `LMCacheConnectorV1` or `MultiConnector`. Unset, it reads back as the connector planned.",
 					Optional:            true,
+					Computed:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"protocol": schema.StringAttribute{
@@ -127,8 +141,9 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.Number{portValidator()},
 		},
 		"port_range": schema.SingleNestedAttribute{
-			MarkdownDescription: "Range the connector ports (bootstrap ports, ...) are allocated from, both ends included. Default: `25201` to `25300`.",
+			MarkdownDescription: "Range the connector ports (bootstrap ports, ...) are allocated from, both ends included. Default: `25201` to `25300`. Unset, it reads back as the default range.",
 			Optional:            true,
+			Computed:            true,
 			Validators:          []validator.Object{portRangeOrder()},
 			Attributes: map[string]schema.Attribute{
 				"first": schema.NumberAttribute{
@@ -223,23 +238,27 @@ func defaultReleaseFor() string {
 // roleAttribute is the prefill or the decode object.
 func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "The " + role + " stage of the split pair.",
+		MarkdownDescription: "The " + role + " stage of the split pair. Unset, or with fields unset, `devices`, `tensor_parallel_size`, `max_num_seqs` and `bootstrap_port` read back as planned.",
 		Optional:            true,
+		Computed:            true,
 		Attributes: map[string]schema.Attribute{
 			"devices": schema.ListAttribute{
-				MarkdownDescription: "GPU indices the " + role + " stage runs on, as many as `tensor_parallel_size`. Default: allocated from the free GPUs.",
+				MarkdownDescription: "GPU indices the " + role + " stage runs on, as many as `tensor_parallel_size`. Default: allocated from the free GPUs. Unset, it reads back as the devices planned.",
 				Optional:            true,
+				Computed:            true,
 				ElementType:         types.NumberType,
 				Validators:          devicesValidators(),
 			},
 			"tensor_parallel_size": schema.NumberAttribute{
-				MarkdownDescription: "Tensor parallel size. Default: the split stage's own `tensor_parallel_size` in the base config (`1` in the presets). Prefill and decode must have the same value whatever the connector: vllm-omni's PD validator refuses any difference (NixlConnector included, although vLLM alone would accept a larger decode size).",
+				MarkdownDescription: "Tensor parallel size. Default: the split stage's own `tensor_parallel_size` in the base config (`1` in the presets). Prefill and decode must have the same value whatever the connector: vllm-omni's PD validator refuses any difference (NixlConnector included, although vLLM alone would accept a larger decode size). Unset, it reads back as the size planned.",
 				Optional:            true,
+				Computed:            true,
 				Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 			},
 			"max_num_seqs": schema.NumberAttribute{
-				MarkdownDescription: "`max_num_seqs` engine arg. Default: `" + strconv.Itoa(defaultMaxSeqs) + "`.",
+				MarkdownDescription: "`max_num_seqs` engine arg. Default: `" + strconv.Itoa(defaultMaxSeqs) + "`. Unset, it reads back as the default.",
 				Optional:            true,
+				Computed:            true,
 				Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 			},
 			"gpu_memory_utilization": schema.NumberAttribute{
@@ -248,8 +267,9 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 				Validators:          []validator.Number{fractionValidator()},
 			},
 			"bootstrap_port": schema.NumberAttribute{
-				MarkdownDescription: "Mooncake bootstrap port. Default: allocated from `port_range`.",
+				MarkdownDescription: "The port the other side dials: Mooncake's bootstrap port (NIXL's side channel). Default: allocated from `port_range`. Unset, it reads back as the port planned; null for a connector whose side listens on none.",
 				Optional:            true,
+				Computed:            true,
 				Validators:          []validator.Number{portValidator()},
 			},
 			"host": schema.StringAttribute{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"sort"
@@ -50,6 +51,43 @@ var v0Providers = map[string]func() (tfprotov6.ProviderServer, error){
 	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV0}),
 }
 
+// v2Providers is the same with the schema of version 2 as first released,
+// before the nested inputs with defaults (prefill, decode, connector,
+// port_range and their fields) became Computed: the state's type is the
+// same, only those flags differ.
+var v2Providers = map[string]func() (tfprotov6.ProviderServer, error){
+	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV2WithoutNestedComputed}),
+}
+
+func pdPipelineSchemaV2WithoutNestedComputed() schema.Schema {
+	s := currentResourceSchema(context.Background())
+	attrs := maps.Clone(s.Attributes)
+	for name, fields := range nestedComputedInputs {
+		obj, ok := attrs[name].(schema.SingleNestedAttribute)
+		if !ok {
+			panic(name + " is not a single nested attribute")
+		}
+		obj.Computed = false
+		obj.Attributes = maps.Clone(obj.Attributes)
+		for _, f := range fields {
+			switch a := obj.Attributes[f].(type) {
+			case schema.ListAttribute:
+				a.Computed = false
+				obj.Attributes[f] = a
+			case schema.NumberAttribute:
+				a.Computed = false
+				obj.Attributes[f] = a
+			case schema.StringAttribute:
+				a.Computed = false
+				obj.Attributes[f] = a
+			}
+		}
+		attrs[name] = obj
+	}
+	s.Attributes = attrs
+	return s
+}
+
 // v1Providers is the same with the version 1 schema.
 var v1Providers = map[string]func() (tfprotov6.ProviderServer, error){
 	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV1}),
@@ -66,7 +104,7 @@ func (r v0Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *re
 }
 
 func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !inputsKnown(req.Plan.Raw, "triggers") {
+	if req.Plan.Raw.IsNull() || !inputsKnown(req.Config.Raw, "triggers") {
 		return
 	}
 	current := currentResourceSchema(ctx)
@@ -75,12 +113,17 @@ func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		resp.Diagnostics.AddError("v0 test provider", err.Error())
 		return
 	}
-	plan := tfsdk.Plan{Schema: current, Raw: raw}
-	var m pipelineResourceModel
-	if resp.Diagnostics.Append(plan.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+	config, err := projectValue(req.Config.Raw, current.Type().TerraformType(ctx))
+	if err != nil {
+		resp.Diagnostics.AddError("v0 test provider", err.Error())
 		return
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	plan := tfsdk.Plan{Schema: current, Raw: raw}
+	in, diags := inputsFrom(ctx, current.Type(), config)
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	out, ok, diags := planOutputs(ctx, in, nil)
 	if resp.Diagnostics.Append(diags...); !ok {
 		return
 	}
@@ -91,8 +134,12 @@ func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		resp.Diagnostics.AddError("v0 test provider", err.Error())
 		return
 	}
+	// Inputs the old schema had without Computed stay as configured.
+	old := resp.Plan.Schema.GetAttributes()
 	for _, name := range pipelineComputedInputs {
-		attrs[name] = attributeOf(raw, name)
+		if a, ok := old[name]; !ok || !a.IsComputed() {
+			attrs[name] = attributeOf(raw, name)
+		}
 	}
 	plan.Raw = tftypes.NewValue(plan.Raw.Type(), attrs)
 	if resp.Plan.Raw, err = projectValue(plan.Raw, resp.Plan.Schema.Type().TerraformType(ctx)); err != nil {
@@ -300,6 +347,56 @@ func TestAccPDPipelineResource_UpgradeFromV1(t *testing.T) {
 			{
 				ProtoV6ProviderFactories: testProviders,
 				Config:                   upgradeConfig,
+				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// State written before the nested inputs read back their effective values
+// (prefill and the others null where unset) is carried over as it is; the
+// next plan is one in-place update that fills them in, keeps every port
+// and device, and the plan after it is empty.
+func TestAccPDPipelineResource_UpgradeToNestedEffectiveValues(t *testing.T) {
+	ports := statecheck.CompareValue(compare.ValuesSame())
+	stages := statecheck.CompareValue(compare.ValuesSame())
+	id := statecheck.CompareValue(compare.ValuesSame())
+	config := `resource "omni_pd_pipeline" "test" {
+  model = "` + seedModel + `"
+  decode = { max_num_seqs = 48 }
+}`
+	tfresource.UnitTest(t, tfresource.TestCase{
+		Steps: []tfresource.TestStep{
+			{
+				ProtoV6ProviderFactories: v2Providers,
+				Config:                   config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("devices"), knownvalue.Null()),
+					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+					id.AddStateValue(resAddr, tfjsonpath.New("id")),
+				},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   config,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(0)})),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("max_num_seqs"), knownvalue.Int64Exact(48)),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25202)),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("MooncakeConnector")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+					id.AddStateValue(resAddr, tfjsonpath.New("id")),
+				},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   config,
 				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
