@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -302,6 +303,108 @@ func FuzzPlanConverges(f *testing.F) {
 				t.Fatalf("plan %d with the previous allocations differs:\nstages %v\nwant   %v", i+2, again.Stages, first.Stages)
 			}
 			first = again
+		}
+	})
+}
+
+// FuzzPlanParallel: any parallel sizes through engine_args and any replica
+// count, around PD devices anywhere, either plan with every stage on as
+// many devices as its sizes multiply to, no downstream stage on the PD
+// pair's GPUs and a config that passes Check, or fail with errors; never a
+// panic, never a wrapped-around product.
+func FuzzPlanParallel(f *testing.F) {
+	f.Add(int64(1), int64(1), int64(1), int64(1), int64(1), int64(1), int16(-1), int16(-1), uint8(0))
+	f.Add(int64(2), int64(2), int64(1), int64(1), int64(2), int64(1), int16(0), int16(2), uint8(0))
+	f.Add(int64(1), int64(1), int64(2), int64(2), int64(1), int64(3), int16(1), int16(3), uint8(1))
+	f.Add(int64(math.MaxInt32), int64(math.MaxInt32), int64(1), int64(1), int64(1), int64(1), int16(-1), int16(-1), uint8(2))
+	f.Add(int64(-1), int64(0), int64(1)<<40, int64(1), int64(math.MaxInt64), int64(2), int16(0), int16(1), uint8(3))
+	f.Fuzz(func(t *testing.T, ppP, ppD, dpP, dpD, dpTalker, replicas int64, pdev, ddev int16, gpus uint8) {
+		args := func(pp, dp int64) map[string]any {
+			return map[string]any{"pipeline_parallel_size": pp, "data_parallel_size": dp}
+		}
+		spec := Spec{
+			Model:   seedModel,
+			Prefill: RoleSpec{EngineArgs: args(ppP, dpP)},
+			Decode:  RoleSpec{EngineArgs: args(ppD, dpD)},
+			StageOverrides: map[string]StageOverride{
+				"talker": {EngineArgs: map[string]any{"data_parallel_size": dpTalker}, NumReplicas: ptr(int(max(min(replicas, MaxWhole), -MaxWhole)))},
+			},
+		}
+		if pdev >= 0 {
+			spec.Prefill.Devices = []int{int(pdev)}
+		}
+		if ddev >= 0 {
+			spec.Decode.Devices = []int{int(ddev)}
+		}
+		if gpus > 0 {
+			spec.GPUs = ptr(int(gpus))
+		}
+		res, ds := Plan(spec)
+		if ds.HasErrors() {
+			if res != nil {
+				t.Fatal("a result with errors")
+			}
+			return
+		}
+		pd := map[int]bool{}
+		for _, s := range res.Stages {
+			if s.Role != RoleStage {
+				for _, d := range s.Devices {
+					pd[d] = true
+				}
+			}
+		}
+		for _, s := range res.Stages {
+			want := int64(s.TensorParallelSize)
+			switch s.Role {
+			case RolePrefill:
+				want *= ppP * dpP
+			case RoleDecode:
+				want *= ppD * dpD
+			}
+			if s.Role != RoleStage && int64(len(s.Devices)) != want {
+				t.Fatalf("%s has %d devices, its sizes multiply to %d", s.Role, len(s.Devices), want)
+			}
+			if s.Role == RoleStage {
+				for _, d := range s.Devices {
+					if pd[d] {
+						t.Fatalf("%s (stage %d) is on GPU %d of the PD pair", s.ModelStage, s.StageID, d)
+					}
+				}
+			}
+		}
+		if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
+			t.Fatalf("the planned config fails Check: %v\n%s", errs, res.ConfigYAML)
+		}
+	})
+}
+
+// FuzzDecodeStageOverrides: any number in any setting decodes to a value
+// within the typed attributes' bounds or to an error at its path.
+func FuzzDecodeStageOverrides(f *testing.F) {
+	f.Add(int64(8), 0.5, int64(2), int64(1), 1.0)
+	f.Add(int64(math.MaxInt64), math.Inf(1), int64(math.MinInt64), int64(1)<<40, math.NaN())
+	f.Add(int64(-1), 1e-400, int64(0), int64(-1), 1e300)
+	f.Fuzz(func(t *testing.T, seqs int64, mem float64, dev, replicas int64, asFloat float64) {
+		raw := map[string]any{"talker": map[string]any{
+			"max_num_seqs": seqs, "gpu_memory_utilization": mem, "devices": []any{dev, asFloat}, "num_replicas": replicas,
+		}}
+		got, ds := DecodeStageOverrides(raw)
+		o := got["talker"]
+		bounded := func(p *int) {
+			if p != nil && (*p > MaxWhole || *p < -MaxWhole) {
+				t.Fatalf("decoded %d beyond ±%d", *p, MaxWhole)
+			}
+		}
+		bounded(o.MaxNumSeqs)
+		bounded(o.NumReplicas)
+		for _, d := range o.Devices {
+			bounded(&d)
+		}
+		for _, d := range ds {
+			if !strings.HasPrefix(d.Path.String(), "stage_overrides.talker") {
+				t.Fatalf("a problem at %s", d.Path)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"math"
 	"math/big"
 	"reflect"
 	"testing"
@@ -115,5 +116,56 @@ func TestGoObject(t *testing.T) {
 	_, err = goObject(ctx, path.Root("prefill").AtName("engine_args"), types.DynamicValue(types.StringValue("x")))
 	if want := "prefill.engine_args must be an object such as { key = value }, not a string"; err == nil || err.Error() != want {
 		t.Fatalf("string: err = %v, want %q", err, want)
+	}
+}
+
+// FuzzGoNumber: any number Terraform can hold converts to an int64 equal to
+// it, a finite float64 that is zero only when it is, or an error at its
+// path; never an infinity or a silent zero.
+func FuzzGoNumber(f *testing.F) {
+	for _, s := range []string{"0", "16", "-3", "0.9", "1e-400", "1e400", "-1e400", "9223372036854775808", "4.9e-324", "1.5e308"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		x, ok := new(big.Float).SetPrec(512).SetString(s)
+		if !ok || x.IsInf() {
+			return
+		}
+		got, err := goNumber(path.Root("n"), x)
+		if err != nil {
+			var nre numberRangeError
+			if !errors.As(err, &nre) || !nre.Path.Equal(path.Root("n")) {
+				t.Fatalf("error %v, want a range error at n", err)
+			}
+			return
+		}
+		switch v := got.(type) {
+		case int64:
+			if new(big.Float).SetInt64(v).Cmp(x) != 0 {
+				t.Fatalf("%s became %d", s, v)
+			}
+		case float64:
+			if math.IsInf(v, 0) || math.IsNaN(v) || (v == 0) != (x.Sign() == 0) {
+				t.Fatalf("%s became %v", s, v)
+			}
+		default:
+			t.Fatalf("%s became %T", s, got)
+		}
+	})
+}
+
+// Numbers far beyond a float64 are described quickly and near enough.
+func TestNumberText_Huge(t *testing.T) {
+	for in, want := range map[string]string{
+		"7e4666666":  "7e+4666666",
+		"-2.5e-9000": "-2.5e-9000",
+		"1e400":      "1e+400",
+		"8091.5":     "8091.5",
+		"70000":      "70000",
+	} {
+		x, _ := new(big.Float).SetPrec(512).SetString(in)
+		if got := numberText(x); got != want {
+			t.Errorf("numberText(%s) = %s, want %s", in, got, want)
+		}
 	}
 }

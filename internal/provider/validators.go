@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 
@@ -139,9 +140,23 @@ func (v wholeNumberValidator) problem(x *big.Float) string {
 }
 
 // numberText writes a number as a user wrote it: 8091.5, 70000, 1e+30.
+// Beyond any float64 it writes an approximation instead (7e+4666666):
+// the exact decimal form of such a number takes seconds to compute.
 func numberText(x *big.Float) string {
 	if i, acc := x.Int64(); acc == big.Exact {
 		return strconv.FormatInt(i, 10)
+	}
+	if exp := x.MantExp(nil); exp < -1100 || exp > 1100 {
+		mant := new(big.Float)
+		x.MantExp(mant)
+		m, _ := mant.Float64() // in [0.5, 1), by magnitude
+		l := math.Log10(math.Abs(m)) + float64(exp)*math.Log10(2)
+		d := math.Floor(l)
+		lead := math.Round(math.Pow(10, l-d)*1000) / 1000
+		if lead >= 10 {
+			lead, d = lead/10, d+1
+		}
+		return fmt.Sprintf("%se%+d", strconv.FormatFloat(math.Copysign(lead, m), 'g', 4, 64), int64(d))
 	}
 	return x.Text('g', -1)
 }
