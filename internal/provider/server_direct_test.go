@@ -4,12 +4,20 @@ import (
 	"context"
 	"errors"
 	"math/big"
-	"reflect"
 	"slices"
 	"sort"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/numberplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -118,18 +126,47 @@ func talkerOverride(key string, v tftypes.Value) tftypes.Value {
 		map[string]tftypes.Value{"talker": tftypes.NewValue(talker, map[string]tftypes.Value{key: v})})
 }
 
-// TestDirect_Assumptions: directServer skips the framework's passes over
-// blocks, custom types, defaults and plan modifiers, and marks only the
-// outputs unknown. That is right only while the schemas have no blocks, no
-// custom types, no defaults, no plan modifier but triggers' and no computed
-// attribute but the outputs. Adding one fails here, not in a user's plan.
+// TestDirect_Assumptions: directServer answers validation, reads and plans
+// itself, running the schema's validators, the entities' ValidateConfig
+// (engineErrorsBeside) and planResource, and skips the framework's passes
+// over blocks, custom types, defaults, plan modifiers and write-only
+// values. That is right only while the entities add no config validators,
+// identity or move-state support, and the schemas have no blocks, no custom
+// types, no defaults, no write-only attributes, no plan modifier but
+// triggers' RequiresReplace and no computed attribute but the outputs and
+// pipelineComputedInputs. Each is checked through the framework's own
+// interfaces and values, so adding one fails here, not in a user's plan
+// (and the acceptance suite, run through the framework path too, shows
+// what the direct path would miss).
 func TestDirect_Assumptions(t *testing.T) {
+	var r resource.Resource = NewPDPipelineResource()
+	var d datasource.DataSource = NewPDPipelineDataSource()
+	if _, ok := r.(resource.ResourceWithConfigValidators); ok {
+		t.Error("the resource has config validators; directServer's validation does not run them")
+	}
+	if _, ok := d.(datasource.DataSourceWithConfigValidators); ok {
+		t.Error("the data source has config validators; directServer's validation does not run them")
+	}
+	if _, ok := r.(resource.ResourceWithIdentity); ok {
+		t.Error("the resource has an identity; directServer's plan does not handle one")
+	}
+	if _, ok := r.(resource.ResourceWithMoveState); ok {
+		t.Error("the resource moves state; directServer was not built for it")
+	}
+	// ValidateConfig is the one hook both paths run, as engineErrorsBeside.
+	if _, ok := r.(resource.ResourceWithValidateConfig); !ok {
+		t.Error("the resource lost ValidateConfig, which directServer's validation mirrors")
+	}
+	if _, ok := d.(datasource.DataSourceWithValidateConfig); !ok {
+		t.Error("the data source lost ValidateConfig, which directServer's validation mirrors")
+	}
+
 	ds := pdPipelineDataSourceSchema()
 	if len(ds.Blocks) > 0 {
 		t.Errorf("the data source has blocks")
 	}
 	for name, a := range ds.Attributes {
-		checkAttribute(t, "data source "+name, a)
+		checkAttribute(t, "data source "+name, a, false)
 	}
 	rs := pdPipelineResourceSchema()
 	if len(rs.Blocks) > 0 {
@@ -137,13 +174,9 @@ func TestDirect_Assumptions(t *testing.T) {
 	}
 	var computed []string
 	for name, a := range rs.Attributes {
-		checkAttribute(t, "resource "+name, a)
+		checkAttribute(t, "resource "+name, a, name == "triggers")
 		if a.IsComputed() {
 			computed = append(computed, name)
-		}
-		modifiers := reflect.ValueOf(a).FieldByName("PlanModifiers")
-		if modifiers.IsValid() && modifiers.Len() > 0 && name != "triggers" {
-			t.Errorf("resource attribute %s has plan modifiers; directServer applies only triggers' RequiresReplace", name)
 		}
 	}
 	sort.Strings(computed)
@@ -154,23 +187,122 @@ func TestDirect_Assumptions(t *testing.T) {
 	}
 }
 
-// checkAttribute fails on a custom type or a default, at any depth.
-func checkAttribute(t *testing.T, where string, a any) {
+// checkAttribute fails, at any depth, on a custom type, a default, a
+// write-only attribute, or a plan modifier where none is allowed. Each is
+// asked through the method the framework itself reads it with.
+func checkAttribute(t *testing.T, where string, a any, modifiersAllowed bool) {
 	t.Helper()
-	v := reflect.ValueOf(a)
-	if f := v.FieldByName("CustomType"); f.IsValid() && !f.IsNil() {
-		t.Errorf("%s has a custom type; directServer skips semantic equality", where)
+	if typed, ok := a.(interface{ GetType() attr.Type }); ok && !baseType(typed.GetType()) {
+		t.Errorf("%s has the custom type %T; directServer skips semantic equality", where, typed.GetType())
 	}
-	if f := v.FieldByName("Default"); f.IsValid() && !f.IsNil() {
+	if wo, ok := a.(interface{ IsWriteOnly() bool }); ok && wo.IsWriteOnly() {
+		t.Errorf("%s is write-only; directServer does not null write-only values", where)
+	}
+	if hasDefault(a) {
 		t.Errorf("%s has a default; directServer does not apply defaults", where)
+	}
+	if !modifiersAllowed && hasPlanModifiers(a) {
+		t.Errorf("%s has plan modifiers; directServer applies only triggers' RequiresReplace", where)
 	}
 	// The data source's and the resource's NestedAttribute are one interface.
 	if n, ok := a.(dsschema.NestedAttribute); ok {
 		for name, child := range n.GetNestedObject().GetAttributes() {
-			checkAttribute(t, where+"."+name, child)
+			checkAttribute(t, where+"."+name, child, false)
 		}
 	}
 }
+
+// baseType reports whether t is one of the framework's own types, at
+// every level of a collection or object.
+func baseType(t attr.Type) bool {
+	switch t := t.(type) {
+	case basetypes.StringType, basetypes.NumberType, basetypes.BoolType, basetypes.Int64Type,
+		basetypes.Int32Type, basetypes.Float64Type, basetypes.Float32Type, basetypes.DynamicType:
+		return true
+	case basetypes.ListType:
+		return baseType(t.ElemType)
+	case basetypes.SetType:
+		return baseType(t.ElemType)
+	case basetypes.MapType:
+		return baseType(t.ElemType)
+	case basetypes.ObjectType:
+		for _, at := range t.AttrTypes {
+			if !baseType(at) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func hasDefault(a any) bool {
+	switch a := a.(type) {
+	case interface{ StringDefaultValue() defaults.String }:
+		return a.StringDefaultValue() != nil
+	case interface{ NumberDefaultValue() defaults.Number }:
+		return a.NumberDefaultValue() != nil
+	case interface{ BoolDefaultValue() defaults.Bool }:
+		return a.BoolDefaultValue() != nil
+	case interface{ Int64DefaultValue() defaults.Int64 }:
+		return a.Int64DefaultValue() != nil
+	case interface{ Float64DefaultValue() defaults.Float64 }:
+		return a.Float64DefaultValue() != nil
+	case interface{ ListDefaultValue() defaults.List }:
+		return a.ListDefaultValue() != nil
+	case interface{ SetDefaultValue() defaults.Set }:
+		return a.SetDefaultValue() != nil
+	case interface{ MapDefaultValue() defaults.Map }:
+		return a.MapDefaultValue() != nil
+	case interface{ ObjectDefaultValue() defaults.Object }:
+		return a.ObjectDefaultValue() != nil
+	case interface{ DynamicDefaultValue() defaults.Dynamic }:
+		return a.DynamicDefaultValue() != nil
+	}
+	return false
+}
+
+func hasPlanModifiers(a any) bool {
+	switch a := a.(type) {
+	case interface{ StringPlanModifiers() []planmodifier.String }:
+		return len(a.StringPlanModifiers()) > 0
+	case interface{ NumberPlanModifiers() []planmodifier.Number }:
+		return len(a.NumberPlanModifiers()) > 0
+	case interface{ BoolPlanModifiers() []planmodifier.Bool }:
+		return len(a.BoolPlanModifiers()) > 0
+	case interface{ Int64PlanModifiers() []planmodifier.Int64 }:
+		return len(a.Int64PlanModifiers()) > 0
+	case interface{ Float64PlanModifiers() []planmodifier.Float64 }:
+		return len(a.Float64PlanModifiers()) > 0
+	case interface{ ListPlanModifiers() []planmodifier.List }:
+		return len(a.ListPlanModifiers()) > 0
+	case interface{ SetPlanModifiers() []planmodifier.Set }:
+		return len(a.SetPlanModifiers()) > 0
+	case interface{ MapPlanModifiers() []planmodifier.Map }:
+		return len(a.MapPlanModifiers()) > 0
+	case interface{ ObjectPlanModifiers() []planmodifier.Object }:
+		return len(a.ObjectPlanModifiers()) > 0
+	case interface{ DynamicPlanModifiers() []planmodifier.Dynamic }:
+		return len(a.DynamicPlanModifiers()) > 0
+	}
+	return false
+}
+
+// A custom type, a default or a plan modifier on any attribute is found.
+func TestDirect_AssumptionsCanFail(t *testing.T) {
+	inner := &testing.T{}
+	checkAttribute(inner, "x", rschema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("a")}, false)
+	checkAttribute(inner, "y", rschema.NumberAttribute{Optional: true, PlanModifiers: []planmodifier.Number{numberplanmodifier.RequiresReplace()}}, false)
+	if !inner.Failed() {
+		t.Error("a default and a plan modifier went unnoticed")
+	}
+	if baseType(customStringType{}) || baseType(types.ListType{ElemType: customStringType{}}) {
+		t.Error("a custom type went unnoticed")
+	}
+}
+
+// customStringType is a custom type, as a provider would declare one.
+type customStringType struct{ basetypes.StringType }
 
 // TestDirect_TypeNames: both entities are named what directServer answers.
 func TestDirect_TypeNames(t *testing.T) {

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"sync"
 
@@ -106,10 +105,13 @@ func asSchemaAttributes[A schemaAttribute](in map[string]A) map[string]schemaAtt
 }
 
 // holdsObjects reports whether an attribute holds nested objects, whether
-// or not nestedAttributes knows its kind. The framework's interface for
-// them is internal, so this asks for its method by name.
+// or not nestedAttributes knows its kind.
 func holdsObjects(a schemaAttribute) bool {
-	return reflect.ValueOf(a).MethodByName("GetNestedObject").IsValid()
+	switch a.(type) {
+	case dsschema.NestedAttribute, rschema.NestedAttribute:
+		return true
+	}
+	return false
 }
 
 // validateConfig runs what the framework's SchemaValidate runs for these
