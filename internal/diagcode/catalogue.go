@@ -511,7 +511,7 @@ var catalogue = []Area{
 	},
 	{
 		Title: "A release's own checks",
-		About: "What one vllm-omni release refuses or would start with PD off. `validate_stage_config` with a version reports each under its own code; a plan reports them as `release_conformance`, with the rule (the code without `release_`) at the start of the detail. The launch rules concern launch lines, so only a plan can break them.",
+		About: "What one vllm-omni release refuses or would start with PD off. `validate_stage_config` with a version reports each under its own code; a plan reports them as `release_conformance`, with the rule (the code without `release_`) at the start of the detail. The launch rules (`release_config_flag`, `release_command`, `release_cli_flag`, `release_launches`) concern launch lines, which a config checked alone does not have, so only a plan reports them, as `release_conformance`.",
 		Entries: []Entry{
 			{ReleaseDialectUnreadable, Error,
 				"The release does not load the config's dialect.",
