@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
 )
@@ -315,7 +316,7 @@ func (p *planner) renumberPlatforms(doc *stageconfig.Document, k int) {
 			}
 			if id == k {
 				if stageconfig.MapGet(n, "devices") != nil {
-					p.ds.warnf("platform_devices_kept", p.basePath, "a platform override places the split stage itself",
+					p.ds.warnf(diagcode.PlatformDevicesKept, p.basePath, "a platform override places the split stage itself",
 						"platforms.%s sets devices for stage %d; the provider plans devices for the default platform only, so prefill and decode both keep %s there. Give each its own devices in a base config written for that platform.", name, k, stageconfig.FormatDevices(mustDevices(stageconfig.MapGet(n, "devices"))))
 				}
 				dec := stageconfig.DeepCopy(n)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
@@ -17,7 +18,7 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 		path := AttrPath("base_config")
 		doc, err := stageconfig.Parse([]byte(spec.BaseConfig))
 		if err != nil {
-			ds.errorf("base_config_invalid", path, "base_config is not a usable stage config",
+			ds.errorf(diagcode.BaseConfigInvalid, path, "base_config is not a usable stage config",
 				"%s. Pass a vllm-omni stage config in the stage_args or stages dialect, for example with file(\"qwen3_omni_moe.yaml\").", describeParseError(err))
 			return nil, path
 		}
@@ -28,7 +29,7 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 	if name == "" {
 		inferred, ok := presets.ForModel(spec.Model)
 		if !ok {
-			ds.errorf("preset_not_inferred", AttrPath("model"), "no preset matches this model",
+			ds.errorf(diagcode.PresetNotInferred, AttrPath("model"), "no preset matches this model",
 				"model %q does not name a model with an embedded preset. Set preset to one of %s, or pass your own stage config in base_config.",
 				spec.Model, strings.Join(presets.Names(), ", "))
 			return nil, AttrPath("model")
@@ -36,7 +37,7 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 		name, path = inferred, AttrPath("model")
 	}
 	if !presets.Known(name) {
-		ds.errorf("preset_unknown", AttrPath("preset"), "unknown preset",
+		ds.errorf(diagcode.PresetUnknown, AttrPath("preset"), "unknown preset",
 			"preset %q is not embedded in this provider. Use one of %s, or pass your own stage config in base_config.",
 			name, strings.Join(presets.Names(), ", "))
 		return nil, path
@@ -44,7 +45,7 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 	// The planner only reads its base config; apply edits a clone.
 	doc, err := presets.Shared(name)
 	if err != nil {
-		ds.errorf("preset_unreadable", path, "embedded preset cannot be read", "%v", err)
+		ds.errorf(diagcode.PresetUnreadable, path, "embedded preset cannot be read", "%v", err)
 		return nil, path
 	}
 	return doc, path
@@ -76,12 +77,12 @@ func (p *planner) checkArchitecture() {
 		return
 	}
 	if p.spec.BaseConfig == "" {
-		p.ds.errorf("model_arch_mismatch", AttrPath("preset"), "the preset is for another model",
+		p.ds.errorf(diagcode.ModelArchMismatch, AttrPath("preset"), "the preset is for another model",
 			"model %q is a %s model (preset %s), but preset %q loads %s; set preset = %q, or leave preset unset to infer it from model.",
 			p.spec.Model, want, inferred, p.spec.Preset, got, inferred)
 		return
 	}
-	p.ds.errorf("model_arch_mismatch", p.basePath, "the base config is for another model",
+	p.ds.errorf(diagcode.ModelArchMismatch, p.basePath, "the base config is for another model",
 		"model %q is a %s model, but %s (line %d) loads model_arch %s; pass a base config for %s (the %s preset is one), or the model it was written for.",
 		p.spec.Model, want, p.split.stage.Describe(), p.split.stage.Node.Line, got, want, inferred)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
 )
@@ -34,16 +35,16 @@ func checkInputs(g *graph, ds *Diagnostics, path Path) {
 		for _, in := range s.inputs {
 			switch {
 			case s.hasID && in == s.id:
-				ds.errorf("input_self", path, "a stage reads its own output",
+				ds.errorf(diagcode.InputSelf, path, "a stage reads its own output",
 					"%s lists itself in engine_input_source; list the stage it reads from.", s.stage.Describe())
 			case !g.hasStage(in):
-				ds.errorf("input_unknown", path, "a stage reads from a stage that does not exist",
+				ds.errorf(diagcode.InputUnknown, path, "a stage reads from a stage that does not exist",
 					"%s reads from stage %d, which is not in the config; fix engine_input_source.", s.stage.Describe(), in)
 			}
 		}
 	}
 	if c := g.findCycle(); c != nil {
-		ds.errorf("graph_cycle", path, "the stage graph has a cycle",
+		ds.errorf(diagcode.GraphCycle, path, "the stage graph has a cycle",
 			"stages %s feed each other in a loop; every pipeline must flow from an entry stage to a final one: remove the engine_input_source entry that closes the loop.", describeIDs(c))
 	}
 }
@@ -61,11 +62,11 @@ func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 		}
 	}
 	if len(g.stages) > 0 && !entry {
-		ds.errorf("no_entry_stage", path, "no stage takes the request",
+		ds.errorf(diagcode.NoEntryStage, path, "no stage takes the request",
 			"every stage lists an engine_input_source, so none receives the prompt; remove the inputs of the first stage.")
 	}
 	if len(g.stages) > 0 && !final {
-		ds.errorf("no_final_output", path, "no stage returns output",
+		ds.errorf(diagcode.NoFinalOutput, path, "no stage returns output",
 			"set `final_output: true` (and final_output_type) on the stage whose output the API returns.")
 	}
 }
@@ -75,7 +76,7 @@ func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 func checkModelStages(g *graph, ds *Diagnostics, path Path) {
 	for _, s := range g.stages {
 		if s.stage.ModelStage() == "" {
-			ds.errorf("model_stage_missing", path, "a stage has no model_stage",
+			ds.errorf(diagcode.ModelStageMissing, path, "a stage has no model_stage",
 				"%s sets no engine_args.model_stage, which the stage_args loader needs to build its model; set it (thinker, talker, code2wav, ...).", s.stage.Describe())
 		}
 	}
@@ -93,13 +94,13 @@ func checkEdgesMatchInputs(g *graph, ds *Diagnostics, path Path) {
 	for _, e := range g.edges {
 		have[e] = true
 		if !want[e] {
-			ds.errorf("edge_not_in_inputs", path, "an edge does not match the stages' inputs",
+			ds.errorf(diagcode.EdgeNotInInputs, path, "an edge does not match the stages' inputs",
 				"runtime.edges has %d → %d, but stage %d does not list %d in engine_input_source; make the edges and the inputs describe the same graph.", e.From, e.To, e.To, e.From)
 		}
 	}
 	for _, e := range g.inputEdges() {
 		if !have[e] {
-			ds.errorf("edge_missing", path, "an input has no edge",
+			ds.errorf(diagcode.EdgeMissing, path, "an input has no edge",
 				"stage %d reads from stage %d but runtime.edges has no %d → %d edge; add it.", e.To, e.From, e.From, e.To)
 		}
 	}
@@ -125,7 +126,7 @@ func checkConnectorRefs(g *graph, ds *Diagnostics, path Path) {
 					continue // an inline connector definition
 				}
 				if defined != nil && !defined[name] {
-					ds.errorf("connector_undefined", path, "a stage names a connector that is not defined",
+					ds.errorf(diagcode.ConnectorUndefined, path, "a stage names a connector that is not defined",
 						"%s: %s.%s names connector %q (line %d); define it under connectors or fix the name.", s.stage.Describe(), dir.key, k, name, v.Line)
 				}
 				other, ok := stageconfig.ConnectorStageID(k, dir.prefix)
@@ -150,7 +151,7 @@ func checkConnectorRefs(g *graph, ds *Diagnostics, path Path) {
 	for _, e := range edges {
 		a := out[e]
 		if b, ok := in[e]; ok && a != b {
-			ds.errorf("connector_conflict", path, "the two ends of an edge use different connectors",
+			ds.errorf(diagcode.ConnectorConflict, path, "the two ends of an edge use different connectors",
 				"edge %d → %d: stage %d sends with %q but stage %d receives with %q; use one connector.", e.From, e.To, e.From, a, e.To, b)
 		}
 	}
@@ -191,7 +192,7 @@ func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
 	for _, s := range g.stages {
 		devs, ok, err := s.stage.Devices()
 		if err != nil {
-			ds.errorf("devices_invalid", path, "a stage's devices cannot be read", "%s: %v", s.stage.Describe(), err)
+			ds.errorf(diagcode.DevicesInvalid, path, "a stage's devices cannot be read", "%s: %v", s.stage.Describe(), err)
 			continue
 		}
 		if !ok {
@@ -199,7 +200,7 @@ func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
 		}
 		x := stageParallel(s.stage, nil, nil, nil)
 		if s.stage.StageType() == "llm" && len(devs) != x.world() {
-			ds.errorf("devices_world_size", path, "a stage's device count does not match its parallelism",
+			ds.errorf(diagcode.DevicesWorldSize, path, "a stage's device count does not match its parallelism",
 				"%s runs on %d device(s) (%s) but %s needs %s; list %s or change the parallel sizes.",
 				s.stage.Describe(), len(devs), stageconfig.FormatDevices(devs), x, x.needs(), x.needs())
 		}
@@ -239,7 +240,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 		}
 	}
 	if len(ps) > 1 || len(dsg) > 1 {
-		ds.errorf("pd_multiple_pairs", path, "more than one prefill/decode pair",
+		ds.errorf(diagcode.PDMultiplePairs, path, "more than one prefill/decode pair",
 			"vllm-omni supports one PD pair per pipeline; found %d prefill and %d decode stages. Run more pipelines (or num_replicas) for more capacity.", len(ps), len(dsg))
 		return
 	}
@@ -247,17 +248,17 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	case len(ps) == 0 && len(dsg) == 0:
 		return
 	case len(ps) == 1 && len(dsg) == 0:
-		ds.errorf("pd_prefill_alone", path, "a prefill stage has no decode partner",
+		ds.errorf(diagcode.PDPrefillAlone, path, "a prefill stage has no decode partner",
 			"%s is prefill-only but no stage is decode-only, so PD is silently off; mark its partner `is_decode_only: true`.", ps[0].stage.Describe())
 		return
 	case len(ps) == 0:
-		ds.errorf("pd_decode_alone", path, "a decode stage has no prefill partner",
+		ds.errorf(diagcode.PDDecodeAlone, path, "a decode stage has no prefill partner",
 			"%s is decode-only but no stage is prefill-only; mark its partner `is_prefill_only: true`.", dsg[0].stage.Describe())
 		return
 	}
 	p, d := ps[0], dsg[0]
 	if g.doc.Dialect == stageconfig.StageArgs && !containsInt(d.inputs, p.id) {
-		ds.errorf("pd_decode_input", path, "the decode stage does not read from the prefill stage",
+		ds.errorf(diagcode.PDDecodeInput, path, "the decode stage does not read from the prefill stage",
 			"%s must list %d in engine_input_source.", d.stage.Describe(), p.id)
 	}
 	pkv, pok := readKV(p.stage)
@@ -272,7 +273,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 			if x.kv.node != nil {
 				what = "is not a mapping"
 			}
-			ds.errorf("kv_config_missing", path, "kv_transfer_config "+what,
+			ds.errorf(diagcode.KVConfigMissing, path, "kv_transfer_config "+what,
 				"%s needs a kv_transfer_config with kv_connector, kv_role, kv_rank and kv_parallel_size.", x.s.stage.Describe())
 		}
 	}
@@ -280,25 +281,25 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 		return
 	}
 	if pkv.role != kvProducer && pkv.role != "kv_both" {
-		ds.errorf("kv_role_prefill", path, "the prefill stage does not produce KV",
+		ds.errorf(diagcode.KVRolePrefill, path, "the prefill stage does not produce KV",
 			"%s has kv_role %q; use kv_producer (or kv_both).", p.stage.Describe(), pkv.role)
 	}
 	if dkv.role != kvConsumer && dkv.role != "kv_both" {
-		ds.errorf("kv_role_decode", path, "the decode stage does not consume KV",
+		ds.errorf(diagcode.KVRoleDecode, path, "the decode stage does not consume KV",
 			"%s has kv_role %q; use kv_consumer (or kv_both).", d.stage.Describe(), dkv.role)
 	}
 	switch {
 	case pkv.connector == "" || dkv.connector == "":
-		ds.errorf("kv_connector_empty", path, "kv_connector is empty", "set the same kv_connector on both %s and %s.", p.stage.Describe(), d.stage.Describe())
+		ds.errorf(diagcode.KVConnectorEmpty, path, "kv_connector is empty", "set the same kv_connector on both %s and %s.", p.stage.Describe(), d.stage.Describe())
 	case pkv.connector != dkv.connector:
-		ds.errorf("kv_connector_mismatch", path, "prefill and decode use different KV connectors",
+		ds.errorf(diagcode.KVConnectorMismatch, path, "prefill and decode use different KV connectors",
 			"%s uses %q and %s uses %q; use one connector on both.", p.stage.Describe(), pkv.connector, d.stage.Describe(), dkv.connector)
 	}
 	if pkv.bufDevice != "" && dkv.bufDevice != "" && pkv.bufDevice != dkv.bufDevice {
-		ds.errorf("kv_buffer_device_mismatch", path, "kv_buffer_device differs", "prefill has %q and decode %q; set the same on both.", pkv.bufDevice, dkv.bufDevice)
+		ds.errorf(diagcode.KVBufferDeviceMismatch, path, "kv_buffer_device differs", "prefill has %q and decode %q; set the same on both.", pkv.bufDevice, dkv.bufDevice)
 	}
 	if pkv.bufSize != "" && dkv.bufSize != "" && pkv.bufSize != dkv.bufSize {
-		ds.errorf("kv_buffer_size_mismatch", path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.bufSize, dkv.bufSize)
+		ds.errorf(diagcode.KVBufferSizeMismatch, path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.bufSize, dkv.bufSize)
 	}
 	ptp, dtp := tensorParallel(p.stage), tensorParallel(d.stage)
 	conn, known := connectorTable[pkv.connector]
@@ -306,7 +307,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 		conn = connector{name: pkv.connector} // unknown rules: ask for equal sizes
 	}
 	if msg := tpProblem(conn, ptp, dtp); msg != "" {
-		ds.errorf("tp_mismatch", path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
+		ds.errorf(diagcode.TPMismatch, path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 	}
 	if placement {
 		checkPDDevices(p, d, ds, path)
@@ -332,7 +333,7 @@ func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {
 		return // devices are indices into each host's own GPUs
 	}
 	if shared := intersect(pdev, ddev); len(shared) > 0 {
-		ds.errorf("pd_devices_overlap", path, "prefill and decode share GPUs",
+		ds.errorf(diagcode.PDDevicesOverlap, path, "prefill and decode share GPUs",
 			"%s and %s both use device(s) %s; give each its own devices.", p.stage.Describe(), d.stage.Describe(), stageconfig.FormatDevices(shared))
 	}
 }
@@ -347,7 +348,7 @@ func checkBootstrapPorts(p, d graphStage, pkv, dkv kvConfig, ds *Diagnostics, pa
 	pp, pok := port(pkv)
 	dp, dok := port(dkv)
 	if pok && dok && pp == dp && sameHost(p.stage, d.stage) {
-		ds.errorf("port_collision", path, "prefill and decode use the same Mooncake bootstrap port",
+		ds.errorf(diagcode.PortCollision, path, "prefill and decode use the same Mooncake bootstrap port",
 			"both %s and %s bind mooncake_bootstrap_port %d on one host; give each its own port.", p.stage.Describe(), d.stage.Describe(), pp)
 	}
 	for _, x := range []struct {
@@ -357,7 +358,7 @@ func checkBootstrapPorts(p, d graphStage, pkv, dkv kvConfig, ds *Diagnostics, pa
 	}{{p, pp, pok}, {d, dp, dok}} {
 		env := x.s.stage.Env()
 		if v, ok := stageconfig.ScalarString(stageconfig.MapGet(env, "VLLM_MOONCAKE_BOOTSTRAP_PORT")); ok && x.ok && v != fmt.Sprint(x.port) {
-			ds.errorf("bootstrap_env_mismatch", path, "the bootstrap port in env differs from the one in kv_connector_extra_config",
+			ds.errorf(diagcode.BootstrapEnvMismatch, path, "the bootstrap port in env differs from the one in kv_connector_extra_config",
 				"%s: VLLM_MOONCAKE_BOOTSTRAP_PORT is %s but mooncake_bootstrap_port is %d; the server binds one and peers dial the other. Make them equal.", x.s.stage.Describe(), v, x.port)
 		}
 	}
@@ -415,10 +416,10 @@ func reportShare(ds *Diagnostics, path Path, device string, total float64, stage
 	list := strings.Join(stages, ", ")
 	switch {
 	case total > 1.0+1e-9:
-		ds.errorf("gpu_memory_oversubscribed", path, "stages sharing a GPU ask for more than all of its memory",
+		ds.errorf(diagcode.GPUMemoryOversubscribed, path, "stages sharing a GPU ask for more than all of its memory",
 			"device %s: %s add up to %.2f of its memory; lower gpu_memory_utilization so the sum is at most 1.0, or move a stage to another device.", dev, list, total)
 	case total > sharedDeviceHeadroom+1e-9:
-		ds.warnf("gpu_memory_tight", path, "stages sharing a GPU leave little memory headroom",
+		ds.warnf(diagcode.GPUMemoryTight, path, "stages sharing a GPU leave little memory headroom",
 			"device %s: %s add up to %.2f; above %.2f, activation peaks can run it out of memory. Lower one of them.", dev, list, total, sharedDeviceHeadroom)
 	}
 }

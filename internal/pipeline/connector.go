@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 )
 
 // Connector names the provider wires.
@@ -182,36 +184,36 @@ func (p *planner) checkConnector() connector {
 		conn, ok = p.multiConnector(path), true
 	}
 	if !ok {
-		p.ds.errorf("connector_unknown", path.Attr("name"), "unknown KV connector",
+		p.ds.errorf(diagcode.ConnectorUnknown, path.Attr("name"), "unknown KV connector",
 			"%q is not a connector this provider wires; use one of %s.", name, connectorNames())
 		return connectorTable[DefaultConnector]
 	}
 	if c.Protocol != "" {
 		switch {
 		case name != connectorMooncake:
-			p.ds.errorf("connector_protocol_unsupported", path.Attr("protocol"), "protocol applies to MooncakeConnector only",
+			p.ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to MooncakeConnector only",
 				"%s chooses its transport itself; remove protocol.", name)
 		case c.Protocol != "tcp" && c.Protocol != "rdma":
-			p.ds.errorf("connector_protocol_unknown", path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
+			p.ds.errorf(diagcode.ConnectorProtocolUnknown, path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
 		}
 	}
 	if c.DeviceName != "" && (name != connectorMooncake || c.Protocol != "rdma") {
-		p.ds.errorf("connector_device_name_unused", path.Attr("device_name"), "device_name needs MooncakeConnector over rdma",
+		p.ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs MooncakeConnector over rdma",
 			"device_name names the RDMA NIC; set protocol = \"rdma\" with MooncakeConnector, or remove device_name.")
 	}
 	if c.KVBoth && !conn.allowsBoth {
-		p.ds.errorf("connector_kv_both_unsupported", path.Attr("kv_both"), "this connector needs a producer and a consumer",
+		p.ds.errorf(diagcode.ConnectorKVBothUnsupported, path.Attr("kv_both"), "this connector needs a producer and a consumer",
 			"%s does not take kv_role kv_both; remove kv_both.", name)
 	}
 	for _, k := range sortedStrings(c.ExtraConfig) {
 		if attr, managed := managedExtraKeys[k]; managed {
-			p.ds.errorf("connector_extra_managed_key", path.Attr("extra_config").Attr(k), "this connector setting has its own attribute",
+			p.ds.errorf(diagcode.ConnectorExtraManagedKey, path.Attr("extra_config").Attr(k), "this connector setting has its own attribute",
 				"set %s instead of extra_config.%s.", attr, k)
 		}
 	}
 	for _, k := range conn.requiredExtra {
 		if v, ok := c.ExtraConfig[k]; !ok || v == nil {
-			p.ds.errorf("connector_extra_missing", path.Attr("extra_config"), "the connector needs a setting",
+			p.ds.errorf(diagcode.ConnectorExtraMissing, path.Attr("extra_config"), "the connector needs a setting",
 				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline).", name, k)
 		}
 	}
@@ -226,7 +228,7 @@ func (p *planner) multiConnector(path Path) connector {
 	list, ok := p.spec.Connector.ExtraConfig["connectors"].([]any)
 	cpath := path.Attr("extra_config").Attr("connectors")
 	if !ok || len(list) == 0 {
-		p.ds.errorf("multi_connector_children", cpath, "MultiConnector needs its connectors",
+		p.ds.errorf(diagcode.MultiConnectorChildren, cpath, "MultiConnector needs its connectors",
 			"list them in extra_config.connectors, such as [{ kv_connector = \"NixlConnector\" }, { kv_connector = \"MooncakeConnector\" }].")
 		return m
 	}
@@ -237,11 +239,11 @@ func (p *planner) multiConnector(path Path) connector {
 		child, known := connectorTable[name]
 		switch {
 		case !known:
-			p.ds.errorf("multi_connector_children", cpath.Index(i).Attr("kv_connector"), "unknown child connector",
+			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i).Attr("kv_connector"), "unknown child connector",
 				"%q: each child needs kv_connector set to one of %s (not MultiConnector).", name, strings.Join(sortedStrings(connectorTable), ", "))
 			continue
 		case seen[name]:
-			p.ds.errorf("multi_connector_children", cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
+			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
 			continue
 		}
 		seen[name] = true
@@ -252,7 +254,7 @@ func (p *planner) multiConnector(path Path) connector {
 				continue
 			}
 			if attr, managed := childManagedKeys[k]; managed {
-				p.ds.errorf("multi_connector_child_managed_key", cpath.Index(i).Attr(k), "the provider sets this for every child",
+				p.ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k), "the provider sets this for every child",
 					"%s.%s is computed from %s; remove it from the child.", name, k, attr)
 				continue
 			}
@@ -260,7 +262,7 @@ func (p *planner) multiConnector(path Path) connector {
 				sub, _ := v.(map[string]any)
 				for _, ek := range sortedStrings(sub) {
 					if attr, managed := managedExtraKeys[ek]; managed {
-						p.ds.errorf("multi_connector_child_managed_key", cpath.Index(i).Attr(k).Attr(ek), "the provider sets this for every child",
+						p.ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k).Attr(ek), "the provider sets this for every child",
 							"%s's %s is computed from %s; remove it from the child.", name, ek, attr)
 					}
 				}

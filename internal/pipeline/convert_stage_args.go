@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
@@ -69,7 +70,7 @@ func (p *planner) toStageArgsDialect(doc *stageconfig.Document, topology map[int
 		case "connectors", "edges":
 			stageconfig.MapSet(runtime, k.Value, v)
 		case "platforms", "base_config", "pipeline":
-			p.ds.warnf("format_conversion_dropped_key", AttrPath("format"), "a key has no place in the stage_args dialect",
+			p.ds.warnf(diagcode.FormatConversionDroppedKey, AttrPath("format"), "a key has no place in the stage_args dialect",
 				"the base config's top-level %q (line %d) is not written: the stage_args dialect has no such key. Keep format = \"stages\" if it matters.", k.Value, k.Line)
 		default:
 			top.Content = append(top.Content, k, v)

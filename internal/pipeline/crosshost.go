@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
@@ -53,14 +54,14 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 	if doc.Dialect == stageconfig.StageArgs {
 		where = "runtime.connectors"
 		if rt := stageconfig.MapGet(doc.Top(), "runtime"); rt != nil && rt.Kind != yaml.MappingNode {
-			p.ds.errorf("cross_host_connectors_shape", p.basePath, "the base's runtime is not a mapping",
+			p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's runtime is not a mapping",
 				"runtime (line %d) must be a mapping to hold the connectors of the edges between hosts; write it out as one.", rt.Line)
 			return
 		}
 		container = stageconfig.MapEnsure(doc.Top(), "runtime")
 	}
 	if defs := stageconfig.MapGet(container, "connectors"); defs != nil && defs.Kind != yaml.MappingNode {
-		p.ds.errorf("cross_host_connectors_shape", p.basePath, "the base's connectors are not a mapping",
+		p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's connectors are not a mapping",
 			"%s (line %d) must be a mapping of named connectors, written out (not an alias), to hold the connectors of the edges between hosts.", where, defs.Line)
 		return
 	}
@@ -69,7 +70,7 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 	for _, e := range edges {
 		name := fmt.Sprintf("cross_host_%d_%d", e.From, e.To)
 		if stageconfig.MapGet(defs, name) != nil {
-			p.ds.errorf("cross_host_connector_name_taken", p.basePath, "the base already defines a connector of this name",
+			p.ds.errorf(diagcode.CrossHostConnectorNameTaken, p.basePath, "the base already defines a connector of this name",
 				"%s.%s is the name the provider gives the connector of edge %d → %d, which crosses hosts; rename yours.", where, name, e.From, e.To)
 			continue
 		}
@@ -106,7 +107,7 @@ func (p *planner) nameConnector(stages []stageconfig.Stage, id int, key, ref, na
 		}
 		if old := stageconfig.MapGet(m, ref); old != nil {
 			was, _ := stageconfig.ScalarString(old)
-			p.ds.warnf("cross_host_connector_replaced", p.basePath, "a connector on an edge between hosts was replaced",
+			p.ds.warnf(diagcode.CrossHostConnectorReplaced, p.basePath, "a connector on an edge between hosts was replaced",
 				"stage %d's %s.%s named %q; the edge crosses hosts, so it now names %s (a %s).", id, key, ref, was, name, releases.CrossHostConnector)
 		}
 		stageconfig.MapSet(m, ref, stageconfig.StrNode(name))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 )
 
 // Severity of a Diagnostic.
@@ -64,7 +66,7 @@ func (p Path) String() string {
 // Diagnostic is one problem found while planning.
 type Diagnostic struct {
 	Severity Severity
-	Code     string // stable identifier, such as "tp_mismatch"
+	Code     string // stable identifier from internal/diagcode, such as "tp_mismatch"
 	Path     Path
 	Summary  string
 	Detail   string // what is wrong and how to fix it
@@ -124,10 +126,10 @@ func (ds Diagnostics) Codes() []string {
 	return out
 }
 
-func (ds *Diagnostics) errorf(code string, path Path, summary, detail string, args ...any) {
-	*ds = append(*ds, Diagnostic{Severity: SeverityError, Code: code, Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
+func (ds *Diagnostics) errorf(code diagcode.Code, path Path, summary, detail string, args ...any) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityError, Code: string(code), Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
 }
 
-func (ds *Diagnostics) warnf(code string, path Path, summary, detail string, args ...any) {
-	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Code: code, Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
+func (ds *Diagnostics) warnf(code diagcode.Code, path Path, summary, detail string, args ...any) {
+	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Code: string(code), Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
 }

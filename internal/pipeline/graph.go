@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
 )
@@ -40,14 +41,14 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 		gs := graphStage{stage: s, modelStage: s.ModelStage()}
 		gs.id, gs.hasID = s.ID()
 		if gs.hasID && gs.id < 0 {
-			ds.errorf("stage_id_negative", path, "a stage_id is negative",
+			ds.errorf(diagcode.StageIDNegative, path, "a stage_id is negative",
 				"%s (line %d) has stage_id %d; stage ids are whole numbers from 0 (engine_input_source and the edges name stages by them): renumber the stages from 0.", s.Describe(), s.Node.Line, gs.id)
 		}
 		if !gs.hasID {
-			ds.errorf("stage_id_missing", path, "a stage has no stage_id",
+			ds.errorf(diagcode.StageIDMissing, path, "a stage has no stage_id",
 				"%s (line %d) needs a whole-number stage_id: add one, such as `stage_id: %d`.", s.Describe(), s.Node.Line, s.Index)
 		} else if prev, dup := g.byID[gs.id]; dup {
-			ds.errorf("stage_id_duplicate", path, "two stages share a stage_id",
+			ds.errorf(diagcode.StageIDDuplicate, path, "two stages share a stage_id",
 				"stage_id %d is used by %s (line %d) and %s (line %d); give each stage its own id.",
 				gs.id, g.stages[prev].stage.Describe(), g.stages[prev].stage.Node.Line, s.Describe(), s.Node.Line)
 		} else {
@@ -55,7 +56,7 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 		}
 		inputs, ok, err := s.Inputs()
 		if err != nil {
-			ds.errorf("stage_inputs_invalid", path, "engine_input_source cannot be read", "%s: %v", s.Describe(), err)
+			ds.errorf(diagcode.StageInputsInvalid, path, "engine_input_source cannot be read", "%s: %v", s.Describe(), err)
 		}
 		if ok {
 			gs.inputs = inputs
@@ -68,7 +69,7 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 		g.stages = append(g.stages, gs)
 	}
 	if len(g.stages) == 0 {
-		ds.errorf("base_no_stages", path, "the config has no stages",
+		ds.errorf(diagcode.BaseNoStages, path, "the config has no stages",
 			"its %s list is empty; list the pipeline's stages in it, or leave base_config unset to use the preset for model.", doc.Dialect)
 	}
 	return g
@@ -115,7 +116,7 @@ func readEdges(doc *stageconfig.Document, ds *Diagnostics, path Path) ([]Edge, b
 		return nil, false
 	}
 	if n.Kind != yaml.SequenceNode {
-		ds.errorf("edges_invalid", path, "edges must be a list", "line %d: write edges as a list of {from, to} mappings.", n.Line)
+		ds.errorf(diagcode.EdgesInvalid, path, "edges must be a list", "line %d: write edges as a list of {from, to} mappings.", n.Line)
 		return nil, true
 	}
 	edges := make([]Edge, 0, len(n.Content))
@@ -123,7 +124,7 @@ func readEdges(doc *stageconfig.Document, ds *Diagnostics, path Path) ([]Edge, b
 		from, okFrom := stageconfig.ScalarInt(stageconfig.MapGet(e, "from"))
 		to, okTo := stageconfig.ScalarInt(stageconfig.MapGet(e, "to"))
 		if !okFrom || !okTo {
-			ds.errorf("edges_invalid", path, "an edge is not a {from, to} pair of stage ids", "line %d: write each edge as `- from: 0` / `to: 1`.", e.Line)
+			ds.errorf(diagcode.EdgesInvalid, path, "an edge is not a {from, to} pair of stage ids", "line %d: write each edge as `- from: 0` / `to: 1`.", e.Line)
 			continue
 		}
 		edges = append(edges, Edge{From: from, To: to})

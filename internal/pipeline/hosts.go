@@ -3,6 +3,8 @@ package pipeline
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 )
 
 // Hosts are IP addresses: vLLM binds and advertises VLLM_HOST_IP and kv_ip
@@ -44,7 +46,7 @@ func isLoopback(h string) bool {
 
 func checkHost(ds *Diagnostics, path Path, h string) {
 	if _, why := canonicalHost(h); why != "" {
-		ds.errorf("host_invalid", path, "host is not a usable IP address", "%q: %s.", h, why)
+		ds.errorf(diagcode.HostInvalid, path, "host is not a usable IP address", "%q: %s.", h, why)
 	}
 }
 

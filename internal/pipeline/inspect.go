@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
@@ -58,7 +59,7 @@ func Check(src []byte) Diagnostics { return CheckFor(src, "") }
 func CheckFor(src []byte, version string) Diagnostics {
 	doc, err := stageconfig.Parse(src)
 	if err != nil {
-		return Diagnostics{{Severity: SeverityError, Code: "config_unreadable", Summary: "the config cannot be read", Detail: describeParseError(err)}}
+		return Diagnostics{{Severity: SeverityError, Code: string(diagcode.ConfigUnreadable), Summary: "the config cannot be read", Detail: describeParseError(err)}}
 	}
 	var ds Diagnostics
 	g := readGraph(doc, &ds, nil)
@@ -68,11 +69,11 @@ func CheckFor(src []byte, version string) Diagnostics {
 	}
 	rel, problem := releases.Lookup(version)
 	if problem != nil {
-		ds.errorf(problem.Code, nil, problem.Summary, "%s", problem.Detail)
+		ds.errorf(diagcode.Code(problem.Code), nil, problem.Summary, "%s", problem.Detail)
 		return ds
 	}
 	for _, v := range releases.Conform(rel, releases.Deployment{Doc: doc}) {
-		ds.errorf("release_"+v.Rule, nil, "vllm-omni "+rel.Version+" would not run this config", "%s.", v.Detail)
+		ds.errorf(v.Code, nil, "vllm-omni "+rel.Version+" would not run this config", "%s.", v.Detail)
 	}
 	return ds
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -76,7 +77,7 @@ func (s *plannedStage) describe() string {
 func (p *planner) checkNotSplit() bool {
 	for _, s := range p.g.stages {
 		if s.prefill || s.decode {
-			p.ds.errorf("base_already_split", p.basePath, "the base config is already split into prefill and decode",
+			p.ds.errorf(diagcode.BaseAlreadySplit, p.basePath, "the base config is already split into prefill and decode",
 				"%s is marked is_prefill_only or is_decode_only. Pass the config before the split (with one thinker stage); the provider makes the PD pair.", s.stage.Describe())
 			return false
 		}
@@ -90,12 +91,12 @@ func (p *planner) chooseSplit() bool {
 	if id := p.spec.SplitStage; id != nil {
 		s, ok := p.g.stageByID(*id)
 		if !ok {
-			p.ds.errorf("split_stage_unknown", AttrPath("split_stage"), "no stage has this id",
+			p.ds.errorf(diagcode.SplitStageUnknown, AttrPath("split_stage"), "no stage has this id",
 				"split_stage is %d but the base config has stages %s; set it to one of them, or leave it unset to split the thinker.", *id, describeInts(p.stageIDs()))
 			return false
 		}
 		if why := notSplittable(s); why != "" {
-			p.ds.errorf("split_stage_not_autoregressive", AttrPath("split_stage"), "this stage cannot be split into prefill and decode",
+			p.ds.errorf(diagcode.SplitStageNotAutoregressive, AttrPath("split_stage"), "this stage cannot be split into prefill and decode",
 				"%s %s; PD splits an autoregressive (worker_type: ar) LLM stage such as the thinker: set split_stage to that stage's id.", s.stage.Describe(), why)
 			return false
 		}
@@ -114,7 +115,7 @@ func (p *planner) chooseSplit() bool {
 			return true
 		}
 	}
-	p.ds.errorf("split_stage_not_found", AttrPath("split_stage"), "no stage to split",
+	p.ds.errorf(diagcode.SplitStageNotFound, AttrPath("split_stage"), "no stage to split",
 		"the base config has no thinker and no autoregressive entry stage; set split_stage to the id of the autoregressive stage to split.")
 	return false
 }
@@ -261,13 +262,13 @@ func (p *planner) checkOverrideKeys(keys map[int]string) {
 		path := AttrPath("stage_overrides", name)
 		switch {
 		case len(shared[name]) > 1:
-			p.ds.errorf("override_ambiguous", path, "several stages have this model_stage",
+			p.ds.errorf(diagcode.OverrideAmbiguous, path, "several stages have this model_stage",
 				"%s is the model_stage of %s; use their ids in the base config as keys instead: %s.", name, strings.Join(shared[name], " and "), strings.Join(shared[name], ", "))
 		case name == p.split.modelStage || name == prefillKey || name == decodeKey:
-			p.ds.errorf("override_split_stage", path, "the split stage is configured through prefill and decode",
+			p.ds.errorf(diagcode.OverrideSplitStage, path, "the split stage is configured through prefill and decode",
 				"move these settings to the prefill and decode attributes.")
 		case !known[name]:
-			p.ds.errorf("override_unknown_stage", path, "no stage has this model_stage",
+			p.ds.errorf(diagcode.OverrideUnknownStage, path, "no stage has this model_stage",
 				"use one of the stages that can be overridden: %s.", strings.Join(names, ", "))
 		}
 	}
@@ -300,7 +301,7 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	if s.role == RoleDecode {
 		pre := p.byKey[prefillKey]
 		if msg := tpProblem(p.conn, pre.tp, s.tp); msg != "" {
-			p.ds.errorf("tp_mismatch", AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
+			p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 		}
 	}
 }
@@ -357,7 +358,7 @@ func (p *planner) multiHost() bool { return len(p.hosts) > 1 }
 // such as pipeline with stage_args output, are errors where they are read.)
 func (p *planner) checkIgnoredInputs() {
 	if p.spec.Service.HeadWaitSeconds != nil && !p.multiHost() {
-		p.ds.warnf("head_wait_unused", AttrPath("systemd", "head_wait_seconds"), "head_wait_seconds has no effect on one host",
+		p.ds.warnf(diagcode.HeadWaitUnused, AttrPath("systemd", "head_wait_seconds"), "head_wait_seconds has no effect on one host",
 			"only a headless process across hosts waits for the head, and every stage runs in one process on one host; remove head_wait_seconds, or give stages their hosts.")
 	}
 }
@@ -369,13 +370,13 @@ func (p *planner) checkHosts() {
 	}
 	for _, s := range p.stages {
 		if s.host == "" {
-			p.ds.errorf("host_missing", s.path.Attr("host"), "a stage has no host while others do",
+			p.ds.errorf(diagcode.HostMissing, s.path.Attr("host"), "a stage has no host while others do",
 				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.hosts))
 			continue
 		}
 		explicit := s.role != RoleStage || s.override != nil && s.override.Host != ""
 		if isLoopback(s.host) && explicit {
-			p.ds.errorf("host_unreachable", s.path.Attr("host"), "this address cannot be reached from another host",
+			p.ds.errorf(diagcode.HostUnreachable, s.path.Attr("host"), "this address cannot be reached from another host",
 				"%s: %q is a loopback address, but the pipeline spans hosts; use the address other hosts reach it at.", s.describe(), s.host)
 		}
 		// vllm-omni writes its omni master's and stages' ZMQ endpoints as
@@ -383,7 +384,7 @@ func (p *planner) checkHosts() {
 		// (vllm_omni/engine/stage_engine_startup.py, OmniMasterServer), which
 		// ZMQ cannot parse for an IPv6 address.
 		if strings.Contains(s.host, ":") && explicit {
-			p.ds.errorf("host_ipv6_unsupported", s.path.Attr("host"), "vllm-omni's stage-based launch cannot use an IPv6 address",
+			p.ds.errorf(diagcode.HostIPv6Unsupported, s.path.Attr("host"), "vllm-omni's stage-based launch cannot use an IPv6 address",
 				"%s: %q is IPv6, but vllm-omni builds its ZMQ endpoints as tcp://<address>:<port> without brackets, which fails for IPv6; use the machine's private IPv4 address.", s.describe(), s.host)
 		}
 	}

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"math"
+
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 )
 
 // DecodeStageOverrides reads the free-form `stage_overrides` value (an
@@ -18,7 +20,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 	}
 	entries, ok := v.(map[string]any)
 	if !ok {
-		ds.errorf("stage_overrides_shape", root, "stage_overrides must be an object keyed by model_stage",
+		ds.errorf(diagcode.StageOverridesShape, root, "stage_overrides must be an object keyed by model_stage",
 			"write stage_overrides = { talker = { devices = [2] } }; got %s.", describeType(v))
 		return nil, ds
 	}
@@ -30,7 +32,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 		}
 		fields, ok := entries[name].(map[string]any)
 		if !ok {
-			ds.errorf("stage_overrides_shape", path, "a stage override must be an object",
+			ds.errorf(diagcode.StageOverridesShape, path, "a stage override must be an object",
 				"write %s = { max_num_seqs = 8 }; got %s.", name, describeType(entries[name]))
 			continue
 		}
@@ -48,7 +50,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 			case "max_num_seqs":
 				if n, ok := decodeInt(&ds, fpath, val); ok {
 					if n < 1 {
-						ds.errorf("max_num_seqs_range", fpath, "max_num_seqs must be at least 1", "it is %d; set 1 or more.", n)
+						ds.errorf(diagcode.MaxNumSeqsRange, fpath, "max_num_seqs must be at least 1", "it is %d; set 1 or more.", n)
 					}
 					o.MaxNumSeqs = &n
 				}
@@ -60,7 +62,7 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 			case "num_replicas":
 				if n, ok := decodeInt(&ds, fpath, val); ok {
 					if n < 1 {
-						ds.errorf("num_replicas_range", fpath, "num_replicas must be at least 1", "it is %d; set 1 or more.", n)
+						ds.errorf(diagcode.NumReplicasRange, fpath, "num_replicas must be at least 1", "it is %d; set 1 or more.", n)
 					}
 					o.NumReplicas = &n
 				}
@@ -68,17 +70,17 @@ func DecodeStageOverrides(v any) (map[string]StageOverride, Diagnostics) {
 				if s, ok := val.(string); ok {
 					o.Host = s // checked with the other hosts, in layout
 				} else {
-					ds.errorf("stage_overrides_type", fpath, "host must be a string", "got %s; write an address such as \"10.0.0.3\".", describeType(val))
+					ds.errorf(diagcode.StageOverridesType, fpath, "host must be a string", "got %s; write an address such as \"10.0.0.3\".", describeType(val))
 				}
 			case "engine_args":
 				if m, ok := val.(map[string]any); ok {
 					o.EngineArgs = m
 					checkEngineArgs(&ds, fpath, m, overrideManagedKeys)
 				} else {
-					ds.errorf("stage_overrides_type", fpath, "engine_args must be an object", "got %s; write an object such as { max_model_len = 4096 }.", describeType(val))
+					ds.errorf(diagcode.StageOverridesType, fpath, "engine_args must be an object", "got %s; write an object such as { max_model_len = 4096 }.", describeType(val))
 				}
 			default:
-				ds.errorf("stage_overrides_unknown_key", fpath, "unknown stage override setting",
+				ds.errorf(diagcode.StageOverridesUnknownKey, fpath, "unknown stage override setting",
 					"%q is not a stage override setting; use devices, max_num_seqs, gpu_memory_utilization, num_replicas, host or engine_args (other engine settings go in engine_args).", key)
 			}
 		}
@@ -98,20 +100,20 @@ func decodeInt(ds *Diagnostics, path Path, v any) (int, bool) {
 		n = int64(x)
 	case float64:
 		if x != math.Trunc(x) || math.IsInf(x, 0) {
-			ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
+			ds.errorf(diagcode.StageOverridesType, path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
 			return 0, false
 		}
 		if math.Abs(x) > MaxWhole {
-			ds.errorf("stage_overrides_range", path, "the number is too large", "got %g; write a whole number of at most %d.", x, MaxWhole)
+			ds.errorf(diagcode.StageOverridesRange, path, "the number is too large", "got %g; write a whole number of at most %d.", x, MaxWhole)
 			return 0, false
 		}
 		n = int64(x)
 	default:
-		ds.errorf("stage_overrides_type", path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
+		ds.errorf(diagcode.StageOverridesType, path, "must be a whole number", "got %s; write a whole number such as 8.", describeType(v))
 		return 0, false
 	}
 	if n > MaxWhole || n < -MaxWhole {
-		ds.errorf("stage_overrides_range", path, "the number is too large", "got %d; write a whole number of at most %d.", n, MaxWhole)
+		ds.errorf(diagcode.StageOverridesRange, path, "the number is too large", "got %d; write a whole number of at most %d.", n, MaxWhole)
 		return 0, false
 	}
 	return int(n), true
@@ -126,14 +128,14 @@ func decodeFloat(ds *Diagnostics, path Path, v any) (float64, bool) {
 	case float64:
 		return x, true
 	}
-	ds.errorf("stage_overrides_type", path, "must be a number", "got %s; write a number such as 0.5.", describeType(v))
+	ds.errorf(diagcode.StageOverridesType, path, "must be a number", "got %s; write a number such as 0.5.", describeType(v))
 	return 0, false
 }
 
 func decodeIntList(ds *Diagnostics, path Path, v any) []int {
 	list, ok := v.([]any)
 	if !ok {
-		ds.errorf("stage_overrides_type", path, "must be a list of GPU indices", "write devices = [2]; got %s.", describeType(v))
+		ds.errorf(diagcode.StageOverridesType, path, "must be a list of GPU indices", "write devices = [2]; got %s.", describeType(v))
 		return nil
 	}
 	// One unreadable index leaves the whole list unset, so that the rest of

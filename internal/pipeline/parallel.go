@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -100,12 +101,13 @@ func stageParallel(s stageconfig.Stage, over map[string]any, path Path, ds *Diag
 		}
 	}
 	for _, k := range []struct {
-		key, code string
-		to        *int
+		key  string
+		code diagcode.Code
+		to   *int
 	}{
-		{"tensor_parallel_size", "tensor_parallel_size_range", &x.tp},
-		{"pipeline_parallel_size", "pipeline_parallel_size_range", &x.pp},
-		{"data_parallel_size", "data_parallel_size_range", &x.dp},
+		{"tensor_parallel_size", diagcode.TensorParallelSizeRange, &x.tp},
+		{"pipeline_parallel_size", diagcode.PipelineParallelSizeRange, &x.pp},
+		{"data_parallel_size", diagcode.DataParallelSizeRange, &x.dp},
 	} {
 		v, ok := over[k.key]
 		if !ok || v == nil {

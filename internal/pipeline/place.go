@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -45,7 +46,7 @@ func (p *planner) place() {
 	}
 	if pre.host == dec.host {
 		if shared := intersect(pre.devices, dec.devices); len(shared) > 0 {
-			p.ds.errorf("pd_devices_overlap", dec.path.Attr("devices"), "prefill and decode share GPUs",
+			p.ds.errorf(diagcode.PDDevicesOverlap, dec.path.Attr("devices"), "prefill and decode share GPUs",
 				"device(s) %s are in both prefill.devices and decode.devices; give each side its own GPUs (they run as separate engines).",
 				stageconfig.FormatDevices(shared))
 		}
@@ -102,10 +103,10 @@ func (p *planner) checkWorldBounds() bool {
 		if s.world < 1 {
 			// Zero or negative sizes come only from a base config (the
 			// attributes are checked to be at least 1).
-			p.ds.errorf("world_size_range", path, "a stage's parallel sizes are not positive",
+			p.ds.errorf(diagcode.WorldSizeRange, path, "a stage's parallel sizes are not positive",
 				"%s has %s; set each of them to 1 or more.", s.describe(), s.par)
 		} else {
-			p.ds.errorf("world_size_range", path, "a stage asks for more GPUs than a host has",
+			p.ds.errorf(diagcode.WorldSizeRange, path, "a stage asks for more GPUs than a host has",
 				"%s needs %s (%s); use at most %d.", s.describe(), s.par.needs(), s.par, maxWorldSize)
 		}
 		ok = false
@@ -115,7 +116,7 @@ func (p *planner) checkWorldBounds() bool {
 
 func (p *planner) checkWorld(s *plannedStage) {
 	if len(s.devices) != s.world {
-		p.ds.errorf("devices_world_size", s.path.Attr("devices"), "the device count does not match the parallelism",
+		p.ds.errorf(diagcode.DevicesWorldSize, s.path.Attr("devices"), "the device count does not match the parallelism",
 			"%s lists %d device(s) but %s needs %s; list %s or change the parallel sizes.",
 			s.describe(), len(s.devices), s.par, s.par.needs(), s.par.needs())
 	}
@@ -204,7 +205,7 @@ func (p *planner) checkGPULimit() {
 			if host != "" {
 				on = " on host " + host
 			}
-			p.ds.errorf("gpus_exceeded", blame, "the layout needs more GPUs than the host has",
+			p.ds.errorf(diagcode.GPUsExceeded, blame, "the layout needs more GPUs than the host has",
 				"the layout needs devices 0-%d (%d GPUs)%s but gpus = %d: %s. Raise gpus, lower tensor_parallel_size, or list devices that exist.",
 				need-1, need, on, limit, strings.Join(where, "; "))
 		}

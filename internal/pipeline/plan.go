@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
@@ -81,7 +82,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	doc, err := p.apply()
 	if err != nil {
-		p.ds.errorf("render_failed", nil, "the deploy config cannot be written", "%v", err)
+		p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
 		return nil, p.ds
 	}
 	doc = p.convert(doc)
@@ -102,13 +103,13 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	res, err := p.result(doc)
 	if err != nil {
-		p.ds.errorf("render_failed", nil, "the deploy config cannot be written", "%v", err)
+		p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
 		return nil, p.ds
 	}
 	// And what the machines run must be what the release starts.
 	if vs := releases.Conform(p.release.Release, deploymentOf(doc, res.Stages, res.Launches, p.release.UserPipeline)); len(vs) > 0 {
 		for _, v := range vs {
-			p.ds.errorf("release_conformance", AttrPath("vllm_omni_version"), "the plan fails vllm-omni "+p.release.Release.Version+"'s checks", "%s", v)
+			p.ds.errorf(diagcode.ReleaseConformance, AttrPath("vllm_omni_version"), "the plan fails vllm-omni "+p.release.Release.Version+"'s checks", "%s", v)
 		}
 		return nil, p.ds
 	}

@@ -1,6 +1,10 @@
 package pipeline
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+)
 
 // Port names, as reported for firewall rules and kept stable by name.
 const (
@@ -174,7 +178,7 @@ func (p *planner) sidePortRequests(s *plannedStage, reqs *[]*portRequest) {
 		*reqs = append(*reqs, r)
 	}
 	if given != nil && !handshake {
-		p.ds.errorf("bootstrap_port_unused", s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
+		p.ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
 			"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
 	}
 }
@@ -184,15 +188,15 @@ func (p *planner) claim(t *portTable, r *portRequest) {
 	for port := *r.given; port < *r.given+r.count; port++ {
 		switch owner, taken := t.owner(r.host, port); {
 		case taken:
-			p.ds.errorf("port_collision", r.path, "a port is used twice on one host",
+			p.ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
 				"port %d is both %s and %s%s; choose another port.", port, owner, r.name, onHost(r.host))
 			ok = false
 		case t.reserved[port]:
-			p.ds.errorf("port_reserved", r.path, "the port is in reserved_ports",
+			p.ds.errorf(diagcode.PortReserved, r.path, "the port is in reserved_ports",
 				"%s would listen on %d, which reserved_ports keeps free; choose another port or unreserve it.", r.name, port)
 			ok = false
 		case port == connectorZMQBasePort:
-			p.ds.errorf("port_collision", r.path, "the port is the connectors' ZMQ base port",
+			p.ds.errorf(diagcode.PortCollision, r.path, "the port is the connectors' ZMQ base port",
 				"%s would listen on %d, where vllm-omni's connectors (and Mooncake's master) listen by default; choose another port.", r.name, port)
 			ok = false
 		}
@@ -210,7 +214,7 @@ func (p *planner) allocate(t *portTable, r *portRequest) {
 	}
 	start, ok := t.block(r.host, r.count, prefer)
 	if !ok {
-		p.ds.errorf("port_range_exhausted", AttrPath("port_range"), "port_range has no room for every port",
+		p.ds.errorf(diagcode.PortRangeExhausted, AttrPath("port_range"), "port_range has no room for every port",
 			"%s needs %d free port(s)%s between %d and %d, after reserved_ports and the ports already given; widen port_range.", r.name, r.count, onHost(r.host), t.first, t.last)
 		return
 	}

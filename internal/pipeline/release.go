@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
@@ -27,7 +28,7 @@ func (p *planner) chooseRelease() bool {
 	if p.base.Dialect == stageconfig.Stages {
 		_, need.ToStageArgs = p.topologyPreset()
 		if need.Dialect == releases.StageArgs && !need.ToStageArgs {
-			p.ds.errorf("format_conversion_unsupported", AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
+			p.ds.errorf(diagcode.FormatConversionUnsupported, AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
 				"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")
 			return false
 		}
@@ -41,17 +42,17 @@ func (p *planner) chooseRelease() bool {
 		}
 	}
 	if problem != nil {
-		p.ds.errorf(problem.Code, AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
+		p.ds.errorf(diagcode.Code(problem.Code), AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
 		return false
 	}
 	p.release = c
 	p.format = stageconfig.Dialect(c.Dialect)
 	if p.spec.Pipeline != "" && c.Dialect != releases.Stages {
-		p.ds.errorf("pipeline_unused", AttrPath("pipeline"), "pipeline applies to the stages dialect only",
+		p.ds.errorf(diagcode.PipelineUnused, AttrPath("pipeline"), "pipeline applies to the stages dialect only",
 			"the output is stage_args, which selects PD with the stages' own is_prefill_only / is_decode_only; remove pipeline, or set format = \"stages\".")
 	}
 	if c.UserPipeline {
-		p.ds.warnf("pipeline_user_registered", AttrPath("pipeline"), "vllm-omni does not register this pipeline",
+		p.ds.warnf(diagcode.PipelineUserRegistered, AttrPath("pipeline"), "vllm-omni does not register this pipeline",
 			"vllm-omni %s registers no pipeline %q; the deploy loader raises KeyError unless your own register_pipeline() call provides it, with its PD stages, before vllm serve starts.", c.Release.Version, c.PipelineKey)
 	}
 	if v := c.Release.Validator; v.Has(releases.CheckPrefillEntry) && (p.split.id != 0 || len(p.split.inputs) > 0) {
@@ -59,7 +60,7 @@ func (p *planner) chooseRelease() bool {
 		if p.spec.SplitStage == nil {
 			path = p.basePath
 		}
-		p.ds.errorf("split_not_entry", path, "the split stage is not the pipeline's first stage",
+		p.ds.errorf(diagcode.SplitNotEntry, path, "the split stage is not the pipeline's first stage",
 			"vllm-omni %s sends every request to stage 0 and holds the prefill stage to one token only there, but stage %d is split; split stage 0 (the thinker in vllm-omni's pipelines).", c.Release.Version, p.split.id)
 	}
 	return true
@@ -144,7 +145,7 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 			// Only what the user wrote is reported: a preset's keys, or the
 			// topology a preset gave a stages base, are in the docs.
 			if p.spec.BaseConfig != "" && p.base.Dialect == stageconfig.StageArgs {
-				p.ds.warnf("ignored_key_translated", p.basePath, "a stage key vllm-omni never reads was translated",
+				p.ds.warnf(diagcode.IgnoredKeyTranslated, p.basePath, "a stage key vllm-omni never reads was translated",
 					"%s: vllm-omni %s's stage_args runtime reads %s, not %s, so %s (%s).",
 					st.Describe(), p.release.Release.Version, to, from, what, ig.Source)
 			}

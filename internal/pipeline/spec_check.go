@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
@@ -23,16 +24,16 @@ func (p *planner) checkSpec() {
 	if s.Format == "" {
 		p.format = "" // the base config's dialect, decided once it is loaded
 	} else if f, err := stageconfig.ParseDialect(s.Format); err != nil {
-		p.ds.errorf("format_unknown", AttrPath("format"), "unknown format", "%v.", err)
+		p.ds.errorf(diagcode.FormatUnknown, AttrPath("format"), "unknown format", "%v.", err)
 	} else {
 		p.format = f
 	}
 	if s.Preset != "" && s.BaseConfig != "" {
-		p.ds.errorf("preset_and_base_config", AttrPath("base_config"), "preset and base_config both set",
+		p.ds.errorf(diagcode.PresetAndBaseConfig, AttrPath("base_config"), "preset and base_config both set",
 			"base_config replaces the preset; remove one of them.")
 	}
 	if s.ConfigPath != "" {
-		checkPathString(&p.ds, AttrPath("config_path"), s.ConfigPath, "config_path")
+		checkPathString(&p.ds, AttrPath("config_path"), s.ConfigPath, "config_path", diagcode.ConfigPathNotAbsolute, diagcode.ConfigPathControlCharacter)
 	}
 	for _, r := range []struct {
 		name string
@@ -41,10 +42,10 @@ func (p *planner) checkSpec() {
 		checkRole(&p.ds, AttrPath(r.name), r.spec)
 	}
 	if s.GPUs != nil && *s.GPUs < 1 {
-		p.ds.errorf("gpus_range", AttrPath("gpus"), "gpus must be at least 1", "gpus is %d; set the number of GPUs on each host.", *s.GPUs)
+		p.ds.errorf(diagcode.GPUsRange, AttrPath("gpus"), "gpus must be at least 1", "gpus is %d; set the number of GPUs on each host.", *s.GPUs)
 	}
 	if s.SplitStage != nil && *s.SplitStage < 0 {
-		p.ds.errorf("split_stage_range", AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0.", *s.SplitStage)
+		p.ds.errorf(diagcode.SplitStageRange, AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0.", *s.SplitStage)
 	}
 	p.checkPortInputs()
 	checkService(&p.ds, s.Service)
@@ -56,29 +57,34 @@ func (p *planner) checkModel() {
 	path := AttrPath("model")
 	switch {
 	case m == "":
-		p.ds.errorf("model_empty", path, "model is empty", "set model to a Hugging Face id such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\" or an absolute local path.")
+		p.ds.errorf(diagcode.ModelEmpty, path, "model is empty", "set model to a Hugging Face id such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\" or an absolute local path.")
 	case strings.HasPrefix(m, "/"):
-		checkPathString(&p.ds, path, m, "model")
+		checkPathChars(&p.ds, path, m, "model", diagcode.ModelControlCharacter)
 	case !modelID.MatchString(m):
-		p.ds.errorf("model_invalid", path, "model is not a model id or an absolute path",
+		p.ds.errorf(diagcode.ModelInvalid, path, "model is not a model id or an absolute path",
 			"%q: use an id of the form org/name (letters, digits, '.', '_', '-') such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.", m)
 	}
 }
 
 // checkPathString rejects what a path must not hold: it ends up in a shell
 // command and in a process's argv, where a control character or a leading
-// dash would change what runs.
-func checkPathString(ds *Diagnostics, path Path, v, what string) {
+// dash would change what runs. The codes are the attribute's (what's).
+func checkPathString(ds *Diagnostics, path Path, v, what string, notAbsolute, controlCharacter diagcode.Code) {
 	if !strings.HasPrefix(v, "/") {
-		ds.errorf(what+"_not_absolute", path, what+" must be an absolute path", "%q does not start with /; write the full path on the host.", v)
+		ds.errorf(notAbsolute, path, what+" must be an absolute path", "%q does not start with /; write the full path on the host.", v)
 		return
 	}
+	checkPathChars(ds, path, v, what, controlCharacter)
+}
+
+// checkPathChars is checkPathString for a path known to be absolute.
+func checkPathChars(ds *Diagnostics, path Path, v, what string, controlCharacter diagcode.Code) {
 	for _, r := range v {
 		// Cf (format) characters, such as U+202E, are invisible and can
 		// make the path shown in a plan read differently from what runs;
 		// U+2028 and U+2029 break lines as a newline does.
 		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) {
-			ds.errorf(what+"_control_character", path, what+" holds a control character",
+			ds.errorf(controlCharacter, path, what+" holds a control character",
 				"%q: remove newlines, tabs, other control characters and invisible formatting characters (such as U+202E).", v)
 			return
 		}
@@ -87,10 +93,10 @@ func checkPathString(ds *Diagnostics, path Path, v, what string) {
 
 func checkRole(ds *Diagnostics, path Path, r RoleSpec) {
 	if r.TensorParallelSize != nil && *r.TensorParallelSize < 1 {
-		ds.errorf("tensor_parallel_size_range", path.Attr("tensor_parallel_size"), "tensor_parallel_size must be at least 1", "it is %d; set 1 or more (the GPUs each side spans).", *r.TensorParallelSize)
+		ds.errorf(diagcode.TensorParallelSizeRange, path.Attr("tensor_parallel_size"), "tensor_parallel_size must be at least 1", "it is %d; set 1 or more (the GPUs each side spans).", *r.TensorParallelSize)
 	}
 	if r.MaxNumSeqs != nil && *r.MaxNumSeqs < 1 {
-		ds.errorf("max_num_seqs_range", path.Attr("max_num_seqs"), "max_num_seqs must be at least 1", "it is %d; set 1 or more (the recipe uses 16 for prefill, 64 for decode).", *r.MaxNumSeqs)
+		ds.errorf(diagcode.MaxNumSeqsRange, path.Attr("max_num_seqs"), "max_num_seqs must be at least 1", "it is %d; set 1 or more (the recipe uses 16 for prefill, 64 for decode).", *r.MaxNumSeqs)
 	}
 	checkMemory(ds, path, r.GPUMemoryUtilization)
 	checkDevices(ds, path.Attr("devices"), r.Devices)
@@ -102,7 +108,7 @@ func checkRole(ds *Diagnostics, path Path, r RoleSpec) {
 
 func checkMemory(ds *Diagnostics, path Path, v *float64) {
 	if v != nil && (*v <= 0 || *v > 1) {
-		ds.errorf("gpu_memory_utilization_range", path.Attr("gpu_memory_utilization"), "gpu_memory_utilization must be in (0, 1]",
+		ds.errorf(diagcode.GPUMemoryUtilizationRange, path.Attr("gpu_memory_utilization"), "gpu_memory_utilization must be in (0, 1]",
 			"it is %g; it is the share of one GPU's memory the stage may use, such as 0.9.", *v)
 	}
 }
@@ -111,15 +117,15 @@ func checkDevices(ds *Diagnostics, path Path, devs []int) {
 	seen := map[int]bool{}
 	for i, d := range devs {
 		if d < 0 {
-			ds.errorf("device_negative", path.Index(i), "a device index is negative", "device %d: GPU indices start at 0.", d)
+			ds.errorf(diagcode.DeviceNegative, path.Index(i), "a device index is negative", "device %d: GPU indices start at 0.", d)
 		}
 		if seen[d] {
-			ds.errorf("device_repeated", path.Index(i), "a device is listed twice", "device %d appears more than once; list each GPU once.", d)
+			ds.errorf(diagcode.DeviceRepeated, path.Index(i), "a device is listed twice", "device %d appears more than once; list each GPU once.", d)
 		}
 		seen[d] = true
 	}
 	if devs != nil && len(devs) == 0 {
-		ds.errorf("devices_empty", path, "devices is empty", "list at least one GPU index, or leave devices unset to place the stage automatically.")
+		ds.errorf(diagcode.DevicesEmpty, path, "devices is empty", "list at least one GPU index, or leave devices unset to place the stage automatically.")
 	}
 }
 
@@ -143,11 +149,11 @@ var overrideManagedKeys = map[string]string{
 func checkEngineArgs(ds *Diagnostics, path Path, args map[string]any, managed map[string]string) {
 	for _, k := range sortedStrings(args) {
 		if attr, ok := managed[k]; ok {
-			ds.errorf("engine_args_managed_key", path.Attr(k), "this engine setting has its own attribute",
+			ds.errorf(diagcode.EngineArgsManagedKey, path.Attr(k), "this engine setting has its own attribute",
 				"%s is computed by the provider; set %s instead of engine_args.%s.", k, attr, k)
 		}
 		if _, err := stageconfig.ValueNode(args[k]); err != nil {
-			ds.errorf("engine_args_value", path.Attr(k), "value cannot be written to YAML", "%v; use a finite number, a string, a bool, a list or an object.", err)
+			ds.errorf(diagcode.EngineArgsValue, path.Attr(k), "value cannot be written to YAML", "%v; use a finite number, a string, a bool, a list or an object.", err)
 		}
 	}
 }
@@ -159,21 +165,21 @@ func (p *planner) checkPortInputs() {
 		path := AttrPath("port_range")
 		switch {
 		case r.First < 1 || r.First > 65535:
-			p.ds.errorf("port_range_invalid", path.Attr("first"), "port_range.first is not a port", "it is %d; use 1-65535 (1024 and above avoids privileged ports).", r.First)
+			p.ds.errorf(diagcode.PortRangeInvalid, path.Attr("first"), "port_range.first is not a port", "it is %d; use 1-65535 (1024 and above avoids privileged ports).", r.First)
 		case r.Last < 1 || r.Last > 65535:
-			p.ds.errorf("port_range_invalid", path.Attr("last"), "port_range.last is not a port", "it is %d; use 1-65535.", r.Last)
+			p.ds.errorf(diagcode.PortRangeInvalid, path.Attr("last"), "port_range.last is not a port", "it is %d; use 1-65535.", r.Last)
 		case r.First > r.Last:
-			p.ds.errorf("port_range_inverted", path, "port_range is empty", "first (%d) is above last (%d); swap them.", r.First, r.Last)
+			p.ds.errorf(diagcode.PortRangeInverted, path, "port_range is empty", "first (%d) is above last (%d); swap them.", r.First, r.Last)
 		}
 	}
 	for _, v := range s.ReservedPorts {
 		if v < 1 || v > 65535 {
-			p.ds.errorf("reserved_port_invalid", AttrPath("reserved_ports"), "a reserved port is not a port", "%d is outside 1-65535; use a port in that range.", v)
+			p.ds.errorf(diagcode.ReservedPortInvalid, AttrPath("reserved_ports"), "a reserved port is not a port", "%d is outside 1-65535; use a port in that range.", v)
 		}
 	}
 	check := func(path Path, v *int) {
 		if v != nil && (*v < 1 || *v > 65535) {
-			p.ds.errorf("port_invalid", path, "not a port", "%d is outside 1-65535; use a port in that range.", *v)
+			p.ds.errorf(diagcode.PortInvalid, path, "not a port", "%d is outside 1-65535; use a port in that range.", *v)
 		}
 	}
 	check(AttrPath("api_port"), s.APIPort)
@@ -205,37 +211,45 @@ var unitPrefix = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,200}$`)
 func checkService(ds *Diagnostics, s ServiceSpec) {
 	path := AttrPath("systemd")
 	if s.User != "" && !unixUser.MatchString(s.User) {
-		ds.errorf("systemd_user_invalid", path.Attr("user"), "user is not a user name",
+		ds.errorf(diagcode.SystemdUserInvalid, path.Attr("user"), "user is not a user name",
 			"%q: use a system account name such as \"vllm-omni\" (lower-case letters, digits, '_', '-'; at most 32). Running as root is not offered.", s.User)
 	}
 	if s.User == "root" {
-		ds.errorf("systemd_user_invalid", path.Attr("user"), "the processes may not run as root", "use a system account created for them, such as \"vllm-omni\".")
+		ds.errorf(diagcode.SystemdUserInvalid, path.Attr("user"), "the processes may not run as root", "use a system account created for them, such as \"vllm-omni\".")
 	}
-	for _, f := range []struct{ name, v string }{{"cache_dir", s.CacheDir}, {"vllm_path", s.VLLMPath}, {"python_path", s.PythonPath}, {"environment_file", s.EnvironmentFile}} {
+	for _, f := range []struct {
+		name, v     string
+		notAbsolute diagcode.Code
+	}{
+		{"cache_dir", s.CacheDir, diagcode.CacheDirNotAbsolute},
+		{"vllm_path", s.VLLMPath, diagcode.VLLMPathNotAbsolute},
+		{"python_path", s.PythonPath, diagcode.PythonPathNotAbsolute},
+		{"environment_file", s.EnvironmentFile, diagcode.EnvironmentFileNotAbsolute},
+	} {
 		if f.v == "" {
 			continue
 		}
 		if !strings.HasPrefix(f.v, "/") {
-			ds.errorf(f.name+"_not_absolute", path.Attr(f.name), f.name+" must be an absolute path", "%q does not start with /; write the full path on the host.", f.v)
+			ds.errorf(f.notAbsolute, path.Attr(f.name), f.name+" must be an absolute path", "%q does not start with /; write the full path on the host.", f.v)
 			continue
 		}
 		if err := systemd.PlainPath(f.v); err != nil {
-			ds.errorf("systemd_path_invalid", path.Attr(f.name), f.name+" cannot be written into a unit", "%v.", err)
+			ds.errorf(diagcode.SystemdPathInvalid, path.Attr(f.name), f.name+" cannot be written into a unit", "%v.", err)
 			continue
 		}
 		for _, hidden := range []string{"/home/", "/root/", "/run/user/"} {
 			if strings.HasPrefix(f.v+"/", hidden) {
-				ds.errorf("systemd_path_protected", path.Attr(f.name), f.name+" is where the unit cannot see",
+				ds.errorf(diagcode.SystemdPathProtected, path.Attr(f.name), f.name+" is where the unit cannot see",
 					"%q is under %s, which the units hide (ProtectHome=yes); install vllm-omni and its cache elsewhere, such as /opt/vllm-omni and /var/cache/vllm-omni.", f.v, strings.TrimSuffix(hidden, "/"))
 			}
 		}
 	}
 	if s.UnitPrefix != "" && (!unitPrefix.MatchString(s.UnitPrefix) || strings.HasPrefix(s.UnitPrefix, "-")) {
-		ds.errorf("systemd_unit_prefix_invalid", path.Attr("unit_prefix"), "unit_prefix cannot start a unit name",
+		ds.errorf(diagcode.SystemdUnitPrefixInvalid, path.Attr("unit_prefix"), "unit_prefix cannot start a unit name",
 			"%q: use letters, digits, '_', '.', ':' and '-', not first, such as \"vllm-omni-a\".", s.UnitPrefix)
 	}
 	if w := s.HeadWaitSeconds; w != nil && (*w < 10 || *w > 86400) {
-		ds.errorf("systemd_head_wait_range", path.Attr("head_wait_seconds"), "head_wait_seconds is out of range",
+		ds.errorf(diagcode.SystemdHeadWaitRange, path.Attr("head_wait_seconds"), "head_wait_seconds is out of range",
 			"it is %d; use 10 to 86400 seconds (model loading takes minutes).", *w)
 	}
 }

@@ -8,13 +8,15 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // Violation is one thing a release would refuse, or would start with PD
 // off, in a deploy config and its launch lines.
 type Violation struct {
-	Rule   string // stable name of the rule
+	Rule   string        // stable name of the rule: Code without its release_ prefix
+	Code   diagcode.Code // the rule's code, such as diagcode.ReleaseKVRole
 	Detail string
 }
 
@@ -80,8 +82,8 @@ type conformance struct {
 	out []Violation
 }
 
-func (c *conformance) add(rule, format string, args ...any) {
-	c.out = append(c.out, Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+func (c *conformance) add(code diagcode.Code, format string, args ...any) {
+	c.out = append(c.out, Violation{Rule: strings.TrimPrefix(string(code), "release_"), Code: code, Detail: fmt.Sprintf(format, args...)})
 }
 
 // loader: the file's dialect must be one r loads, through the flag every
@@ -90,7 +92,7 @@ func (c *conformance) loader() {
 	dialect := string(c.d.Doc.Dialect)
 	want := c.r.FlagFor(dialect)
 	if want == "" {
-		c.add("dialect_unreadable", "vllm-omni %s does not load a %s config", c.r.Version, dialect)
+		c.add(diagcode.ReleaseDialectUnreadable, "vllm-omni %s does not load a %s config", c.r.Version, dialect)
 	}
 	for i, argv := range c.d.Argvs {
 		var flags []string
@@ -101,9 +103,9 @@ func (c *conformance) loader() {
 		}
 		switch {
 		case len(flags) != 1:
-			c.add("config_flag", "launch %d names the config with %d flags (%s); it needs exactly one", i, len(flags), strings.Join(flags, ", "))
+			c.add(diagcode.ReleaseConfigFlag, "launch %d names the config with %d flags (%s); it needs exactly one", i, len(flags), strings.Join(flags, ", "))
 		case want != "" && flags[0] != want:
-			c.add("config_flag", "launch %d passes a %s config with %s; vllm-omni %s reads it only through %s", i, dialect, flags[0], c.r.Version, want)
+			c.add(diagcode.ReleaseConfigFlag, "launch %d passes a %s config with %s; vllm-omni %s reads it only through %s", i, dialect, flags[0], c.r.Version, want)
 		}
 	}
 }
@@ -115,21 +117,21 @@ func (c *conformance) stageArgsKeys() {
 		id, ok := s.ID()
 		switch {
 		case !ok:
-			c.add("stage_id", "%s has no integer stage_id", s.Describe())
+			c.add(diagcode.ReleaseStageID, "%s has no integer stage_id", s.Describe())
 		case ids[id]:
-			c.add("stage_id", "stage_id %d appears twice", id)
+			c.add(diagcode.ReleaseStageID, "stage_id %d appears twice", id)
 		default:
 			ids[id] = true
 		}
 		if s.ModelStage() == "" {
-			c.add("model_stage", "%s has no engine_args.model_stage", s.Describe())
+			c.add(diagcode.ReleaseModelStage, "%s has no engine_args.model_stage", s.Describe())
 		}
 		if c.r.StageArgs == nil {
 			continue // the release has no such runtime; loader() said so
 		}
 		for _, k := range c.r.StageArgs.Ignored {
 			if stageconfig.PathGet(s.Node, k.Key...) != nil {
-				c.add("ignored_key", "%s sets %s, which vllm-omni %s never reads; it reads %s", s.Describe(), strings.Join(k.Key, "."), c.r.Version, strings.Join(k.ReadAs, "."))
+				c.add(diagcode.ReleaseIgnoredKey, "%s sets %s, which vllm-omni %s never reads; it reads %s", s.Describe(), strings.Join(k.Key, "."), c.r.Version, strings.Join(k.ReadAs, "."))
 			}
 		}
 	}
@@ -143,15 +145,15 @@ func (c *conformance) deployKeys() {
 	case key == "" && c.d.Planned == nil:
 		// A config checked alone may be a plain pipeline: no PD to select.
 	case key == "":
-		c.add("pipeline_missing", "a stages file turns PD on only through a registered pipeline named by pipeline:, and none is named")
+		c.add(diagcode.ReleasePipelineMissing, "a stages file turns PD on only through a registered pipeline named by pipeline:, and none is named")
 	case !c.d.UserPipeline && !c.r.Registers(key):
-		c.add("pipeline_unregistered", "pipeline %q is not registered in vllm-omni %s: the deploy loader raises KeyError", key, c.r.Version)
+		c.add(diagcode.ReleasePipelineUnregistered, "pipeline %q is not registered in vllm-omni %s: the deploy loader raises KeyError", key, c.r.Version)
 	}
 	if stageconfig.MapGet(top, "async_chunk") == nil && c.r.Deploy != nil && c.r.Deploy.AsyncChunkDefault {
-		c.add("async_chunk_implicit", "async_chunk is not written; vllm-omni %s's deploy loader then assumes true, which the sync input processors do not serve", c.r.Version)
+		c.add(diagcode.ReleaseAsyncChunkImplicit, "async_chunk is not written; vllm-omni %s's deploy loader then assumes true, which the sync input processors do not serve", c.r.Version)
 	}
 	if stageconfig.MapGet(top, "stage_args") != nil {
-		c.add("stage_args_in_stages", "a stages file also holds stage_args")
+		c.add(diagcode.ReleaseStageArgsInStages, "a stages file also holds stage_args")
 	}
 }
 
@@ -200,7 +202,7 @@ func (c *conformance) pdPair() {
 	if len(pre) != 1 || len(dec) != 1 {
 		// At most one pair; a config checked alone may have none.
 		if v.Has(CheckOnePair) && (c.d.Planned != nil || len(pre)+len(dec) > 0) {
-			c.add("pd_pair", "vllm-omni %s runs PD with exactly one prefill and one decode stage; found %d and %d", c.r.Version, len(pre), len(dec))
+			c.add(diagcode.ReleasePDPair, "vllm-omni %s runs PD with exactly one prefill and one decode stage; found %d and %d", c.r.Version, len(pre), len(dec))
 		}
 		return
 	}
@@ -208,26 +210,26 @@ func (c *conformance) pdPair() {
 	if v.Has(CheckKVConfigPresent) {
 		for _, s := range []pdSide{p, d} {
 			if s.kv == nil || s.kv.Kind != yaml.MappingNode {
-				c.add("kv_transfer_config", "%s has no kv_transfer_config mapping", s.stage.Describe())
+				c.add(diagcode.ReleaseKVTransferConfig, "%s has no kv_transfer_config mapping", s.stage.Describe())
 			}
 		}
 	}
 	if v.Has(CheckRoles) {
 		if r := p.kvString("kv_role"); r != "kv_producer" && r != "kv_both" {
-			c.add("kv_role", "prefill %s has kv_role %q; the validator wants kv_producer or kv_both", p.stage.Describe(), r)
+			c.add(diagcode.ReleaseKVRole, "prefill %s has kv_role %q; the validator wants kv_producer or kv_both", p.stage.Describe(), r)
 		}
 		if r := d.kvString("kv_role"); r != "kv_consumer" && r != "kv_both" {
-			c.add("kv_role", "decode %s has kv_role %q; the validator wants kv_consumer or kv_both", d.stage.Describe(), r)
+			c.add(diagcode.ReleaseKVRole, "decode %s has kv_role %q; the validator wants kv_consumer or kv_both", d.stage.Describe(), r)
 		}
 	}
 	if v.Has(CheckDecodeReadsPrefill) && c.d.Doc.Dialect == StageArgs {
 		if ins, _, _ := d.stage.Inputs(); !slices.Contains(ins, p.id) {
-			c.add("decode_input", "decode %s does not list prefill stage %d in engine_input_source", d.stage.Describe(), p.id)
+			c.add(diagcode.ReleaseDecodeInput, "decode %s does not list prefill stage %d in engine_input_source", d.stage.Describe(), p.id)
 		}
 	}
 	if v.Has(CheckSameConnector) {
 		if a, b := p.kvString("kv_connector"), d.kvString("kv_connector"); a == "" || a != b {
-			c.add("kv_connector", "prefill uses %q and decode %q; the validator wants one non-empty kv_connector", a, b)
+			c.add(diagcode.ReleaseKVConnector, "prefill uses %q and decode %q; the validator wants one non-empty kv_connector", a, b)
 		}
 	}
 	if v.Has(CheckBuffers) {
@@ -235,18 +237,18 @@ func (c *conformance) pdPair() {
 			a, aok := stageconfig.ScalarString(stageconfig.MapGet(p.kv, k))
 			b, bok := stageconfig.ScalarString(stageconfig.MapGet(d.kv, k))
 			if aok && bok && a != b {
-				c.add("kv_buffer", "%s is %s on prefill and %s on decode", k, a, b)
+				c.add(diagcode.ReleaseKVBuffer, "%s is %s on prefill and %s on decode", k, a, b)
 			}
 		}
 	}
 	if v.Has(CheckEqualTP) {
 		if a, b := tensorParallel(p.stage), tensorParallel(d.stage); a != b {
-			c.add("tensor_parallel", "prefill has tensor_parallel_size %d and decode %d; vllm-omni %s refuses any difference", a, b, c.r.Version)
+			c.add(diagcode.ReleaseTensorParallel, "prefill has tensor_parallel_size %d and decode %d; vllm-omni %s refuses any difference", a, b, c.r.Version)
 		}
 	}
 	if v.Has(CheckPrefillEntry) && c.d.Doc.Dialect == StageArgs {
 		if ins, _, _ := p.stage.Inputs(); p.id != 0 || len(ins) > 0 {
-			c.add("prefill_entry", "prefill %s is not stage 0 with no inputs; requests enter at stage 0 and only there is prefill held to one token", p.stage.Describe())
+			c.add(diagcode.ReleasePrefillEntry, "prefill %s is not stage 0 with no inputs; requests enter at stage 0 and only there is prefill held to one token", p.stage.Describe())
 		}
 	}
 }
@@ -280,7 +282,7 @@ func (c *conformance) connectorsLoadable() {
 				continue
 			}
 			if name, ok := stageconfig.ScalarString(n); ok && !c.r.KVConnectors.Has(name) {
-				c.add("kv_connector_unknown", "%s names %s, which vllm-omni %s (vLLM %s) cannot load", s.Describe(), name, c.r.Version, c.r.VLLM)
+				c.add(diagcode.ReleaseKVConnectorUnknown, "%s names %s, which vllm-omni %s (vLLM %s) cannot load", s.Describe(), name, c.r.Version, c.r.VLLM)
 			}
 		}
 	}
@@ -352,11 +354,11 @@ func (c *conformance) crossHostEdges() {
 		in := connectorRef(to, "input_connectors", "from_stage_", from)
 		switch {
 		case out == "" || in == "":
-			c.add("cross_host_edge", "edge %d → %d crosses hosts (%s to %s) but names no connector at both ends; it would get a SharedMemoryConnector, which cannot cross hosts", from, toID, hf, ht)
+			c.add(diagcode.ReleaseCrossHostEdge, "edge %d → %d crosses hosts (%s to %s) but names no connector at both ends; it would get a SharedMemoryConnector, which cannot cross hosts", from, toID, hf, ht)
 		case out != in:
-			c.add("cross_host_edge", "edge %d → %d names %q at one end and %q at the other", from, toID, out, in)
+			c.add(diagcode.ReleaseCrossHostEdge, "edge %d → %d names %q at one end and %q at the other", from, toID, out, in)
 		case !slices.Contains(crossHostConnectors, defs[out]):
-			c.add("cross_host_edge", "edge %d → %d crosses hosts through %q (%s), which does not reach another host", from, toID, out, defs[out])
+			c.add(diagcode.ReleaseCrossHostEdge, "edge %d → %d crosses hosts through %q (%s), which does not reach another host", from, toID, out, defs[out])
 		}
 	}
 }
@@ -401,7 +403,7 @@ func (c *conformance) mooncakeEnv() {
 			port, ok := stageconfig.ScalarString(stageconfig.MapGet(stageconfig.MapGet(kv, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
 			env, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_MOONCAKE_BOOTSTRAP_PORT"))
 			if ok && env != port {
-				c.add("mooncake_bootstrap_env", "%s has mooncake_bootstrap_port %s but VLLM_MOONCAKE_BOOTSTRAP_PORT %q: vLLM binds the variable (8998 when unset) and decode dials the other", s.Describe(), port, env)
+				c.add(diagcode.ReleaseMooncakeBootstrapEnv, "%s has mooncake_bootstrap_port %s but VLLM_MOONCAKE_BOOTSTRAP_PORT %q: vLLM binds the variable (8998 when unset) and decode dials the other", s.Describe(), port, env)
 			}
 		}
 	}
@@ -416,30 +418,30 @@ func (c *conformance) commandLines() {
 	heads := 0
 	for i, argv := range c.d.Argvs {
 		if len(argv) < 3 || argv[0] != "vllm" || argv[1] != "serve" || strings.HasPrefix(argv[2], "-") || !slices.Contains(argv, "--omni") {
-			c.add("command", "launch %d is not `vllm serve <model> --omni ...`: %q", i, argv)
+			c.add(diagcode.ReleaseCommand, "launch %d is not `vllm serve <model> --omni ...`: %q", i, argv)
 			continue
 		}
 		has := func(f string) bool { return slices.Contains(argv, f) }
 		for _, f := range []string{FlagStageID, FlagHeadless, FlagOmniMasterAddress, FlagOmniMasterPort, FlagOmniReplicaAddr, FlagOmniDPSizeLocal} {
 			if has(f) && !c.r.StageCLI.Has(f) {
-				c.add("cli_flag", "launch %d passes %s, which vllm-omni %s does not have", i, f, c.r.Version)
+				c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s, which vllm-omni %s does not have", i, f, c.r.Version)
 			}
 		}
 		if has(FlagStageID) && (!has(FlagOmniMasterAddress) || !has(FlagOmniMasterPort)) {
-			c.add("cli_flag", "launch %d passes %s without both master flags", i, FlagStageID)
+			c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s without both master flags", i, FlagStageID)
 		}
 		if has(FlagHeadless) && !has(FlagStageID) {
-			c.add("cli_flag", "launch %d is headless without %s", i, FlagStageID)
+			c.add(diagcode.ReleaseCLIFlag, "launch %d is headless without %s", i, FlagStageID)
 		}
 		if has(FlagOmniReplicaAddr) && !has(FlagHeadless) {
-			c.add("cli_flag", "launch %d passes %s without %s", i, FlagOmniReplicaAddr, FlagHeadless)
+			c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s without %s", i, FlagOmniReplicaAddr, FlagHeadless)
 		}
 		if !has(FlagStageID) {
 			continue
 		}
 		id, err := strconv.Atoi(valueOf(argv, FlagStageID))
 		if err != nil {
-			c.add("cli_flag", "launch %d: %s takes one integer", i, FlagStageID)
+			c.add(diagcode.ReleaseCLIFlag, "launch %d: %s takes one integer", i, FlagStageID)
 			continue
 		}
 		stageBased[id]++
@@ -449,16 +451,16 @@ func (c *conformance) commandLines() {
 	}
 	if len(stageBased) == 0 {
 		if len(c.d.Argvs) > 1 {
-			c.add("launches", "%d whole-pipeline launches; one runs every stage", len(c.d.Argvs))
+			c.add(diagcode.ReleaseLaunches, "%d whole-pipeline launches; one runs every stage", len(c.d.Argvs))
 		}
 		return
 	}
 	if heads != 1 {
-		c.add("launches", "a stage-based launch needs exactly one head (a process without %s); found %d", FlagHeadless, heads)
+		c.add(diagcode.ReleaseLaunches, "a stage-based launch needs exactly one head (a process without %s); found %d", FlagHeadless, heads)
 	}
 	for _, s := range c.d.Doc.Stages() {
 		if id, ok := s.ID(); ok && stageBased[id] != 1 {
-			c.add("launches", "stage %d is launched %d times; each stage needs one process", id, stageBased[id])
+			c.add(diagcode.ReleaseLaunches, "stage %d is launched %d times; each stage needs one process", id, stageBased[id])
 		}
 	}
 }
