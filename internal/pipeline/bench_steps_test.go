@@ -216,11 +216,11 @@ func BenchmarkStepLaunchDiagram(b *testing.B) {
 	config := []byte(res.ConfigYAML)
 	b.ReportAllocs()
 	for b.Loop() {
-		res.ServeArgs = p.serveArgs()
-		res.ServeCommand = ShellJoin(res.ServeArgs)
-		if res.Launches, err = p.launches(res, doc); err != nil {
+		if res.Launches, err = p.launches(res, doc, p.serveArgs()); err != nil {
 			b.Fatal(err)
 		}
+		head := res.Launches[0].Processes[0]
+		res.ServeArgs, res.ServeCommand = head.Argv, head.Command
 		res.Diagram = p.diagram(res)
 		res.Allocations = p.allocations()
 		res.ID = contentID(config, res.Launches)

@@ -45,7 +45,7 @@ func (p *planner) effectiveVersion() string {
 // (the first stage) serving the API and the omni master, the others
 // headless. Every process gets its systemd unit; no shell supervises
 // several, so a stage that fails is restarted on its own.
-func (p *planner) launches(res *Result, doc *stageconfig.Document) ([]Launch, error) {
+func (p *planner) launches(res *Result, doc *stageconfig.Document, serveArgs []string) ([]Launch, error) {
 	svc := p.spec.Service.withDefaults()
 	c := unitContext{model: p.spec.Model, release: p.release.Release.Version, config: p.configPath(), service: svc,
 		rdma: p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl), headHost: p.stages[0].host}
@@ -84,7 +84,7 @@ func (p *planner) launches(res *Result, doc *stageconfig.Document) ([]Launch, er
 				UnitName: svc.UnitPrefix + "-stage-" + strconv.Itoa(id) + ".service", host: host})
 		}
 		if !multi {
-			l.Processes = []Process{{Role: ProcessHead, Argv: res.ServeArgs, Env: map[string]string{},
+			l.Processes = []Process{{Role: ProcessHead, Argv: serveArgs, Env: map[string]string{},
 				Devices: sortedKeys(devices), Ports: processPorts(res.Ports, nil, true), UnitName: c.headUnit, host: host}}
 		}
 		for i := range l.Processes {

@@ -44,6 +44,8 @@ type planner struct {
 func Plan(spec Spec) (*Result, Diagnostics) {
 	p := &planner{spec: spec, byKey: map[string]*plannedStage{}}
 	p.checkSpec()
+	p.format = requestedFormat(spec)
+	p.conn = p.checkConnector()
 	// Problems with the inputs alone do not stop the plan here: the split,
 	// the layout and the release are still judged, so one plan reports
 	// them all. Problems with the base config do, since nothing after can
@@ -191,17 +193,13 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		}
 	}
 	sortEdges(res.Edges)
-	res.ServeArgs = p.serveArgs()
-	res.ServeCommand = ShellJoin(res.ServeArgs)
-	if res.Launches, err = p.launches(res, doc); err != nil {
+	if res.Launches, err = p.launches(res, doc, p.serveArgs()); err != nil {
 		return nil, err
 	}
-	if p.multiHost() {
-		// Across hosts there is no single command; the head's is the one
-		// that serves the API.
-		head := res.Launches[0].Processes[0]
-		res.ServeArgs, res.ServeCommand = head.Argv, head.Command
-	}
+	// The serve command is the head's process: on one host the process that
+	// runs every stage, across hosts the one that serves the API.
+	head := res.Launches[0].Processes[0]
+	res.ServeArgs, res.ServeCommand = head.Argv, head.Command
 	for _, l := range res.Launches {
 		res.GPUCount = max(res.GPUCount, l.GPUCount)
 	}

@@ -16,17 +16,15 @@ import (
 // modelID matches a Hugging Face repository id: org/name.
 var modelID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// checkSpec checks the inputs that need no base config. It never stops
-// early: every problem is reported.
+// checkSpec checks the inputs that need no base config; it decides nothing.
+// It never stops early: every problem is reported.
 func (p *planner) checkSpec() {
 	s := p.spec
 	p.checkModel()
-	if s.Format == "" {
-		p.format = "" // the base config's dialect, decided once it is loaded
-	} else if f, err := stageconfig.ParseDialect(s.Format); err != nil {
-		p.ds.errorf(diagcode.FormatUnknown, AttrPath("format"), "unknown format", "%v.", err)
-	} else {
-		p.format = f
+	if s.Format != "" {
+		if _, err := stageconfig.ParseDialect(s.Format); err != nil {
+			p.ds.errorf(diagcode.FormatUnknown, AttrPath("format"), "unknown format", "%v.", err)
+		}
 	}
 	if s.Preset != "" && s.BaseConfig != "" {
 		p.ds.errorf(diagcode.PresetAndBaseConfig, AttrPath("base_config"), "preset and base_config both set",
@@ -49,7 +47,17 @@ func (p *planner) checkSpec() {
 	}
 	p.checkPortInputs()
 	checkService(&p.ds, s.Service)
-	p.conn = p.checkConnector()
+}
+
+// requestedFormat is the dialect format asks for, or "" for the base
+// config's own (decided once it is loaded, and by the release). checkSpec
+// reports a format it cannot parse.
+func requestedFormat(spec Spec) stageconfig.Dialect {
+	f, err := stageconfig.ParseDialect(spec.Format)
+	if spec.Format == "" || err != nil {
+		return ""
+	}
+	return f
 }
 
 func (p *planner) checkModel() {
