@@ -42,11 +42,10 @@ func benchPlanner(b *testing.B) *planner {
 	return p
 }
 
-// benchBase runs checkSpec, loadBase and readGraph.
+// benchBase runs newPlanner, loadBase and readGraph.
 func benchBase(b *testing.B) *planner {
 	b.Helper()
-	p := &planner{spec: benchSpec(), byKey: map[string]*plannedStage{}}
-	p.checkSpec()
+	p := newPlanner(benchSpec())
 	p.base, p.basePath = loadBase(p.spec, &p.ds)
 	if p.base == nil {
 		b.Fatal(describeDiags(p.ds))

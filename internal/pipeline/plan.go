@@ -39,13 +39,20 @@ type planner struct {
 	edgePorts map[Edge]int
 }
 
-// Plan computes a pipeline from a Spec. When the returned Diagnostics hold
-// an error the Result is nil; warnings come with a Result.
-func Plan(spec Spec) (*Result, Diagnostics) {
+// newPlanner checks the inputs that need no base config and makes the two
+// choices they settle alone: the requested dialect and the connector.
+func newPlanner(spec Spec) *planner {
 	p := &planner{spec: spec, byKey: map[string]*plannedStage{}}
 	p.checkSpec()
 	p.format = requestedFormat(spec)
 	p.conn = p.checkConnector()
+	return p
+}
+
+// Plan computes a pipeline from a Spec. When the returned Diagnostics hold
+// an error the Result is nil; warnings come with a Result.
+func Plan(spec Spec) (*Result, Diagnostics) {
+	p := newPlanner(spec)
 	// Problems with the inputs alone do not stop the plan here: the split,
 	// the layout and the release are still judged, so one plan reports
 	// them all. Problems with the base config do, since nothing after can
