@@ -42,6 +42,7 @@ const (
 const (
 	StageIDNegative    Code = "stage_id_negative"
 	StageIDMissing     Code = "stage_id_missing"
+	StageIDInvalid     Code = "stage_id_invalid"
 	StageIDDuplicate   Code = "stage_id_duplicate"
 	StageInputsInvalid Code = "stage_inputs_invalid"
 	InputSelf          Code = "input_self"

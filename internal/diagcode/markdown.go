@@ -23,8 +23,11 @@ func Markdown() string {
 		"decode.tensor_parallel_size: vllm-omni refuses different\ntensor_parallel_size on prefill (1) and decode (2) with every connector,\n" +
 		"MooncakeConnector too (vLLM alone would let NIXL decode run more); set both\nto the same value. [tp_mismatch]\n```\n\n")
 	w("Each string [`validate_stage_config`](../functions/validate_stage_config.md) returns ends the same way. " +
-		"Errors stop the plan; warnings are shown and the plan goes on. Problems Terraform itself finds, such as an " +
-		"argument of the wrong type, have no code.\n\n")
+		"Errors stop the plan; warnings are shown and the plan goes on. Problems found before the planner runs have " +
+		"no code: those Terraform itself finds (an argument of the wrong type) and the schema's own checks of one " +
+		"argument alone (`gpus = 4.5` is not a whole number, a `gpu_memory_utilization` outside (0, 1], a " +
+		"`port_range` whose `last` is below `first`, a number a 64-bit float cannot hold). Their message names " +
+		"the argument and the value.\n\n")
 	w("To fix one, find its code below: the detail of the message names the values and, for a config, the stage " +
 		"and line concerned, and the table says what the check means and what to change. Match on codes, not on " +
 		"messages, in scripts and conditions: a message may be reworded, a code is not renamed.\n\n")

@@ -97,7 +97,7 @@ func goNumber(p path.Path, f *big.Float) (any, error) {
 	case math.IsInf(x, 0):
 		return nil, numberRangeError{Path: p, Text: numberText(f), Detail: "is too large for a 64-bit float, which is how vllm-omni reads numbers; write one of at most 1.7e308 in magnitude"}
 	case x == 0 && f.Sign() != 0:
-		return nil, numberRangeError{Path: p, Text: numberText(f), Detail: "is too small for a 64-bit float and would be read as 0; write 0, or a number of at least 2.3e-308 in magnitude"}
+		return nil, numberRangeError{Path: p, Text: numberText(f), Detail: "is too small for a 64-bit float and would be read as 0; write a number of at least 2.3e-308 in magnitude (or 0 where 0 is meant)"}
 	}
 	return x, nil
 }

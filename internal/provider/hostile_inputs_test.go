@@ -65,6 +65,10 @@ func hostileInputs() []badInput {
 		// --- stage identity ---
 		{name: "negative stage id", body: []string{baseConfig(negativeIDBase)},
 			attr: `base_config`, fix: `has stage_id -1.*renumber the stages from 0`, code: "stage_id_negative"},
+		{name: "stage id fractional", body: []string{baseConfig(strings.Replace(goodBase, "stage_id: 0", "stage_id: 1.5", 1))},
+			attr: `base_config`, fix: `has stage_id 1.5; write a whole number without quotes`, code: "stage_id_invalid"},
+		{name: "stage id quoted", body: []string{baseConfig(strings.Replace(goodBase, "stage_id: 0", `stage_id: "0"`, 1))},
+			attr: `base_config`, fix: `has stage_id "0" \(a string\); write a whole number without quotes`, code: "stage_id_invalid"},
 		{name: "empty stage_args", body: []string{baseConfig("stage_args: []")},
 			attr: `base_config`, fix: `its stage_args list is empty`, code: "base_no_stages"},
 		{name: "empty stages", body: []string{baseConfig("stages: []")},

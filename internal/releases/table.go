@@ -70,7 +70,7 @@ var (
 )
 
 // The PD validator: OmniBase._init_pd_state → _validate_pd_separation_config
-// in vllm_omni/entrypoints/pd_utils.py, the same in both stored versions.
+// in vllm_omni/entrypoints/pd_utils.py, the same in both versions read.
 // Equal tensor_parallel_size is demanded for every connector, NIXL
 // included. Requests always enter at stage 0, and the sync path forces
 // max_tokens=1 only when the prefill stage is stage 0 (_seed_is_prefill),
@@ -83,14 +83,14 @@ var pdValidator = Validator{
 }
 
 // Stage-based launch flags. --stage-id and the master flags are in the
-// oldest serve.py stored (which still has --stage-configs-path);
+// earliest serve.py read (which still has --stage-configs-path);
 // --headless is vLLM's own flag. #3569 (2026-05-13, merge date not
 // captured) added --omni-replica-address and --omni-dp-size-local; rows
 // take them from 0.24.0, the first release they are certain in.
 var (
 	stageCLIBase = Facts{
 		Names:  []string{FlagStageID, FlagHeadless, FlagOmniMasterAddress, FlagOmniMasterPort},
-		Source: "vllm_omni/entrypoints/cli/serve.py (oldest stored version, with --stage-configs-path); --headless from vLLM's serve parser",
+		Source: "vllm_omni/entrypoints/cli/serve.py, in its earliest version read (which still has --stage-configs-path); --headless from vLLM's serve parser",
 	}
 	stageCLIReplicas = Facts{
 		Names:  []string{FlagStageID, FlagHeadless, FlagOmniMasterAddress, FlagOmniMasterPort, FlagOmniReplicaAddr, FlagOmniDPSizeLocal},
