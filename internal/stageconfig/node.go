@@ -1,7 +1,7 @@
 package stageconfig
 
 import (
-	"regexp"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -128,12 +128,13 @@ func MapKeys(m *yaml.Node) []string {
 
 // MapSet stores value under key. An existing key keeps its position and its
 // key node (and so the comments attached to it); the value node's comments
-// move to the new value so that a replaced scalar keeps its line comment.
-// A new key is appended.
+// move to the new value so that a replaced scalar or flow list
+// (`engine_input_source: [0]  # note`) keeps its line comment. A new key is
+// appended.
 func MapSet(m *yaml.Node, key string, value *yaml.Node) {
 	if i := mapIndex(m, key); i >= 0 {
 		old := m.Content[i+1]
-		if value.LineComment == "" && value.Kind == yaml.ScalarNode {
+		if value.LineComment == "" && (value.Kind == yaml.ScalarNode || value.Style&yaml.FlowStyle != 0) {
 			value.LineComment = old.LineComment
 		}
 		if value.HeadComment == "" {
@@ -226,9 +227,11 @@ func DeepCopy(n *yaml.Node) *yaml.Node {
 	return &c
 }
 
-// KeyNode builds a plain string key.
+// KeyNode builds a string key, double-quoted when vllm-omni's loader
+// would read it plain as something else: a key `yes` is the boolean true
+// there, `1:30` the integer 90, `<<` a merge.
 func KeyNode(key string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: key}
+	return StrNode(key)
 }
 
 // NewMap builds an empty block mapping.
@@ -264,26 +267,15 @@ func FloatNode(v float64) *yaml.Node {
 // StrNode builds a plain string scalar; the encoder quotes it when it would
 // otherwise read back as another type. yaml.v3 decides that by YAML 1.2
 // rules, but vllm-omni reads its configs with PyYAML (YAML 1.1), where yes,
-// on, off, n, 1:30 and = are not strings: those are double-quoted here.
+// on, off, 1:30, 1e5, << and = are not strings: those are double-quoted here
+// (readsAsString).
 func StrNode(v string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v}
-	if yaml11Special[v] || yaml11Sexagesimal.MatchString(v) {
+	if !readsAsString(v) {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n
 }
-
-// yaml11Special are the plain scalars YAML 1.1 resolves to something other
-// than a string and YAML 1.2 does not.
-var yaml11Special = map[string]bool{
-	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
-	"n": true, "N": true, "no": true, "No": true, "NO": true,
-	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
-	"=": true,
-}
-
-// yaml11Sexagesimal matches YAML 1.1's base-60 numbers, such as 1:30.
-var yaml11Sexagesimal = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
 
 // QuotedStrNode builds a double-quoted string scalar, the style vllm-omni's
 // own configs use for device lists and connector names.
@@ -311,49 +303,51 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// ScalarInt reads an integer scalar.
+// ScalarInt reads a scalar vllm-omni reads as an integer (2, 0x10, 1:30)
+// that fits an int. Booleans, floats and quoted numbers are not integers.
 func ScalarInt(n *yaml.Node) (int, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagInt {
+	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
 	}
-	var v int
-	if err := n.Decode(&v); err != nil {
+	r := pyRead(n)
+	if r.Kind != pyInt || !r.Int.IsInt64() || r.Int.Int64() != int64(int(r.Int.Int64())) {
 		return 0, false
 	}
-	return v, true
+	return int(r.Int.Int64()), true
 }
 
-// ScalarFloat reads an integer or float scalar as a float.
+// ScalarFloat reads a scalar vllm-omni reads as a number, as a float.
 func ScalarFloat(n *yaml.Node) (float64, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || (n.Tag != tagInt && n.Tag != tagFloat) {
+	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
 	}
-	var v float64
-	if err := n.Decode(&v); err != nil {
-		return 0, false
+	switch r := pyRead(n); r.Kind {
+	case pyInt:
+		v, _ := new(big.Float).SetInt(r.Int).Float64()
+		return v, true
+	case pyFloat:
+		return r.Float, true
 	}
-	return v, true
+	return 0, false
 }
 
-// ScalarBool reads a boolean scalar (true, True, TRUE, false, ...).
+// ScalarBool reads a scalar vllm-omni reads as a boolean: true, True,
+// TRUE, false, ..., and YAML 1.1's yes, no, on and off.
 func ScalarBool(n *yaml.Node) (bool, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagBool {
+	if n == nil || n.Kind != yaml.ScalarNode {
 		return false, false
 	}
-	var v bool
-	if err := n.Decode(&v); err != nil {
-		return false, false
-	}
-	return v, true
+	r := pyRead(n)
+	return r.Bool, r.Kind == pyBool
 }
 
 // ScalarString reads any scalar's text; null reads as absent.
 func ScalarString(n *yaml.Node) (string, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == tagNull {
+	if n == nil || n.Kind != yaml.ScalarNode || pyRead(n).Kind == pyNull {
 		return "", false
 	}
 	return n.Value, true
