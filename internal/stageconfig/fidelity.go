@@ -220,7 +220,22 @@ func expandAnchors(root *yaml.Node) (aliasLine, mergeLine int) {
 	expandAliases(root, &aliasLine)
 	flattenMerges(root, &mergeLine)
 	clearAnchors(root)
+	spellNullsInFlow(root, false)
 	return aliasLine, mergeLine
+}
+
+// spellNullsInFlow writes an empty null inside a flow collection
+// (`{a: , b: 1}`) as null: yaml.v3 cannot write an empty plain scalar
+// there and would write a pair of quotes instead, which reads as the empty
+// string. The data is unchanged.
+func spellNullsInFlow(n *yaml.Node, inFlow bool) {
+	if inFlow && n.Kind == yaml.ScalarNode && n.Value == "" && n.Style == 0 && pyRead(n).Kind == pyNull {
+		n.Value, n.Tag = "null", tagNull
+	}
+	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
+	for _, c := range n.Content {
+		spellNullsInFlow(c, inFlow)
+	}
 }
 
 func expandAliases(n *yaml.Node, first *int) {
