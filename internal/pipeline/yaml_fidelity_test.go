@@ -300,6 +300,8 @@ func TestPlanWritesKeysThatReadBack(t *testing.T) {
 		args[k] = k
 	}
 	base := miniBaseWith(t, "    engine_input_source: [1]\n", "    engine_input_source: [1]\n    default_sampling_params: {yes: plain, \"on\": quoted}\n")
+	// The thinker's own key `on` is the boolean true, not the spec's "on".
+	base = strings.Replace(base, "gpu_memory_utilization: 0.5}", "gpu_memory_utilization: 0.5, on: base}", 1)
 	res := mustPlan(t, Spec{Model: seedModel, BaseConfig: base, Prefill: RoleSpec{EngineArgs: args}})
 	cfg := omegaconfJSON(t, res.ConfigYAML)
 	engine, _ := dig(cfg, "stage_args", 0, "engine_args").(map[string]any)
@@ -307,6 +309,9 @@ func TestPlanWritesKeysThatReadBack(t *testing.T) {
 		if engine[k] != k {
 			t.Errorf("engine_args key %q reads back as %v (engine_args: %v)", k, engine[k], engine)
 		}
+	}
+	if engine["true"] != "base" {
+		t.Errorf("the base's key on (true) reads back as %v (engine_args: %v)", engine["true"], engine)
 	}
 	// json turns the boolean key True into "true".
 	if sp := dig(cfg, "stage_args", 3, "default_sampling_params"); fmt.Sprint(sp) != "map[on:quoted true:plain]" {

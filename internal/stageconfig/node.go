@@ -20,15 +20,12 @@ const (
 )
 
 // MapGet returns the value node stored under key in a mapping node, or nil
-// when the node is not a mapping or has no such key.
+// when the node is not a mapping or has no such key. A key is the string
+// key as vllm-omni's loader reads it: a plain `yes:` is the boolean true
+// there, not the key "yes".
 func MapGet(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
+	if i := mapIndex(m, key); i >= 0 {
+		return m.Content[i+1]
 	}
 	return nil
 }
@@ -39,11 +36,48 @@ func mapIndex(m *yaml.Node, key string) int {
 		return -1
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
+		if k := m.Content[i]; k.Value == key && isStringKey(k) {
 			return i
 		}
 	}
 	return -1
+}
+
+// isStringKey reports whether the loader reads a key as a string.
+func isStringKey(k *yaml.Node) bool {
+	if k.Kind != yaml.ScalarNode {
+		return false
+	}
+	if k.Style == 0 && isIdentifier(k.Value) {
+		return true // stage_id, engine_args, ...: the common case, without the rules
+	}
+	kind := pyRead(k).Kind
+	return kind == pyStr || kind == pyValue
+}
+
+// isIdentifier reports whether s is a snake_case name no YAML 1.1 rule
+// reads as anything but a string: letters, digits and underscores, not
+// starting with a digit, and none of the boolean or null words.
+func isIdentifier(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return !yaml11Words[s]
+}
+
+// yaml11Words are the words the loader reads as booleans or null.
+var yaml11Words = map[string]bool{
+	"yes": true, "Yes": true, "YES": true, "no": true, "No": true, "NO": true,
+	"true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+	"null": true, "Null": true, "NULL": true,
 }
 
 // PathGet follows a path of keys through nested mappings, resolving

@@ -206,3 +206,16 @@ func TestStringsAndKeysReadBackAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentifierKeysAreStrings pins isStringKey's shortcut to the rules.
+func TestIdentifierKeysAreStrings(t *testing.T) {
+	for _, s := range append(scalarCorpus(), "stage_id", "engine_args", "Yes", "NULL", "on_", "_", "a1", "ON") {
+		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+		if isIdentifier(s) && pyPlainKind(s) != pyStr {
+			t.Errorf("%q is taken for an identifier, but the loader reads it as kind %d", s, pyPlainKind(s))
+		}
+		if got, want := isStringKey(k), pyPlainKind(s) == pyStr || pyPlainKind(s) == pyValue; got != want {
+			t.Errorf("isStringKey(%q) = %t, want %t", s, got, want)
+		}
+	}
+}
