@@ -357,3 +357,29 @@ func TestPlanKeepsInterpolationsElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectAndCheckReadAsTheLoader: parse_stage_config and
+// validate_stage_config read configs as vllm-omni does too.
+func TestInspectAndCheckReadAsTheLoader(t *testing.T) {
+	base := strings.ReplaceAll(miniBase, "final_output: true", "final_output: on")
+	sum, err := Inspect([]byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Stages[0].FinalOutput || !sum.Stages[2].FinalOutput || sum.Stages[1].FinalOutput {
+		t.Errorf("final outputs %+v, want stages 0 and 2", sum.Stages)
+	}
+	if ds := Check([]byte(base)); ds.HasErrors() {
+		t.Errorf("Check: %s", describeDiags(ds))
+	}
+	for _, c := range fidelityErrors() {
+		ds := Check([]byte(c.base(t)))
+		want := c.code
+		if want == "base_config_invalid" {
+			want = "config_unreadable"
+		}
+		if !hasCodeAny(ds, want) {
+			t.Errorf("%s: Check reports no %s:\n%s", c.name, want, describeDiags(ds))
+		}
+	}
+}

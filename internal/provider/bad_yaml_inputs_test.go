@@ -194,3 +194,30 @@ data "omni_pd_pipeline" "test" {
 func configMatches(pattern string) statecheck.StateCheck {
 	return statecheck.ExpectKnownValue("data.omni_pd_pipeline.test", tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(pattern)))
 }
+
+// What the provider writes into a base config reads back as the user wrote
+// it: engine_args keys YAML 1.1 would read as booleans, numbers or a merge
+// are quoted, and an interpolation the planner does not read is kept.
+func TestAccPDPipeline_BaseConfigKeysAndInterpolationsKept(t *testing.T) {
+	base := goodBaseWith(t, "    final_output_type: audio\n", "    final_output_type: audio\n    default_sampling_params: {stop: \"${stops}\"}\n")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+data "omni_pd_pipeline" "test" {
+  model = "` + seedModel + `"
+  ` + heredocYAML(base) + `
+  prefill = { engine_args = { "yes" = 1, "1:30" = "x", "<<" = 2, "on" = true, "null" = "n" } }
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				configMatches(`\n\s+"yes": 1\n`),
+				configMatches(`\n\s+"1:30": x\n`),
+				configMatches(`\n\s+"<<": 2\n`),
+				configMatches(`\n\s+"on": true\n`),
+				configMatches(`\n\s+"null": "n"\n`),
+				configMatches(`default_sampling_params: \{stop: "\$\{stops\}"\}`),
+			},
+		}},
+	})
+}
