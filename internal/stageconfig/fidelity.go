@@ -40,24 +40,18 @@ func checkLoadable(root *yaml.Node) error {
 			errs = append(errs, e)
 		}
 	}
-	var visit func(n *yaml.Node, isKey, inFlow bool)
-	visit = func(n *yaml.Node, isKey, inFlow bool) {
+	var visit func(n *yaml.Node, isKey bool)
+	visit = func(n *yaml.Node, isKey bool) {
 		switch n.Kind {
 		case yaml.ScalarNode:
 			r := pyRead(n)
 			switch {
-			case inFlow && (r.Kind == pyInt || r.Kind == pyFloat) && strings.Contains(n.Value, ":") && n.Style&yaml.TaggedStyle == 0:
-				// yaml.v3 writes such a scalar quoted inside [] or {},
-				// which would turn the number into text.
-				add(n, "%s is a YAML 1.1 base-60 number, which vllm-omni's loader reads as %s, inside a flow list or mapping, where it cannot be written back unquoted: write %s, or \"%s\" in quotes for the text", n.Value, pyDescribe(r), pyNumber(r), n.Value)
 			case r.Kind == pyInvalid:
 				add(n, "%s", r.Err)
 			case r.Kind == pyMerge && !isKey:
 				add(n, "`<<` here is YAML's merge key, which is only read as a mapping key: write \"<<\" in quotes for the text")
 			case r.Kind == pyValue && !isKey:
 				add(n, "a bare `=` is YAML 1.1's value key, which vllm-omni's loader cannot read as a value: write \"=\" in quotes")
-			case isKey && r.Kind == pyNull:
-				add(n, "a mapping key is null (%q); OmegaConf, which vllm-omni loads configs with, cannot hold it: write the key as text", n.Value)
 			case !isKey && r.Kind == pyStr:
 				if at, ok := unclosedInterpolation(r.Text); ok {
 					add(n, "%q opens an OmegaConf interpolation at %q that is never closed, and vllm-omni's loader fails on it: close it with `}`, or write \\${ for a literal ${", r.Text, r.Text[at:])
@@ -72,22 +66,52 @@ func checkLoadable(root *yaml.Node) error {
 				add(n, "%s", collectionTagMessage(shortTagName(n.Tag), want))
 			}
 		}
-		inFlow = inFlow || n.Style&yaml.FlowStyle != 0
 		if n.Kind == yaml.MappingNode {
 			checkKeys(n, add)
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				visit(n.Content[i], true, inFlow)
-				visit(n.Content[i+1], false, inFlow)
+				visit(n.Content[i], true)
+				visit(n.Content[i+1], false)
 			}
 			return
 		}
 		if n.Kind != yaml.AliasNode {
 			for _, c := range n.Content {
-				visit(c, false, inFlow)
+				visit(c, false)
 			}
 		}
 	}
-	visit(root, false, false)
+	visit(root, false)
+	return sortedErrors(errs)
+}
+
+// checkFlowNumbers refuses YAML 1.1 base-60 numbers (1:30, the integer 90
+// to vllm-omni's loader) inside a flow collection: yaml.v3 writes a scalar
+// with a colon quoted there, which would turn the number into text. It runs
+// on the tree with aliases and merge keys written out, where a number an
+// alias brings into [] or {} stands. Rewriting 1:30 as 90 would be exact
+// too, but a base-60 number is nearly always a time or a ratio written by
+// mistake, so the user decides.
+func checkFlowNumbers(root *yaml.Node) error {
+	var errs ParseErrors
+	var visit func(n *yaml.Node, inFlow bool)
+	visit = func(n *yaml.Node, inFlow bool) {
+		if r := pyRead(n); inFlow && (r.Kind == pyInt || r.Kind == pyFloat) && strings.Contains(n.Value, ":") && n.Style&yaml.TaggedStyle == 0 && len(errs) < maxLoadErrors {
+			e := errAt(n, "%s is a YAML 1.1 base-60 number, which vllm-omni's loader reads as %s, inside a flow list or mapping, where it cannot be written back unquoted: write %s, or \"%s\" in quotes for the text", n.Value, pyDescribe(r), pyNumber(r), n.Value)
+			e.Loader = true
+			errs = append(errs, e)
+		}
+		inFlow = inFlow || n.Style&yaml.FlowStyle != 0
+		for _, c := range n.Content {
+			visit(c, inFlow)
+		}
+	}
+	visit(root, false)
+	return sortedErrors(errs)
+}
+
+// sortedErrors returns errs in document order: nil, one *ParseError, or
+// the list.
+func sortedErrors(errs ParseErrors) error {
 	sort.SliceStable(errs, func(i, j int) bool {
 		if errs[i].Line != errs[j].Line {
 			return errs[i].Line < errs[j].Line
@@ -125,8 +149,12 @@ func checkKeys(m *yaml.Node, add func(*yaml.Node, string, ...any)) {
 			continue
 		}
 		r := pyRead(k)
-		if r.Kind == pyMerge {
+		switch r.Kind {
+		case pyMerge:
 			checkMergeValue(v, add)
+			continue
+		case pyNull:
+			add(m.Content[i], "a mapping key is null (%q); OmegaConf, which vllm-omni loads configs with, cannot hold it: write the key as text", k.Value)
 			continue
 		}
 		id, ok := pyKeyIdentity(r)

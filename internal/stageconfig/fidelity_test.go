@@ -127,6 +127,9 @@ func loaderCases() []loaderCase {
 		{"base-60 in a flow list", stageWith("x: [1:30]"), 3, "write 90", true},
 		{"base-60 float in a flow mapping", stageWith("x: {t: 1:30.5}"), 3, "write 90.5", true},
 		{"base-60 key in a flow mapping", stageWith("x: {1:30: a}"), 3, "write 90", true},
+		{"base-60 brought into a flow list by an alias", "t: &t 1:30\nstage_args:\n  - stage_id: 0\n    x: [*t]\n", 4, "write 90", true},
+		{"base-60 brought into a flow mapping by a merge", "d: &d\n  t: 1:30\nstage_args:\n  - stage_id: 0\n    x: {<<: *d}\n", 2, "write 90", true},
+		{"null key by an alias", "n: &n ~\nstage_args:\n  - stage_id: 0\n    *n : 1\n", 4, "a mapping key is null", false},
 	}
 }
 

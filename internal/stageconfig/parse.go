@@ -142,6 +142,9 @@ func Parse(src []byte) (*Document, error) {
 		return nil, err
 	}
 	aliasLine, mergeLine := expandAnchors(&root)
+	if err := checkFlowNumbers(&root); err != nil {
+		return nil, err
+	}
 	top := root.Content[0]
 	if top.Kind != yaml.MappingNode {
 		return nil, errAt(top, "expected a mapping with a `stage_args:` or `stages:` list at the top level")
