@@ -299,6 +299,9 @@ func TestPlanWritesKeysThatReadBack(t *testing.T) {
 	for _, k := range keys {
 		args[k] = k
 	}
+	// Text yaml.v3 would write as a block it cannot read back.
+	const template = "\t{{ messages }}\n  second line\n"
+	args["chat_template"] = template
 	base := miniBaseWith(t, "    engine_input_source: [1]\n", "    engine_input_source: [1]\n    default_sampling_params: {yes: plain, \"on\": quoted}\n")
 	// The thinker's own key `on` is the boolean true, not the spec's "on".
 	base = strings.Replace(base, "gpu_memory_utilization: 0.5}", "gpu_memory_utilization: 0.5, on: base}", 1)
@@ -309,6 +312,12 @@ func TestPlanWritesKeysThatReadBack(t *testing.T) {
 		if engine[k] != k {
 			t.Errorf("engine_args key %q reads back as %v (engine_args: %v)", k, engine[k], engine)
 		}
+	}
+	if engine["chat_template"] != template {
+		t.Errorf("chat_template reads back as %q", engine["chat_template"])
+	}
+	if ds := Check([]byte(res.ConfigYAML)); hasCodeAny(ds, "config_unreadable") {
+		t.Errorf("the planned config does not parse again: %s", describeDiags(ds))
 	}
 	if engine["true"] != "base" {
 		t.Errorf("the base's key on (true) reads back as %v (engine_args: %v)", engine["true"], engine)

@@ -399,3 +399,28 @@ func TestGeneratedMergesMatchTheLoader(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysTheLoaderTellsApart: a plain on (the boolean true) and a quoted
+// "on" are two keys to vllm-omni's loader, and to Parse and MapGet.
+func TestKeysTheLoaderTellsApart(t *testing.T) {
+	srcs := []string{
+		stageWith("x: {on: a, \"on\": b}"),
+		stageWith("x:", "  1: a", "  '1': b"),
+		stageWith("x: {yes: a, 'yes': b, null_: c}"),
+	}
+	res := loadWithOmegaConf(t, srcs)
+	for i, src := range srcs {
+		d := mustParse(t, src)
+		x := MapGet(d.Stages()[0].Node, "x")
+		if len(x.Content) < 4 {
+			t.Errorf("%q: keys lost: %s", src, mustRender(t, d))
+		}
+		if res[i].Err != "" || !strings.Contains(res[i].Data, `"str:'`) {
+			t.Errorf("%q: OmegaConf reads %+v", src, res[i])
+		}
+	}
+	x := MapGet(mustParse(t, srcs[0]).Stages()[0].Node, "x")
+	if v, _ := ScalarString(MapGet(x, "on")); v != "b" {
+		t.Errorf("MapGet(on) = %q, want the quoted key's b", v)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -302,13 +303,25 @@ func FloatNode(v float64) *yaml.Node {
 // otherwise read back as another type. yaml.v3 decides that by YAML 1.2
 // rules, but vllm-omni reads its configs with PyYAML (YAML 1.1), where yes,
 // on, off, 1:30, 1e5, << and = are not strings: those are double-quoted here
-// (readsAsString).
+// (readsAsString). So is text with line breaks, tabs or other characters
+// that are not printable, which yaml.v3 would otherwise write as a block
+// scalar it cannot always read back (a line that starts with a tab).
 func StrNode(v string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v}
-	if !readsAsString(v) {
+	if !readsAsString(v) || !printable(v) {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n
+}
+
+// printable reports whether s holds only printable characters and spaces.
+func printable(s string) bool {
+	for _, r := range s {
+		if r != ' ' && !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // QuotedStrNode builds a double-quoted string scalar, the style vllm-omni's

@@ -195,15 +195,23 @@ func checkShape(root *yaml.Node) error {
 			return errAt(it.n, "the document nests more than %d levels deep", MaxDepth)
 		}
 		if it.n.Kind == yaml.MappingNode {
-			seen := make(map[string]int, len(it.n.Content)/2)
+			// Keys are compared as vllm-omni's loader reads them: a plain
+			// on (the boolean true) and a quoted "on" are two keys; keys
+			// spelled apart that it reads as one are checkLoadable's.
+			seen := make(map[string]*yaml.Node, len(it.n.Content)/2)
 			for i := 0; i+1 < len(it.n.Content); i += 2 {
 				k := it.n.Content[i]
-				if k.Kind == yaml.ScalarNode {
-					if first, dup := seen[k.Value]; dup {
-						return errAt(k, "key %q appears twice in one mapping (first at line %d); YAML keeps only one of them: remove the other", k.Value, first)
-					}
-					seen[k.Value] = k.Line
+				if k.Kind != yaml.ScalarNode {
+					continue
 				}
+				id, ok := pyKeyIdentity(pyRead(k))
+				if !ok {
+					continue
+				}
+				if first, dup := seen[id]; dup && first.Value == k.Value {
+					return errAt(k, "key %q appears twice in one mapping (first at line %d); YAML keeps only one of them: remove the other", k.Value, first.Line)
+				}
+				seen[id] = k
 			}
 		}
 		for _, c := range it.n.Content {
