@@ -26,6 +26,12 @@ const (
 // Base config, config files and format.
 const (
 	BaseConfigInvalid           Code = "base_config_invalid"
+	YAMLValueType               Code = "yaml_value_type"
+	YAMLValueNotFinite          Code = "yaml_value_not_finite"
+	YAMLShape                   Code = "yaml_shape"
+	YAMLInterpolation           Code = "yaml_interpolation"
+	YAMLInterpolationKept       Code = "yaml_interpolation_kept"
+	YAMLAnchorsWrittenOut       Code = "yaml_anchors_written_out"
 	ConfigUnreadable            Code = "config_unreadable"
 	BaseNoStages                Code = "base_no_stages"
 	BaseAlreadySplit            Code = "base_already_split"
@@ -42,7 +48,6 @@ const (
 const (
 	StageIDNegative    Code = "stage_id_negative"
 	StageIDMissing     Code = "stage_id_missing"
-	StageIDInvalid     Code = "stage_id_invalid"
 	StageIDDuplicate   Code = "stage_id_duplicate"
 	StageInputsInvalid Code = "stage_inputs_invalid"
 	InputSelf          Code = "input_self"

@@ -18,8 +18,17 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 		path := AttrPath("base_config")
 		doc, err := stageconfig.Parse([]byte(spec.BaseConfig))
 		if err != nil {
-			ds.errorf(diagcode.BaseConfigInvalid, path, "base_config is not a usable stage config",
-				"%s. Pass a vllm-omni stage config in the stage_args or stages dialect, for example with file(\"qwen3_omni_moe.yaml\").", describeParseError(err))
+			for _, pe := range parseErrors(err) {
+				if pe.Loader {
+					ds.errorf(diagcode.BaseConfigInvalid, path, "vllm-omni's loader cannot read base_config as written", "%s.", pe.Error())
+					continue
+				}
+				ds.errorf(diagcode.BaseConfigInvalid, path, "base_config is not a usable stage config",
+					"%s. Pass a vllm-omni stage config in the stage_args or stages dialect, for example with file(\"qwen3_omni_moe.yaml\").", pe.Error())
+			}
+			return nil, path
+		}
+		if !lintBase(doc, ds, path) {
 			return nil, path
 		}
 		return doc, path
@@ -51,12 +60,56 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 	return doc, path
 }
 
-func describeParseError(err error) string {
+// lintBase reports the user's base config's values the planner cannot
+// plan with as errors (stageconfig.Document.Lint), and warns of what it
+// keeps as written without being able to read (OmegaConf interpolations)
+// and of the anchors Parse wrote out. It reports whether planning can go on.
+func lintBase(doc *stageconfig.Document, ds *Diagnostics, path Path) bool {
+	findings := doc.Lint()
+	for _, f := range findings {
+		ds.errorf(f.Code, path, f.Summary, "%s", f.Detail)
+	}
+	if interps := doc.Interpolations(); len(interps) > 0 {
+		var where []string
+		for i, n := range interps {
+			if i == 3 {
+				where = append(where, fmt.Sprintf("and %d more", len(interps)-3))
+				break
+			}
+			where = append(where, fmt.Sprintf("line %d: %q", n.Line, n.Value))
+		}
+		ds.warnf(diagcode.YAMLInterpolationKept, path, "base_config holds OmegaConf interpolations, kept as written",
+			"%s. vllm-omni resolves each when it loads the planned config, in which the split stage is two stages, later stages are renumbered and, in another format, keys move: check that each still points where you mean, or write the values out.", strings.Join(where, "; "))
+	}
+	aliasLine, mergeLine := doc.WrittenOut()
+	if line := minPositive(aliasLine, mergeLine); line > 0 {
+		ds.warnf(diagcode.YAMLAnchorsWrittenOut, path, "base_config's aliases and merge keys are written out",
+			"line %d: the planned config holds the values that base_config's aliases (*name) and merge keys (<<: *name) stand for, written out in each place, so that each stage is planned and edited on its own; vllm-omni reads the same data. Nothing to do unless you maintain the planned config by hand.", line)
+	}
+	return len(findings) == 0
+}
+
+func minPositive(a, b int) int {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// parseErrors lists the problems in a Parse error.
+func parseErrors(err error) []*stageconfig.ParseError {
+	var list stageconfig.ParseErrors
+	if errors.As(err, &list) {
+		return list
+	}
 	var pe *stageconfig.ParseError
 	if errors.As(err, &pe) {
-		return pe.Error()
+		return []*stageconfig.ParseError{pe}
 	}
-	return fmt.Sprint(err)
+	return []*stageconfig.ParseError{{Msg: fmt.Sprint(err)}}
 }
 
 // checkArchitecture refuses a base whose split stage loads another model

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"strings"
+
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
 )
@@ -53,7 +55,10 @@ func toStagesDialect(doc *stageconfig.Document, pipelineKey string) *stageconfig
 		for _, e := range edges.Content {
 			for j := 0; defaults != nil && j+1 < len(defaults.Content); j += 2 {
 				if stageconfig.MapGet(e, defaults.Content[j].Value) == nil {
-					stageconfig.MapSet(e, defaults.Content[j].Value, stageconfig.DeepCopy(defaults.Content[j+1]))
+					// The key node itself, so that it reads as it did.
+					k := stageconfig.DeepCopy(defaults.Content[j])
+					k.HeadComment, k.LineComment, k.FootComment = "", "", ""
+					e.Content = append(e.Content, k, stageconfig.DeepCopy(defaults.Content[j+1]))
 				}
 			}
 		}
@@ -62,17 +67,36 @@ func toStagesDialect(doc *stageconfig.Document, pipelineKey string) *stageconfig
 	return &stageconfig.Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: doc.Root.HeadComment, FootComment: doc.Root.FootComment}, Dialect: stageconfig.Stages}
 }
 
-// flattenStage turns one `stage_args` stage into a `stages` stage.
+// flattenStage turns one `stage_args` stage into a `stages` stage. The
+// comments of the keys it drops, and of the runtime and engine_args keys it
+// flattens, go to the next key it keeps.
 func flattenStage(st *yaml.Node) *yaml.Node {
 	out := stageconfig.NewMap()
 	out.HeadComment, out.LineComment, out.FootComment = st.HeadComment, st.LineComment, st.FootComment
-	add := func(k, v *yaml.Node) {
-		if !pipelineDefinitionKeys[k.Value] && stageconfig.MapGet(out, k.Value) == nil {
-			out.Content = append(out.Content, k, v)
+	var pending []string
+	carry := func(k, v *yaml.Node) {
+		pending = append(pending, k.HeadComment, k.LineComment, k.FootComment)
+		if v != nil && (v.Kind == yaml.ScalarNode || v.Style&yaml.FlowStyle != 0) {
+			pending = append(pending, v.HeadComment, v.LineComment, v.FootComment)
 		}
+	}
+	add := func(k, v *yaml.Node) {
+		if pipelineDefinitionKeys[k.Value] || stageconfig.MapGet(out, k.Value) != nil {
+			carry(k, v)
+			return
+		}
+		if text := joinComments(pending); text != "" {
+			k.HeadComment = joinComments([]string{text, k.HeadComment})
+		}
+		pending = nil
+		out.Content = append(out.Content, k, v)
 	}
 	for i := 0; i+1 < len(st.Content); i += 2 {
 		k, v := st.Content[i], st.Content[i+1]
+		switch k.Value {
+		case "runtime", "engine_args":
+			carry(k, nil)
+		}
 		switch k.Value {
 		case "runtime":
 			for j := 0; j+1 < len(v.Content); j += 2 {
@@ -93,5 +117,17 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 			add(k, v)
 		}
 	}
+	out.FootComment = joinComments(append(append([]string{}, pending...), out.FootComment))
 	return out
+}
+
+// joinComments joins comment texts, one to a line, leaving out empty ones.
+func joinComments(cs []string) string {
+	var parts []string
+	for _, c := range cs {
+		if c != "" {
+			parts = append(parts, c)
+		}
+	}
+	return strings.Join(parts, "\n")
 }

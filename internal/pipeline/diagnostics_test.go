@@ -292,7 +292,7 @@ func TestPlanDiagnostics(t *testing.T) {
 		{"no final output", func(t *testing.T) Spec {
 			return Spec{Model: m, BaseConfig: strings.ReplaceAll(miniBase, "final_output: true", "final_output: false")}
 		}, "no_final_output", "base_config"},
-		{"edges not a list", func(*testing.T) Spec { return Spec{Model: m, BaseConfig: miniBase + "runtime:\n  edges: {from: 0}\n"} }, "edges_invalid", "base_config"},
+		{"edges not a list", func(*testing.T) Spec { return Spec{Model: m, BaseConfig: miniBase + "runtime:\n  edges: {from: 0}\n"} }, "yaml_shape", "base_config"},
 		{"edge without to", func(*testing.T) Spec {
 			return Spec{Model: m, BaseConfig: miniBase + "runtime:\n  edges:\n    - from: 0\n"}
 		}, "edges_invalid", "base_config"},

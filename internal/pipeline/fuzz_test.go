@@ -43,7 +43,10 @@ func fuzzSeeds(f *testing.F) []string {
 			out = append(out, string(b))
 		}
 	}
-	return append(out, miniBase, pdConfig, encoderFirstBase, stagesPlatformBase)
+	// Bases read through YAML 1.1's rules: merge keys, yes/on, hex, and a
+	// commented flow list.
+	yaml11 := strings.NewReplacer("final_output: true", "final_output: yes", "engine_input_source: [0]", "engine_input_source: [0x0]  # c").Replace(miniBase)
+	return append(out, miniBase, pdConfig, encoderFirstBase, stagesPlatformBase, mergedBase, yaml11)
 }
 
 // FuzzPlanBaseConfig plans arbitrary base configs with a few knobs. Plan

@@ -44,10 +44,7 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 			ds.errorf(diagcode.StageIDNegative, path, "a stage_id is negative",
 				"%s (line %d) has stage_id %d; stage ids are whole numbers from 0 (engine_input_source and the edges name stages by them): renumber the stages from 0.", s.Describe(), s.Node.Line, gs.id)
 		}
-		if raw := stageconfig.MapGet(s.Node, "stage_id"); !gs.hasID && raw != nil {
-			ds.errorf(diagcode.StageIDInvalid, path, "a stage_id is not a whole number",
-				"%s (line %d) has stage_id %s; write a whole number without quotes, such as `stage_id: %d`.", s.Describe(), raw.Line, describeScalar(raw), s.Index)
-		} else if !gs.hasID {
+		if !gs.hasID {
 			ds.errorf(diagcode.StageIDMissing, path, "a stage has no stage_id",
 				"%s (line %d) needs a whole-number stage_id: add one, such as `stage_id: %d`.", s.Describe(), s.Node.Line, s.Index)
 		} else if prev, dup := g.byID[gs.id]; dup {
@@ -218,16 +215,4 @@ func describeIDs(ids []int) string {
 		s += fmt.Sprint(id)
 	}
 	return s
-}
-
-// describeScalar writes a YAML value for a message: its text as written,
-// quoted when it is a string.
-func describeScalar(n *yaml.Node) string {
-	if n.Kind != yaml.ScalarNode {
-		return "that is not a number"
-	}
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 || n.Tag == "!!str" {
-		return fmt.Sprintf("%q (a string)", n.Value)
-	}
-	return n.Value
 }

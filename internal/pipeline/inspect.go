@@ -59,9 +59,16 @@ func Check(src []byte) Diagnostics { return CheckFor(src, "") }
 func CheckFor(src []byte, version string) Diagnostics {
 	doc, err := stageconfig.Parse(src)
 	if err != nil {
-		return Diagnostics{{Severity: SeverityError, Code: string(diagcode.ConfigUnreadable), Summary: "the config cannot be read", Detail: describeParseError(err)}}
+		var ds Diagnostics
+		for _, pe := range parseErrors(err) {
+			ds = append(ds, Diagnostic{Severity: SeverityError, Code: string(diagcode.ConfigUnreadable), Summary: "the config cannot be read", Detail: pe.Error()})
+		}
+		return ds
 	}
 	var ds Diagnostics
+	for _, f := range doc.Lint() {
+		ds.errorf(f.Code, nil, f.Summary, "%s", f.Detail)
+	}
 	g := readGraph(doc, &ds, nil)
 	checkGraph(g, &ds, nil, true)
 	if version == "" {

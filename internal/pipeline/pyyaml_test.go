@@ -3,12 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,23 +22,6 @@ json.dump(yaml.safe_load(sys.stdin), sys.stdout, sort_keys=True)`},
 	{"OmegaConf", "omegaconf", `import sys, json
 from omegaconf import OmegaConf
 json.dump(OmegaConf.to_container(OmegaConf.load(sys.stdin), resolve=False), sys.stdout, sort_keys=True)`},
-}
-
-// pythonWith finds a python3 that can import module: Debian's first (where
-// .ci/run installs python3-yaml and python3-omegaconf), then the one on
-// PATH. In CI a missing one fails the test instead of skipping it.
-func pythonWith(t *testing.T, module string) string {
-	t.Helper()
-	for _, py := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(py, "-c", "import "+module).Run() == nil {
-			return py
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("no python3 can import %s; .ci/run installs it", module)
-	}
-	t.Skipf("no python3 with %s", module)
-	return ""
 }
 
 // vllm-omni loads configs with PyYAML, which follows YAML 1.1 where Go's
@@ -56,7 +39,7 @@ func TestPlannedConfigsReadByPython(t *testing.T) {
 	}
 	for _, reader := range pythonReaders {
 		t.Run(reader.name, func(t *testing.T) {
-			py := pythonWith(t, reader.module)
+			py := testtool.Python(t, reader.module)
 			for name, spec := range specs {
 				t.Run(name, func(t *testing.T) {
 					res := mustPlan(t, spec)

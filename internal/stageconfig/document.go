@@ -10,7 +10,14 @@ import (
 type Document struct {
 	Root    *yaml.Node // the document node
 	Dialect Dialect
+	// The first lines of the source that held an alias and a merge key,
+	// which Parse wrote out (expandAnchors), or 0.
+	aliasLine, mergeLine int
 }
+
+// WrittenOut returns the first lines of the source that held an alias and
+// a merge key, which Parse wrote out; 0 when there were none.
+func (d *Document) WrittenOut() (aliasLine, mergeLine int) { return d.aliasLine, d.mergeLine }
 
 // Top returns the top-level mapping.
 func (d *Document) Top() *yaml.Node { return d.Root.Content[0] }
@@ -32,7 +39,7 @@ func (d *Document) Stages() []Stage {
 
 // Clone returns an independent copy that can be edited freely.
 func (d *Document) Clone() *Document {
-	return &Document{Root: DeepCopy(d.Root), Dialect: d.Dialect}
+	return &Document{Root: DeepCopy(d.Root), Dialect: d.Dialect, aliasLine: d.aliasLine, mergeLine: d.mergeLine}
 }
 
 // Render writes the document as YAML with two-space indentation. The output

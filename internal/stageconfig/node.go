@@ -1,9 +1,10 @@
 package stageconfig
 
 import (
-	"regexp"
+	"math/big"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -20,15 +21,12 @@ const (
 )
 
 // MapGet returns the value node stored under key in a mapping node, or nil
-// when the node is not a mapping or has no such key.
+// when the node is not a mapping or has no such key. A key is the string
+// key as vllm-omni's loader reads it: a plain `yes:` is the boolean true
+// there, not the key "yes".
 func MapGet(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
+	if i := mapIndex(m, key); i >= 0 {
+		return m.Content[i+1]
 	}
 	return nil
 }
@@ -39,11 +37,48 @@ func mapIndex(m *yaml.Node, key string) int {
 		return -1
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
+		if k := m.Content[i]; k.Value == key && isStringKey(k) {
 			return i
 		}
 	}
 	return -1
+}
+
+// isStringKey reports whether the loader reads a key as a string.
+func isStringKey(k *yaml.Node) bool {
+	if k.Kind != yaml.ScalarNode {
+		return false
+	}
+	if k.Style == 0 && isIdentifier(k.Value) {
+		return true // stage_id, engine_args, ...: the common case, without the rules
+	}
+	kind := pyRead(k).Kind
+	return kind == pyStr || kind == pyValue
+}
+
+// isIdentifier reports whether s is a snake_case name no YAML 1.1 rule
+// reads as anything but a string: letters, digits and underscores, not
+// starting with a digit, and none of the boolean or null words.
+func isIdentifier(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return !yaml11Words[s]
+}
+
+// yaml11Words are the words the loader reads as booleans or null.
+var yaml11Words = map[string]bool{
+	"yes": true, "Yes": true, "YES": true, "no": true, "No": true, "NO": true,
+	"true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true,
+	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
+	"null": true, "Null": true, "NULL": true,
 }
 
 // PathGet follows a path of keys through nested mappings, resolving
@@ -128,12 +163,13 @@ func MapKeys(m *yaml.Node) []string {
 
 // MapSet stores value under key. An existing key keeps its position and its
 // key node (and so the comments attached to it); the value node's comments
-// move to the new value so that a replaced scalar keeps its line comment.
-// A new key is appended.
+// move to the new value so that a replaced scalar or flow list
+// (`engine_input_source: [0]  # note`) keeps its line comment. A new key is
+// appended.
 func MapSet(m *yaml.Node, key string, value *yaml.Node) {
 	if i := mapIndex(m, key); i >= 0 {
 		old := m.Content[i+1]
-		if value.LineComment == "" && value.Kind == yaml.ScalarNode {
+		if value.LineComment == "" && (value.Kind == yaml.ScalarNode || value.Style&yaml.FlowStyle != 0) {
 			value.LineComment = old.LineComment
 		}
 		if value.HeadComment == "" {
@@ -226,9 +262,11 @@ func DeepCopy(n *yaml.Node) *yaml.Node {
 	return &c
 }
 
-// KeyNode builds a plain string key.
+// KeyNode builds a string key, double-quoted when vllm-omni's loader
+// would read it plain as something else: a key `yes` is the boolean true
+// there, `1:30` the integer 90, `<<` a merge.
 func KeyNode(key string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: key}
+	return StrNode(key)
 }
 
 // NewMap builds an empty block mapping.
@@ -264,26 +302,27 @@ func FloatNode(v float64) *yaml.Node {
 // StrNode builds a plain string scalar; the encoder quotes it when it would
 // otherwise read back as another type. yaml.v3 decides that by YAML 1.2
 // rules, but vllm-omni reads its configs with PyYAML (YAML 1.1), where yes,
-// on, off, n, 1:30 and = are not strings: those are double-quoted here.
+// on, off, 1:30, 1e5, << and = are not strings: those are double-quoted here
+// (readsAsString). So is text with line breaks, tabs or other characters
+// that are not printable, which yaml.v3 would otherwise write as a block
+// scalar it cannot always read back (a line that starts with a tab).
 func StrNode(v string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v}
-	if yaml11Special[v] || yaml11Sexagesimal.MatchString(v) {
+	if !readsAsString(v) || !printable(v) {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n
 }
 
-// yaml11Special are the plain scalars YAML 1.1 resolves to something other
-// than a string and YAML 1.2 does not.
-var yaml11Special = map[string]bool{
-	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
-	"n": true, "N": true, "no": true, "No": true, "NO": true,
-	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
-	"=": true,
+// printable reports whether s holds only printable characters and spaces.
+func printable(s string) bool {
+	for _, r := range s {
+		if r != ' ' && !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
-
-// yaml11Sexagesimal matches YAML 1.1's base-60 numbers, such as 1:30.
-var yaml11Sexagesimal = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$`)
 
 // QuotedStrNode builds a double-quoted string scalar, the style vllm-omni's
 // own configs use for device lists and connector names.
@@ -311,49 +350,51 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// ScalarInt reads an integer scalar.
+// ScalarInt reads a scalar vllm-omni reads as an integer (2, 0x10, 1:30)
+// that fits an int. Booleans, floats and quoted numbers are not integers.
 func ScalarInt(n *yaml.Node) (int, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagInt {
+	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
 	}
-	var v int
-	if err := n.Decode(&v); err != nil {
+	r := pyRead(n)
+	if r.Kind != pyInt || !r.Int.IsInt64() || r.Int.Int64() != int64(int(r.Int.Int64())) {
 		return 0, false
 	}
-	return v, true
+	return int(r.Int.Int64()), true
 }
 
-// ScalarFloat reads an integer or float scalar as a float.
+// ScalarFloat reads a scalar vllm-omni reads as a number, as a float.
 func ScalarFloat(n *yaml.Node) (float64, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || (n.Tag != tagInt && n.Tag != tagFloat) {
+	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
 	}
-	var v float64
-	if err := n.Decode(&v); err != nil {
-		return 0, false
+	switch r := pyRead(n); r.Kind {
+	case pyInt:
+		v, _ := new(big.Float).SetInt(r.Int).Float64()
+		return v, true
+	case pyFloat:
+		return r.Float, true
 	}
-	return v, true
+	return 0, false
 }
 
-// ScalarBool reads a boolean scalar (true, True, TRUE, false, ...).
+// ScalarBool reads a scalar vllm-omni reads as a boolean: true, True,
+// TRUE, false, ..., and YAML 1.1's yes, no, on and off.
 func ScalarBool(n *yaml.Node) (bool, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagBool {
+	if n == nil || n.Kind != yaml.ScalarNode {
 		return false, false
 	}
-	var v bool
-	if err := n.Decode(&v); err != nil {
-		return false, false
-	}
-	return v, true
+	r := pyRead(n)
+	return r.Bool, r.Kind == pyBool
 }
 
 // ScalarString reads any scalar's text; null reads as absent.
 func ScalarString(n *yaml.Node) (string, bool) {
 	n = resolve(n)
-	if n == nil || n.Kind != yaml.ScalarNode || n.Tag == tagNull {
+	if n == nil || n.Kind != yaml.ScalarNode || pyRead(n).Kind == pyNull {
 		return "", false
 	}
 	return n.Value, true

@@ -29,6 +29,10 @@ const (
 type ParseError struct {
 	Line, Column int
 	Msg          string
+	// Loader is set when the document is valid YAML that vllm-omni's
+	// loader fails on or would read differently; Msg then says what to
+	// write instead.
+	Loader bool
 }
 
 func (e *ParseError) Error() string {
@@ -134,11 +138,18 @@ func Parse(src []byte) (*Document, error) {
 	if err := checkAliases(&root); err != nil {
 		return nil, err
 	}
+	if err := checkLoadable(&root); err != nil {
+		return nil, err
+	}
+	aliasLine, mergeLine := expandAnchors(&root)
+	if err := checkFlowNumbers(&root); err != nil {
+		return nil, err
+	}
 	top := root.Content[0]
 	if top.Kind != yaml.MappingNode {
 		return nil, errAt(top, "expected a mapping with a `stage_args:` or `stages:` list at the top level")
 	}
-	d := &Document{Root: &root}
+	d := &Document{Root: &root, aliasLine: aliasLine, mergeLine: mergeLine}
 	hasArgs, hasStages := MapGet(top, string(StageArgs)), MapGet(top, string(Stages))
 	switch {
 	case hasArgs != nil && hasStages != nil:
@@ -184,15 +195,23 @@ func checkShape(root *yaml.Node) error {
 			return errAt(it.n, "the document nests more than %d levels deep", MaxDepth)
 		}
 		if it.n.Kind == yaml.MappingNode {
-			seen := make(map[string]int, len(it.n.Content)/2)
+			// Keys are compared as vllm-omni's loader reads them: a plain
+			// on (the boolean true) and a quoted "on" are two keys; keys
+			// spelled apart that it reads as one are checkLoadable's.
+			seen := make(map[string]*yaml.Node, len(it.n.Content)/2)
 			for i := 0; i+1 < len(it.n.Content); i += 2 {
 				k := it.n.Content[i]
-				if k.Kind == yaml.ScalarNode {
-					if first, dup := seen[k.Value]; dup {
-						return errAt(k, "key %q appears twice in one mapping (first at line %d); YAML keeps only one of them: remove the other", k.Value, first)
-					}
-					seen[k.Value] = k.Line
+				if k.Kind != yaml.ScalarNode {
+					continue
 				}
+				id, ok := pyKeyIdentity(pyRead(k))
+				if !ok {
+					continue
+				}
+				if first, dup := seen[id]; dup && first.Value == k.Value {
+					return errAt(k, "key %q appears twice in one mapping (first at line %d); YAML keeps only one of them: remove the other", k.Value, first.Line)
+				}
+				seen[id] = k
 			}
 		}
 		for _, c := range it.n.Content {
@@ -206,39 +225,61 @@ func checkShape(root *yaml.Node) error {
 // expanded, and rejects an alias inside the node it refers to. yaml.v3 keeps
 // an alias as a pointer, so a few lines of nested anchors can stand for
 // billions of nodes, or for an infinite tree; copying or walking such a
-// tree (Unalias, DeepCopy of a stage) would never finish or would overflow
-// the stack. Each node's expanded size is computed once.
+// tree (expandAnchors, DeepCopy of a stage) would never finish or would
+// overflow the stack. Each node's expanded size and height are computed
+// once; the expanded tree must nest no deeper than the written one may.
 func checkAliases(root *yaml.Node) error {
 	const inProgress = -1
-	size := map[*yaml.Node]int{}
-	var visit func(n *yaml.Node) (int, error)
-	visit = func(n *yaml.Node) (int, error) {
-		if s, ok := size[n]; ok && s != inProgress {
-			return s, nil
+	type extent struct{ size, height int }
+	ext := map[*yaml.Node]extent{}
+	var visit func(n *yaml.Node) (extent, error)
+	visit = func(n *yaml.Node) (extent, error) {
+		if e, ok := ext[n]; ok && e.size != inProgress {
+			return e, nil
 		}
-		size[n] = inProgress
+		ext[n] = extent{size: inProgress}
 		children := n.Content
 		if n.Kind == yaml.AliasNode && n.Alias != nil {
-			if size[n.Alias] == inProgress {
-				return 0, errAt(n, "the alias *%s refers to a node that contains it, which makes the document infinite: write the values out instead", n.Value)
+			if ext[n.Alias].size == inProgress {
+				return extent{}, errAt(n, "the alias *%s refers to a node that contains it, which makes the document infinite: write the values out instead", n.Value)
 			}
-			children = []*yaml.Node{n.Alias}
+			e, err := visit(n.Alias)
+			ext[n] = e
+			return e, err
 		}
-		total := 1
+		total := extent{size: 1, height: 1}
 		for _, c := range children {
-			s, err := visit(c)
+			e, err := visit(c)
 			if err != nil {
-				return 0, err
+				return extent{}, err
 			}
-			if total += s; total > MaxNodes {
-				return 0, errAt(n, "the document has more than %d nodes once its aliases are expanded: write the values out instead of nesting aliases", MaxNodes)
+			if total.size += e.size; total.size > MaxNodes {
+				return extent{}, errAt(n, "the document has more than %d nodes once its aliases are expanded: write the values out instead of nesting aliases", MaxNodes)
 			}
+			total.height = max(total.height, e.height+1)
 		}
-		size[n] = total
+		ext[n] = total
 		return total, nil
 	}
-	_, err := visit(root)
-	return err
+	e, err := visit(root)
+	if err != nil {
+		return err
+	}
+	if e.height-1 <= MaxDepth {
+		return nil
+	}
+	// Point at the first alias on the deepest path.
+	n := root
+	for n.Kind != yaml.AliasNode && len(n.Content) > 0 {
+		next := n.Content[0]
+		for _, c := range n.Content {
+			if ext[c].height > ext[next].height {
+				next = c
+			}
+		}
+		n = next
+	}
+	return errAt(n, "the document nests more than %d levels deep once its aliases are expanded: write the values out instead of nesting aliases", MaxDepth)
 }
 
 // invalidUTF8Line finds the line of the first byte that is not UTF-8.

@@ -22,3 +22,25 @@ func Need(t testing.TB, name string) string {
 	}
 	return path
 }
+
+// Python returns a python3 that can import every module named: Debian's
+// first (where .ci/run installs python3-yaml and python3-omegaconf), then
+// the one on PATH. Where none can, the test is skipped, except in CI, where
+// it is a failure.
+func Python(t testing.TB, modules ...string) string {
+	t.Helper()
+	script := "pass"
+	for _, m := range modules {
+		script += "; import " + m
+	}
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", script).Run() == nil {
+			return py
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("no python3 can import %v; .ci/run installs them", modules)
+	}
+	t.Skipf("no python3 with %v", modules)
+	return ""
+}
