@@ -212,6 +212,9 @@ func pyConstruct(kind pyKind, s string) pyScalar {
 
 // pyParseInt is SafeConstructor.construct_yaml_int.
 func pyParseInt(s string) (*big.Int, bool) {
+	if n, ok := plainDecimal(s); ok {
+		return big.NewInt(n), true
+	}
 	s = strings.ReplaceAll(s, "_", "")
 	if s == "" {
 		return nil, false
@@ -368,4 +371,22 @@ func readsAsString(s string) bool {
 		return false
 	}
 	return pyPlainKind(s) == pyStr
+}
+
+// plainDecimal reads the common case of pyParseInt, a short run of decimal
+// digits with no sign, underscore or leading zero (8, 25201), without the
+// general path's allocations; it is the same number the general path reads.
+func plainDecimal(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }

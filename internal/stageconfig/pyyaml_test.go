@@ -219,3 +219,21 @@ func TestIdentifierKeysAreStrings(t *testing.T) {
 		}
 	}
 }
+
+// The fast path reads the same numbers as the general one, and leaves
+// everything else to it.
+func TestPlainDecimal(t *testing.T) {
+	for _, s := range []string{"0", "7", "25201", "999999999999999999", "1000000000000000000", "007", "0x1f", "1_000", "+5", "-5", "1:30", "", "12a"} {
+		want, wantOK := pyParseInt("_" + s) // the underscore skips the fast path
+		if s == "" {
+			want, wantOK = nil, false
+		}
+		n, ok := plainDecimal(s)
+		if ok && (!wantOK || want.Int64() != n) {
+			t.Errorf("plainDecimal(%q) = %d, the general path reads %v, %t", s, n, want, wantOK)
+		}
+		if got, gotOK := pyParseInt(s); gotOK != wantOK || (gotOK && got.Cmp(want) != 0) {
+			t.Errorf("pyParseInt(%q) = %v, %t; without the fast path %v, %t", s, got, gotOK, want, wantOK)
+		}
+	}
+}
