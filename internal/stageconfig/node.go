@@ -248,18 +248,52 @@ func MapEnsure(m *yaml.Node, key string) *yaml.Node {
 
 // DeepCopy copies a node tree. Aliases are copied as aliases to the same
 // anchor node, which is what a copy of a subtree inside one document needs.
+//
+// A plan copies its base document once, a few hundred nodes, so the copy
+// takes its nodes and their Content slices from two arrays allocated at
+// once rather than one allocation per node. Each Content slice has its own
+// length as capacity, so an edit that appends to one reallocates it and
+// never writes into a neighbour's.
 func DeepCopy(n *yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil
 	}
-	c := *n
+	nodes, children := countNodes(n)
+	c := copier{nodes: make([]yaml.Node, 0, nodes), content: make([]*yaml.Node, 0, children)}
+	return c.copy(n)
+}
+
+type copier struct {
+	nodes   []yaml.Node
+	content []*yaml.Node
+}
+
+func (c *copier) copy(n *yaml.Node) *yaml.Node {
+	c.nodes = append(c.nodes, *n)
+	out := &c.nodes[len(c.nodes)-1]
 	if len(n.Content) > 0 {
-		c.Content = make([]*yaml.Node, len(n.Content))
-		for i, child := range n.Content {
-			c.Content[i] = DeepCopy(child)
+		start := len(c.content)
+		c.content = append(c.content, n.Content...)
+		kids := c.content[start:len(c.content):len(c.content)]
+		for i, child := range kids {
+			kids[i] = c.copy(child)
 		}
+		out.Content = kids
 	}
-	return &c
+	return out
+}
+
+// countNodes counts the nodes of the tree at n and the entries of their
+// Content slices.
+func countNodes(n *yaml.Node) (nodes, children int) {
+	nodes = 1
+	children = len(n.Content)
+	for _, child := range n.Content {
+		a, b := countNodes(child)
+		nodes += a
+		children += b
+	}
+	return nodes, children
 }
 
 // KeyNode builds a string key, double-quoted when vllm-omni's loader

@@ -418,3 +418,27 @@ func TestNodeBuilders(t *testing.T) {
 		}
 	}
 }
+
+// A copy shares no node with its original, and editing one of its Content
+// slices (an append that grows it) leaves its neighbours in the copy as
+// they were: each slice's capacity ends where it does.
+func TestDeepCopy_IndependentSlices(t *testing.T) {
+	doc, err := Parse([]byte("stage_args: []\na: [1, 2]\nb: [3]\nc: {d: 4}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := doc.Render()
+	c := DeepCopy(doc.Root)
+	top := c.Content[0]
+	a := MapGet(top, "a")
+	a.Content = append(a.Content, IntNode(9))
+	MapSet(top, "e", IntNode(5))
+	copied := &Document{Root: c, Dialect: doc.Dialect}
+	got, _ := copied.Render()
+	if want := "stage_args: []\na: [1, 2, 9]\nb: [3]\nc: {d: 4}\ne: 5\n"; string(got) != want {
+		t.Errorf("edited copy =\n%s\nwant\n%s", got, want)
+	}
+	if again, _ := doc.Render(); string(again) != string(orig) {
+		t.Errorf("the original changed:\n%s", again)
+	}
+}
