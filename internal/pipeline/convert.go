@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"strings"
-
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"go.yaml.in/yaml/v3"
 )
@@ -85,8 +83,8 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 			carry(k, v)
 			return
 		}
-		if text := joinComments(pending); text != "" {
-			k.HeadComment = joinComments([]string{text, k.HeadComment})
+		if text := stageconfig.JoinComments(pending); text != "" {
+			k.HeadComment = stageconfig.JoinComments([]string{text, k.HeadComment})
 		}
 		pending = nil
 		out.Content = append(out.Content, k, v)
@@ -117,17 +115,6 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 			add(k, v)
 		}
 	}
-	out.FootComment = joinComments(append(append([]string{}, pending...), out.FootComment))
+	out.FootComment = stageconfig.JoinComments(append(append([]string{}, pending...), out.FootComment))
 	return out
-}
-
-// joinComments joins comment texts, one to a line, leaving out empty ones.
-func joinComments(cs []string) string {
-	var parts []string
-	for _, c := range cs {
-		if c != "" {
-			parts = append(parts, c)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

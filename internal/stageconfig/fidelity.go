@@ -374,19 +374,20 @@ func flattenMerges(n *yaml.Node, first *int) {
 	out = append(out, kept...)
 	out = append(out, own[insertAt:]...)
 	n.Content = out
-	if text := joinComments(comments); text != "" {
+	if text := JoinComments(comments); text != "" {
 		switch {
 		case len(kept) > 0:
-			kept[0].HeadComment = joinComments([]string{text, kept[0].HeadComment})
+			kept[0].HeadComment = JoinComments([]string{text, kept[0].HeadComment})
 		case insertAt < len(own):
-			own[insertAt].HeadComment = joinComments([]string{text, own[insertAt].HeadComment})
+			own[insertAt].HeadComment = JoinComments([]string{text, own[insertAt].HeadComment})
 		default:
-			n.FootComment = joinComments([]string{n.FootComment, text})
+			n.FootComment = JoinComments([]string{n.FootComment, text})
 		}
 	}
 }
 
-func joinComments(cs []string) string {
+// JoinComments joins comment texts, one to a line, leaving out empty ones.
+func JoinComments(cs []string) string {
 	var parts []string
 	for _, c := range cs {
 		if c != "" {
