@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -504,13 +505,25 @@ func TestAccPDPipeline_BadInputs(t *testing.T) {
 	if len(cases) < 60 {
 		t.Fatalf("the catalogue has %d cases; keep at least 60", len(cases))
 	}
+	runBadInputs(t, cases)
+}
+
+// Case names are unique across every table of bad inputs, so a failure
+// names one case.
+func TestBadInputs_NamesUnique(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range cases {
+	for _, c := range slices.Concat(badInputs(), hostileInputs(), badYAMLInputs(t)) {
 		if seen[c.name] {
-			t.Fatalf("case %q is listed twice", c.name)
+			t.Errorf("case %q is listed twice", c.name)
 		}
 		seen[c.name] = true
 	}
+}
+
+// runBadInputs plans each case through Terraform, in parallel, and expects
+// its message (messageRE) from every entity it declares.
+func runBadInputs(t *testing.T, cases []badInput) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

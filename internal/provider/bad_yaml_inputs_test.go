@@ -106,12 +106,7 @@ func badYAMLInputs(t *testing.T) []badInput {
 func TestAccPDPipeline_BadYAMLInputs(t *testing.T) {
 	cases := badYAMLInputs(t)
 	perCode := map[string]int{}
-	seen := map[string]bool{}
 	for _, c := range cases {
-		if seen[c.name] {
-			t.Fatalf("case %q is listed twice", c.name)
-		}
-		seen[c.name] = true
 		perCode[c.code]++
 	}
 	for _, code := range []string{"yaml_value_type", "yaml_value_not_finite", "yaml_shape", "yaml_interpolation", "base_config_invalid"} {
@@ -119,18 +114,7 @@ func TestAccPDPipeline_BadYAMLInputs(t *testing.T) {
 			t.Fatalf("%d cases of %s; keep several per class", perCode[code], code)
 		}
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{{
-					Config:      c.config(),
-					ExpectError: showRE(c.messageRE()),
-				}},
-			})
-		})
-	}
+	runBadInputs(t, cases)
 }
 
 // mergedBase shares each stage's topology through an anchor; the

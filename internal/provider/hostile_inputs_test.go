@@ -83,25 +83,7 @@ func hostileInputs() []badInput {
 }
 
 func TestAccPDPipeline_HostileInputs(t *testing.T) {
-	seen := map[string]bool{}
-	for _, c := range append(badInputs(), hostileInputs()...) {
-		if seen[c.name] {
-			t.Fatalf("case %q is listed twice", c.name)
-		}
-		seen[c.name] = true
-	}
-	for _, c := range hostileInputs() {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{{
-					Config:      c.config(),
-					ExpectError: showRE(c.messageRE()),
-				}},
-			})
-		})
-	}
+	runBadInputs(t, hostileInputs())
 }
 
 // A local path says nothing about the weights it holds, so a preset for
