@@ -145,20 +145,27 @@ func goMap(ctx context.Context, p path.Path, elems map[string]attr.Value, step f
 // addValueErrors reports what goValue or goObject returned: a number out
 // of range at its own path, anything else at p.
 func addValueErrors(diags *diag.Diagnostics, p path.Path, summary string, err error) {
-	var errs []error
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap()
-	} else {
-		errs = []error{err}
-	}
-	for _, e := range errs {
-		var nre numberRangeError
-		if errors.As(e, &nre) {
+	for _, e := range leafErrors(err) {
+		if nre, ok := e.(numberRangeError); ok {
 			diags.AddAttributeError(nre.Path, "Number out of range", nre.Error())
 			continue
 		}
 		diags.AddAttributeError(p, summary, e.Error())
 	}
+}
+
+// leafErrors flattens the joins goSlice and goMap nest, one per level of
+// the value, into the errors they hold, in order.
+func leafErrors(err error) []error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		out = append(out, leafErrors(e)...)
+	}
+	return out
 }
 
 // goObject converts a dynamic value that must be an object or a map (or

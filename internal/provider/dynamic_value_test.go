@@ -143,6 +143,10 @@ func FuzzGoNumber(f *testing.F) {
 			if !errors.As(err, &nre) || !nre.Path.Equal(path.Root("n")) || nre.Text == "" {
 				t.Fatalf("error %v, want a range error at n", err)
 			}
+			// Refused only when a float64 cannot hold it.
+			if f64, _ := x.Float64(); !math.IsInf(f64, 0) && (f64 != 0 || x.Sign() == 0) {
+				t.Fatalf("%v was refused, but reads as the float64 %v", x, f64)
+			}
 			return
 		}
 		switch v := got.(type) {

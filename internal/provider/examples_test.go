@@ -256,7 +256,7 @@ func holds(got, want any, path string) (string, bool) {
 		if !ok {
 			return path, false
 		}
-		for _, k := range sortedKeysOf(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			if _, ok := g[k]; !ok {
 				return path + "." + k, false
 			}
@@ -552,7 +552,7 @@ func cloudConfigs(v any) []string {
 		}
 	case map[string]any:
 		var out []string
-		for _, k := range sortedKeysOf(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			out = append(out, cloudConfigs(x[k])...)
 		}
 		return out
@@ -564,15 +564,6 @@ func cloudConfigs(v any) []string {
 		return out
 	}
 	return nil
-}
-
-func sortedKeysOf(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 var execStart = regexp.MustCompile(`(?m)^ExecStart=(\S+)`)

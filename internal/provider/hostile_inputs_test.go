@@ -33,6 +33,8 @@ func hostileInputs() []badInput {
 			attr: `prefill.engine_args.max_model_len`, fix: `too large for a 64-bit float`},
 		{name: "engine_args number too small", body: []string{`decode = { engine_args = { swap_space = -1e-400 } }`},
 			attr: `decode.engine_args.swap_space`, fix: `too small for a 64-bit float`},
+		{name: "two numbers too large in one nested object", body: []string{`prefill = { engine_args = { x = { a = 1e400, b = -1e400 } } }`},
+			attr: `prefill.engine_args.x.a`, fix: `too large for a 64-bit float.*prefill.engine_args.x.b.*too large`},
 		{name: "extra_config number too large", body: []string{`connector = { extra_config = { timeout = 1e999 } }`},
 			attr: `connector.extra_config.timeout`, fix: `too large for a 64-bit float`},
 		{name: "stage_overrides number too large", body: []string{`stage_overrides = { talker = { max_num_seqs = 1e400 } }`},

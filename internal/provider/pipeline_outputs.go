@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"math/big"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -149,7 +148,7 @@ func outputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.Result)
 
 		EffectiveVersion:    types.StringValue(r.Version),
 		EffectiveConfigPath: types.StringValue(r.ConfigPath),
-		EffectiveAPIPort:    types.NumberValue(new(big.Float).SetInt64(int64(r.APIPort))),
+		EffectiveAPIPort:    number(r.APIPort),
 		EffectiveFormat:     types.StringValue(r.Format),
 	}, diags
 }

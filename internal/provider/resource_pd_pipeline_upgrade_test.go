@@ -80,6 +80,8 @@ func pdPipelineSchemaV2WithoutNestedComputed() schema.Schema {
 			case schema.StringAttribute:
 				a.Computed = false
 				obj.Attributes[f] = a
+			default:
+				panic(fmt.Sprintf("%s.%s is a %T: teach this copy of the old schema its kind", name, f, a))
 			}
 		}
 		attrs[name] = obj
@@ -128,7 +130,6 @@ func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		return
 	}
 	resp.Diagnostics.Append(writeOutputs(ctx, &plan, out)...)
-	// Version 0 had these inputs without Computed: they stay as configured.
 	var attrs map[string]tftypes.Value
 	if err := plan.Raw.As(&attrs); err != nil {
 		resp.Diagnostics.AddError("v0 test provider", err.Error())

@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/defaults"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float32planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int32default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/numberplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -248,6 +250,10 @@ func hasDefault(a any) bool {
 		return a.Int64DefaultValue() != nil
 	case interface{ Float64DefaultValue() defaults.Float64 }:
 		return a.Float64DefaultValue() != nil
+	case interface{ Int32DefaultValue() defaults.Int32 }:
+		return a.Int32DefaultValue() != nil
+	case interface{ Float32DefaultValue() defaults.Float32 }:
+		return a.Float32DefaultValue() != nil
 	case interface{ ListDefaultValue() defaults.List }:
 		return a.ListDefaultValue() != nil
 	case interface{ SetDefaultValue() defaults.Set }:
@@ -274,6 +280,10 @@ func hasPlanModifiers(a any) bool {
 		return len(a.Int64PlanModifiers()) > 0
 	case interface{ Float64PlanModifiers() []planmodifier.Float64 }:
 		return len(a.Float64PlanModifiers()) > 0
+	case interface{ Int32PlanModifiers() []planmodifier.Int32 }:
+		return len(a.Int32PlanModifiers()) > 0
+	case interface{ Float32PlanModifiers() []planmodifier.Float32 }:
+		return len(a.Float32PlanModifiers()) > 0
 	case interface{ ListPlanModifiers() []planmodifier.List }:
 		return len(a.ListPlanModifiers()) > 0
 	case interface{ SetPlanModifiers() []planmodifier.Set }:
@@ -288,16 +298,30 @@ func hasPlanModifiers(a any) bool {
 	return false
 }
 
-// A custom type, a default or a plan modifier on any attribute is found.
+// A custom type, a default or a plan modifier on any attribute is found,
+// each on its own.
 func TestDirect_AssumptionsCanFail(t *testing.T) {
-	inner := &testing.T{}
-	checkAttribute(inner, "x", rschema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("a")}, false)
-	checkAttribute(inner, "y", rschema.NumberAttribute{Optional: true, PlanModifiers: []planmodifier.Number{numberplanmodifier.RequiresReplace()}}, false)
-	if !inner.Failed() {
-		t.Error("a default and a plan modifier went unnoticed")
+	for name, a := range map[string]any{
+		"string default":        rschema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("a")},
+		"int32 default":         rschema.Int32Attribute{Optional: true, Computed: true, Default: int32default.StaticInt32(1)},
+		"number plan modifier":  rschema.NumberAttribute{Optional: true, PlanModifiers: []planmodifier.Number{numberplanmodifier.RequiresReplace()}},
+		"float32 plan modifier": rschema.Float32Attribute{Optional: true, PlanModifiers: []planmodifier.Float32{float32planmodifier.RequiresReplace()}},
+		"custom type":           rschema.StringAttribute{Optional: true, CustomType: customStringType{}},
+		"write-only":            rschema.StringAttribute{Optional: true, WriteOnly: true},
+	} {
+		inner := &testing.T{}
+		checkAttribute(inner, name, a, false)
+		if !inner.Failed() {
+			t.Errorf("%s went unnoticed", name)
+		}
 	}
 	if baseType(customStringType{}) || baseType(types.ListType{ElemType: customStringType{}}) {
 		t.Error("a custom type went unnoticed")
+	}
+	inner := &testing.T{}
+	checkAttribute(inner, "plain", rschema.StringAttribute{Optional: true}, false)
+	if inner.Failed() {
+		t.Error("a plain attribute was faulted")
 	}
 }
 

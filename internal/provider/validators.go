@@ -146,9 +146,8 @@ func numberText(x *big.Float) string {
 	if i, acc := x.Int64(); acc == big.Exact {
 		return strconv.FormatInt(i, 10)
 	}
-	if exp := x.MantExp(nil); exp < -1100 || exp > 1100 {
-		mant := new(big.Float)
-		x.MantExp(mant)
+	mant := new(big.Float)
+	if exp := x.MantExp(mant); exp < -1100 || exp > 1100 {
 		m, _ := mant.Float64() // in [0.5, 1), by magnitude
 		l := math.Log10(math.Abs(m)) + float64(exp)*math.Log10(2)
 		d := math.Floor(l)
