@@ -368,6 +368,13 @@ func FuzzPlanParallel(f *testing.F) {
 			if s.Role != RoleStage && int64(len(s.Devices)) != want {
 				t.Fatalf("%s has %d devices, its sizes multiply to %d", s.Role, len(s.Devices), want)
 			}
+			// The talker's base size is 1: its devices are its data
+			// parallel size times its replicas (a count below 1 comes only
+			// from a Spec built by hand, which DecodeStageOverrides refuses,
+			// and leaves the base's one replica).
+			if want := dpTalker * max(replicas, 1); s.ModelStage == "talker" && replicas <= MaxWhole && int64(len(s.Devices)) != want {
+				t.Fatalf("talker has %d devices for data_parallel_size %d × num_replicas %d", len(s.Devices), dpTalker, replicas)
+			}
 			if s.Role == RoleStage {
 				for _, d := range s.Devices {
 					if pd[d] {
@@ -407,6 +414,24 @@ func FuzzDecodeStageOverrides(f *testing.F) {
 		for _, d := range ds {
 			if !strings.HasPrefix(d.Path.String(), "stage_overrides.talker") {
 				t.Fatalf("a problem at %s", d.Path)
+			}
+		}
+		// Each setting is decoded or has a problem at its path: none is
+		// dropped without a word.
+		reported := func(key string) bool {
+			for _, d := range ds {
+				if strings.HasPrefix(d.Path.String(), "stage_overrides.talker."+key) {
+					return true
+				}
+			}
+			return false
+		}
+		for key, decoded := range map[string]bool{
+			"max_num_seqs": o.MaxNumSeqs != nil, "gpu_memory_utilization": o.GPUMemoryUtilization != nil,
+			"devices": o.Devices != nil, "num_replicas": o.NumReplicas != nil,
+		} {
+			if !decoded && !reported(key) {
+				t.Fatalf("%s was dropped without a problem", key)
 			}
 		}
 	})

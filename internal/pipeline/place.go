@@ -86,20 +86,7 @@ func (p *planner) checkWorldBounds() bool {
 		if s.world >= 1 && s.world <= maxWorldSize {
 			continue
 		}
-		path := p.basePath
-		role := p.spec.Prefill
-		if s.role == RoleDecode {
-			role = p.spec.Decode
-		}
-		switch {
-		case s.role == RoleStage && s.override != nil:
-			path = s.path
-		case s.role == RoleStage:
-		case role.EngineArgs["pipeline_parallel_size"] != nil || role.EngineArgs["data_parallel_size"] != nil:
-			path = s.path.Attr("engine_args")
-		case role.TensorParallelSize != nil:
-			path = s.path.Attr("tensor_parallel_size")
-		}
+		path := p.worldBlame(s)
 		if s.world < 1 {
 			// Zero or negative sizes come only from a base config (the
 			// attributes are checked to be at least 1).
@@ -112,6 +99,33 @@ func (p *planner) checkWorldBounds() bool {
 		ok = false
 	}
 	return ok
+}
+
+// worldBlame is the attribute a stage's out-of-range device count came
+// from: a stage override as a whole; on the PD pair a tensor_parallel_size
+// beyond any host by itself, else engine_args when it sets the other sizes,
+// else tensor_parallel_size when set; otherwise the base config.
+func (p *planner) worldBlame(s *plannedStage) Path {
+	if s.role == RoleStage {
+		if s.override != nil {
+			return s.path
+		}
+		return p.basePath
+	}
+	role := p.spec.Prefill
+	if s.role == RoleDecode {
+		role = p.spec.Decode
+	}
+	tp := role.TensorParallelSize
+	switch {
+	case tp != nil && *tp > maxWorldSize:
+		return s.path.Attr("tensor_parallel_size")
+	case role.EngineArgs["pipeline_parallel_size"] != nil || role.EngineArgs["data_parallel_size"] != nil:
+		return s.path.Attr("engine_args")
+	case tp != nil:
+		return s.path.Attr("tensor_parallel_size")
+	}
+	return p.basePath
 }
 
 func (p *planner) checkWorld(s *plannedStage) {

@@ -52,6 +52,8 @@ func hostileInputs() []badInput {
 		{name: "tensor × pipeline overflows", body: []string{
 			`prefill = { tensor_parallel_size = 2147483647, engine_args = { pipeline_parallel_size = 2147483647 } }`,
 			`decode = { tensor_parallel_size = 2147483647, engine_args = { pipeline_parallel_size = 2147483647 } }`},
+			attr: `prefill.tensor_parallel_size`, fix: `needs more than 1024 devices`, code: "world_size_range"},
+		{name: "pipeline parallel alone beyond a host", body: []string{`prefill = { engine_args = { pipeline_parallel_size = 4096 } }`},
 			attr: `prefill.engine_args`, fix: `needs more than 1024 devices`, code: "world_size_range"},
 		{name: "pipeline parallel fractional", body: []string{`decode = { engine_args = { pipeline_parallel_size = 1.5 } }`},
 			attr: `decode.engine_args.pipeline_parallel_size`, fix: `set a whole number`, code: "pipeline_parallel_size_range"},
