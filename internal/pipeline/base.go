@@ -76,7 +76,7 @@ func lintBase(doc *stageconfig.Document, ds *Diagnostics, path Path) bool {
 				where = append(where, fmt.Sprintf("and %d more", len(interps)-3))
 				break
 			}
-			where = append(where, fmt.Sprintf("line %d: %q", n.Line, n.Value))
+			where = append(where, fmt.Sprintf("line %d: %q", n.Line, n.Text))
 		}
 		ds.warnf(diagcode.YAMLInterpolationKept, path, "base_config holds OmegaConf interpolations, kept as written",
 			"%s. vllm-omni resolves each when it loads the planned config, in which the split stage is two stages, later stages are renumbered and, in another format, keys move: check that each still points where you mean, or write the values out.", strings.Join(where, "; "))
@@ -125,7 +125,7 @@ func (p *planner) checkArchitecture() {
 		return
 	}
 	want := presets.Architecture(inferred)
-	got, _ := stageconfig.ScalarString(p.split.stage.Engine("model_arch"))
+	got, _ := p.split.stage.EngineString("model_arch")
 	if want == "" || got == "" || got == want {
 		return
 	}
@@ -137,5 +137,5 @@ func (p *planner) checkArchitecture() {
 	}
 	p.ds.errorf(diagcode.ModelArchMismatch, p.basePath, "the base config is for another model",
 		"model %q is a %s model, but %s (line %d) loads model_arch %s; pass a base config for %s (the %s preset is one), or the model it was written for.",
-		p.spec.Model, want, p.split.stage.Describe(), p.split.stage.Node.Line, got, want, inferred)
+		p.spec.Model, want, p.split.stage.Describe(), p.split.stage.Line(), got, want, inferred)
 }

@@ -307,12 +307,12 @@ func TestInspect(t *testing.T) {
 		t.Errorf("stage 1 = %+v", s)
 	}
 	// Without written edges, the edges are the ones the inputs imply.
-	if len(sum.Edges) != 2 || sum.Edges[0] != (Edge{0, 1}) || sum.Edges[1] != (Edge{1, 2}) {
+	if len(sum.Edges) != 2 || sum.Edges[0] != (Edge{From: 0, To: 1}) || sum.Edges[1] != (Edge{From: 1, To: 2}) {
 		t.Errorf("edges = %v", sum.Edges)
 	}
 	// Written edges are reported as written.
 	sum, err = Inspect([]byte(pdConfig + "runtime:\n  edges:\n    - {from: 1, to: 2}\n"))
-	if err != nil || len(sum.Edges) != 1 || sum.Edges[0] != (Edge{1, 2}) {
+	if err != nil || len(sum.Edges) != 1 || sum.Edges[0] != (Edge{From: 1, To: 2}) {
 		t.Errorf("written edges = %v, %v", sum.Edges, err)
 	}
 	// The stages dialect's inputs come from its connectors and edges.

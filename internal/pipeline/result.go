@@ -1,5 +1,7 @@
 package pipeline
 
+import "github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+
 // Result is a planned pipeline: the deploy config and everything the
 // machines that run it need to know.
 type Result struct {
@@ -68,9 +70,7 @@ type StageInfo struct {
 }
 
 // Edge is a data path between two stages.
-type Edge struct {
-	From, To int
-}
+type Edge = stageconfig.Edge
 
 // Port is one port the deployment listens on.
 type Port struct {

@@ -117,7 +117,7 @@ func TestSeedFacts(t *testing.T) {
 	add("Release", res.Release, "0.24.0")
 	add("Version", res.Version, "0.24.0")
 	add("Format", res.Format, "stage_args")
-	add("Edges", res.Edges, []Edge{{0, 1}, {1, 2}, {2, 3}})
+	add("Edges", res.Edges, []Edge{{From: 0, To: 1}, {From: 1, To: 2}, {From: 2, To: 3}})
 	add("GPUCount", res.GPUCount, 3)
 	var roles, kvRoles []string
 	var boot []int

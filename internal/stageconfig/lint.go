@@ -118,17 +118,23 @@ func (d *Document) Lint() []Finding {
 	return out
 }
 
+// Interpolation is a string OmegaConf reads as an interpolation.
+type Interpolation struct {
+	Line int
+	Text string
+}
+
 // Interpolations returns the strings of the document, outside the values
 // Lint checks, that OmegaConf reads as interpolations (`${...}`), in
 // document order. vllm-omni resolves them when it loads the config.
-func (d *Document) Interpolations() []*yaml.Node {
+func (d *Document) Interpolations() []Interpolation {
 	_, checked := d.lint()
-	var out []*yaml.Node
+	var out []Interpolation
 	var walk func(n *yaml.Node, isKey bool)
 	walk = func(n *yaml.Node, isKey bool) {
 		if n.Kind == yaml.ScalarNode && !isKey && !checked[n] {
 			if r := pyRead(n); r.Kind == pyStr && hasInterpolation(r.Text) {
-				out = append(out, n)
+				out = append(out, Interpolation{Line: n.Line, Text: n.Value})
 			}
 		}
 		for i, c := range n.Content {

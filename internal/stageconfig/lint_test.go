@@ -206,7 +206,7 @@ func TestInterpolationsElsewhere(t *testing.T) {
 	d := mustParse(t, src)
 	var got []string
 	for _, n := range d.Interpolations() {
-		got = append(got, fmt.Sprintf("%d:%s", n.Line, n.Value))
+		got = append(got, fmt.Sprintf("%d:%s", n.Line, n.Text))
 	}
 	if want := `[4:${oc.env:MODEL} 6:a\${b} 11:${MOONCAKE_HOST}]`; fmt.Sprint(got) != want {
 		t.Errorf("interpolations %v, want %s", got, want)

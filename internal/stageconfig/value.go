@@ -9,8 +9,9 @@ import (
 )
 
 // ValueNode builds a node tree from a plain Go value: nil, bool, string,
-// int, int64, float64, []any or map[string]any. Map keys are written in
-// sorted order so that equal values give equal YAML; lists of scalars are
+// Quoted, int, int64, float64, []any, Map or map[string]any. A Map keeps
+// its order; a map[string]any's keys are written in sorted order so that
+// equal values give equal YAML; lists of scalars are
 // written in flow style, as vllm-omni's configs write them ([2150]).
 func ValueNode(v any) (*yaml.Node, error) {
 	switch x := v.(type) {
@@ -20,6 +21,8 @@ func ValueNode(v any) (*yaml.Node, error) {
 		return BoolNode(x), nil
 	case string:
 		return StrNode(x), nil
+	case Quoted:
+		return QuotedStrNode(string(x)), nil
 	case int:
 		return IntNode(x), nil
 	case int64:
@@ -46,6 +49,16 @@ func ValueNode(v any) (*yaml.Node, error) {
 			seq.Style = yaml.FlowStyle
 		}
 		return seq, nil
+	case Map:
+		m := NewMap()
+		for _, e := range x {
+			n, err := ValueNode(e.Value)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", e.Key, err)
+			}
+			m.Content = append(m.Content, KeyNode(e.Key), n)
+		}
+		return m, nil
 	case map[string]any:
 		m := NewMap()
 		keys := make([]string, 0, len(x))
@@ -91,3 +104,17 @@ func MergeValue(m *yaml.Node, key string, v any) error {
 	MapSet(m, key, n)
 	return nil
 }
+
+// Quoted is a string written in double quotes, as the recipes write
+// connector names, roles and addresses.
+type Quoted string
+
+// KV is one key and its plain Go value, for building mappings in a fixed
+// order.
+type KV struct {
+	Key   string
+	Value any
+}
+
+// Map is a mapping written in the order of its entries.
+type Map []KV

@@ -1,0 +1,58 @@
+package stageconfig
+
+import "go.yaml.in/yaml/v3"
+
+// ConnectorsWhere is where the dialect keeps named connectors, as a user
+// would write the path: "connectors" or "runtime.connectors".
+func (d *Document) ConnectorsWhere() string {
+	if d.Dialect == StageArgs {
+		return "runtime.connectors"
+	}
+	return "connectors"
+}
+
+// NotAMapping names a key that must be a mapping to hold what the planner
+// adds, and the line where it is something else.
+type NotAMapping struct {
+	Key  string // "runtime" or the connectors' path
+	Line int
+}
+
+// ConnectorsShape reports the first key on the way to the named
+// connectors that exists and is not a mapping, or nil when DefineConnector
+// can add to them.
+func (d *Document) ConnectorsShape() *NotAMapping {
+	if d.Dialect == StageArgs {
+		if rt := MapGet(d.Top(), "runtime"); rt != nil && rt.Kind != yaml.MappingNode {
+			return &NotAMapping{Key: "runtime", Line: rt.Line}
+		}
+	}
+	if defs := d.connectorsNode(); defs != nil && defs.Kind != yaml.MappingNode {
+		return &NotAMapping{Key: d.ConnectorsWhere(), Line: defs.Line}
+	}
+	return nil
+}
+
+// HasConnector reports whether the config defines a connector of this name.
+func (d *Document) HasConnector(name string) bool { return MapGet(d.connectorsNode(), name) != nil }
+
+// EnsureConnectors creates the named connectors' mapping where the dialect
+// keeps it, when absent. ConnectorsShape must have found no problem.
+func (d *Document) EnsureConnectors() {
+	container := d.Top()
+	if d.Dialect == StageArgs {
+		container = MapEnsure(d.Top(), "runtime")
+	}
+	MapEnsure(container, "connectors")
+}
+
+// DefineConnector adds, or replaces, the named connector's definition.
+// EnsureConnectors must have run.
+func (d *Document) DefineConnector(name string, def Map) error {
+	n, err := ValueNode(def)
+	if err != nil {
+		return err
+	}
+	MapSet(d.connectorsNode(), name, n)
+	return nil
+}

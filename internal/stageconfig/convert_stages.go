@@ -1,0 +1,117 @@
+package stageconfig
+
+import "go.yaml.in/yaml/v3"
+
+// Keys that describe the pipeline's topology or its Python definition. The
+// `stages` dialect takes them from the registered pipeline, and a key left
+// on a stage there would fall through to the engine's arguments.
+var pipelineDefinitionKeys = map[string]bool{
+	"stage_type": true, "engine_input_source": true, "final_output": true,
+	"final_output_type": true, "is_comprehension": true, "is_prefill_only": true,
+	"is_decode_only": true, "custom_process_input_func": true,
+	"sync_process_input_func": true, "model_stage": true, "model_arch": true,
+	"worker_type": true, "worker_cls": true, "scheduler_cls": true,
+	"engine_output_type": true, "hf_config_name": true,
+}
+
+// ToStages rewrites a split `stage_args` document in the current
+// upstream schema: flat engine keys, devices and env on the stage, the
+// connectors and edges at the top level, edge defaults folded into each
+// edge, topology keys dropped, and `pipeline:` naming the PD variant.
+func (d *Document) ToStages(pipelineKey string) *Document {
+	src := d.Top()
+	top := NewMap()
+	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
+	MapSet(top, "pipeline", StrNode(pipelineKey))
+	runtime := MapGet(src, "runtime")
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		k, v := src.Content[i], src.Content[i+1]
+		switch k.Value {
+		case "pipeline", "runtime":
+			continue
+		case "stage_args":
+			if conns := MapGet(runtime, "connectors"); conns != nil {
+				top.Content = append(top.Content, KeyNode("connectors"), conns)
+			}
+			list := NewSeq()
+			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
+			for _, st := range v.Content {
+				list.Content = append(list.Content, flattenStage(st))
+			}
+			key := KeyNode("stages")
+			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
+			top.Content = append(top.Content, key, list)
+		default:
+			top.Content = append(top.Content, k, v)
+		}
+	}
+	if edges := MapGet(runtime, "edges"); edges != nil {
+		defaults := MapGet(runtime, "defaults")
+		for _, e := range edges.Content {
+			for j := 0; defaults != nil && j+1 < len(defaults.Content); j += 2 {
+				if MapGet(e, defaults.Content[j].Value) == nil {
+					// The key node itself, so that it reads as it did.
+					k := DeepCopy(defaults.Content[j])
+					k.HeadComment, k.LineComment, k.FootComment = "", "", ""
+					e.Content = append(e.Content, k, DeepCopy(defaults.Content[j+1]))
+				}
+			}
+		}
+		MapSet(top, "edges", edges)
+	}
+	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: d.Root.HeadComment, FootComment: d.Root.FootComment}, Dialect: Stages}
+}
+
+// flattenStage turns one `stage_args` stage into a `stages` stage. The
+// comments of the keys it drops, and of the runtime and engine_args keys it
+// flattens, go to the next key it keeps.
+func flattenStage(st *yaml.Node) *yaml.Node {
+	out := NewMap()
+	out.HeadComment, out.LineComment, out.FootComment = st.HeadComment, st.LineComment, st.FootComment
+	var pending []string
+	carry := func(k, v *yaml.Node) {
+		pending = append(pending, k.HeadComment, k.LineComment, k.FootComment)
+		if v != nil && (v.Kind == yaml.ScalarNode || v.Style&yaml.FlowStyle != 0) {
+			pending = append(pending, v.HeadComment, v.LineComment, v.FootComment)
+		}
+	}
+	add := func(k, v *yaml.Node) {
+		if pipelineDefinitionKeys[k.Value] || MapGet(out, k.Value) != nil {
+			carry(k, v)
+			return
+		}
+		if text := JoinComments(pending); text != "" {
+			k.HeadComment = JoinComments([]string{text, k.HeadComment})
+		}
+		pending = nil
+		out.Content = append(out.Content, k, v)
+	}
+	for i := 0; i+1 < len(st.Content); i += 2 {
+		k, v := st.Content[i], st.Content[i+1]
+		switch k.Value {
+		case "runtime", "engine_args":
+			carry(k, nil)
+		}
+		switch k.Value {
+		case "runtime":
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				rk, rv := v.Content[j], v.Content[j+1]
+				if rk.Value == "max_batch_size" {
+					if MapGet(MapGet(st, "engine_args"), "max_num_seqs") == nil {
+						add(KeyNode("max_num_seqs"), rv)
+					}
+					continue
+				}
+				add(rk, rv)
+			}
+		case "engine_args":
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				add(v.Content[j], v.Content[j+1])
+			}
+		default:
+			add(k, v)
+		}
+	}
+	out.FootComment = JoinComments(append(append([]string{}, pending...), out.FootComment))
+	return out
+}

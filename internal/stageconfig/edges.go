@@ -1,0 +1,127 @@
+package stageconfig
+
+import "go.yaml.in/yaml/v3"
+
+// Edge is a data path between two stages, by stage id.
+type Edge struct {
+	From, To int
+}
+
+// Edges is the edge list a config writes out.
+type Edges struct {
+	List []Edge
+	// Written is true when the config has an edge list at all.
+	Written bool
+	// NotAList is the line of an edges value that is not a list, or 0.
+	NotAList int
+	// Unreadable are the lines of entries that are not a {from, to} pair
+	// of stage ids; they are left out of List.
+	Unreadable []int
+}
+
+// edgesNode is where the dialect keeps the edges: top-level in `stages`,
+// under `runtime:` in `stage_args`.
+func (d *Document) edgesNode() *yaml.Node {
+	if d.Dialect == Stages {
+		return MapGet(d.Top(), "edges")
+	}
+	return MapGet(MapGet(d.Top(), "runtime"), "edges")
+}
+
+// Edges reads the config's edge list.
+func (d *Document) Edges() Edges {
+	n := d.edgesNode()
+	if n == nil {
+		return Edges{}
+	}
+	if n.Kind != yaml.SequenceNode {
+		return Edges{Written: true, NotAList: n.Line}
+	}
+	out := Edges{Written: true, List: make([]Edge, 0, len(n.Content))}
+	for _, e := range n.Content {
+		if edge, ok := readEdge(e); ok {
+			out.List = append(out.List, edge)
+		} else {
+			out.Unreadable = append(out.Unreadable, e.Line)
+		}
+	}
+	return out
+}
+
+func readEdge(n *yaml.Node) (Edge, bool) {
+	from, okFrom := ScalarInt(MapGet(n, "from"))
+	to, okTo := ScalarInt(MapGet(n, "to"))
+	return Edge{From: from, To: to}, okFrom && okTo
+}
+
+// EdgeRewrite says how WriteEdges treats the edges a config already has.
+type EdgeRewrite struct {
+	// Renumber maps an existing edge to its ids in the new graph.
+	Renumber func(Edge) Edge
+	// Template picks, by its ids before renumbering, the existing edge
+	// whose extra keys (window_size, ...) a new edge copies; the first
+	// one picked is used.
+	Template func(Edge) bool
+}
+
+// WriteEdges makes the edge list equal want, in want's order. An edge the
+// config had keeps its node, extra keys and comments; a new edge copies the
+// template's extra keys without its comments. In the `stage_args` dialect
+// the runtime section that holds the edges is created or enabled, since
+// its edges are only read when enabled.
+func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
+	container := d.Top()
+	if d.Dialect != Stages {
+		container = MapGet(d.Top(), "runtime")
+		if container == nil || container.Kind != yaml.MappingNode {
+			container = NewMap()
+			MapSet(d.Top(), "runtime", container)
+		}
+		if MapGet(container, "enabled") == nil {
+			container.Content = append([]*yaml.Node{KeyNode("enabled"), BoolNode(true)}, container.Content...)
+		} else {
+			MapSet(container, "enabled", BoolNode(true))
+		}
+	}
+	old := MapGet(container, "edges")
+	byEdge := map[Edge]*yaml.Node{}
+	var template *yaml.Node
+	if old != nil && old.Kind == yaml.SequenceNode {
+		for _, n := range old.Content {
+			was, ok := readEdge(n)
+			if !ok {
+				continue
+			}
+			e := how.Renumber(was)
+			MapSet(n, "from", IntNode(e.From))
+			MapSet(n, "to", IntNode(e.To))
+			byEdge[e] = n
+			if template == nil && how.Template(was) {
+				template = n
+			}
+		}
+	}
+	seq := NewSeq()
+	if old != nil {
+		seq.HeadComment, seq.LineComment, seq.FootComment = old.HeadComment, old.LineComment, old.FootComment
+	}
+	for _, e := range want {
+		n, ok := byEdge[e]
+		if !ok {
+			n = NewMap()
+			if template != nil {
+				n = DeepCopy(template)
+				clearComments(n)
+				for _, c := range n.Content {
+					clearComments(c)
+				}
+			}
+			MapSet(n, "from", IntNode(e.From))
+			MapSet(n, "to", IntNode(e.To))
+		}
+		seq.Content = append(seq.Content, n)
+	}
+	MapSet(container, "edges", seq)
+}
+
+func clearComments(n *yaml.Node) { n.HeadComment, n.LineComment, n.FootComment = "", "", "" }

@@ -1,0 +1,176 @@
+package stageconfig
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Edits of one stage that the split makes. Each keeps the keys it does not
+// change where they were, with their comments, and places a new key where
+// the recipes write it.
+
+// SplitStage returns a copy of d in which the stage at index is written
+// twice, one after the other: the first copy becomes prefill and the
+// second decode. The second does not repeat the stage's head comment.
+// Every other stage is kept as it is.
+func (d *Document) SplitStage(index int) *Document {
+	doc := d.Clone()
+	list := doc.StageList()
+	Unalias(list)
+	nodes := make([]*yaml.Node, 0, len(list.Content)+1)
+	for i, n := range list.Content {
+		if i == index {
+			pre, dec := DeepCopy(n), DeepCopy(n)
+			dec.HeadComment = ""
+			nodes = append(nodes, pre, dec)
+			continue
+		}
+		nodes = append(nodes, n)
+	}
+	list.Content = nodes
+	return doc
+}
+
+// SetID writes the stage's `stage_id`.
+func (s Stage) SetID(id int) { MapSet(s.Node, "stage_id", IntNode(id)) }
+
+// Delete removes a stage-level key; it reports whether the key was there.
+func (s Stage) Delete(key string) bool { return MapDelete(s.Node, key) }
+
+// MarkPrefill and MarkDecode set is_prefill_only / is_decode_only next to
+// the stage's identity, where the recipe writes it. The `stages` dialect has
+// no such keys: there the registered PD pipeline gives the roles.
+func (s Stage) MarkPrefill() { s.markRole("is_prefill_only") }
+
+// MarkDecode: see MarkPrefill.
+func (s Stage) MarkDecode() { s.markRole("is_decode_only") }
+
+func (s Stage) markRole(key string) {
+	if s.Dialect == Stages {
+		return
+	}
+	MapInsertAfter(s.Node, key, BoolNode(true), "stage_type", "stage_id")
+}
+
+// SetNotFinal writes `final_output: false` and drops `final_output_type`.
+// The `stages` dialect leaves the topology to the registered pipeline, so
+// there it is only corrected when the stage writes final_output itself.
+func (s Stage) SetNotFinal() {
+	if s.Dialect == Stages && s.Get("final_output") == nil {
+		return
+	}
+	MapInsertAfter(s.Node, "final_output", BoolNode(false), "engine_input_source", "engine_args", "runtime")
+	MapDelete(s.Node, "final_output_type")
+}
+
+// SetInputs rewrites `engine_input_source` with ids, keeping the list's
+// style, or removes it when ids is empty. A stage that gains one gets it
+// after its engine settings. The `stages` dialect keeps inputs in the
+// registered pipeline, so there this does nothing.
+func (s Stage) SetInputs(ids []int) {
+	if s.Dialect == Stages {
+		return
+	}
+	old := s.Get("engine_input_source")
+	if old == nil && len(ids) == 0 {
+		return
+	}
+	if len(ids) == 0 {
+		MapDelete(s.Node, "engine_input_source")
+		return
+	}
+	n := FlowIntSeq(ids)
+	if old != nil && old.Kind == yaml.SequenceNode {
+		n.Style = old.Style
+	}
+	MapInsertAfter(s.Node, "engine_input_source", n, "engine_args", "runtime")
+}
+
+// SetEngineInt writes an integer engine setting.
+func (s Stage) SetEngineInt(key string, v int) { s.SetEngine(key, IntNode(v)) }
+
+// SetEngineFloat writes a number engine setting.
+func (s Stage) SetEngineFloat(key string, v float64) { s.SetEngine(key, FloatNode(v)) }
+
+// SetKVTransfer writes entries into the stage's `kv_transfer_config`,
+// keeping any other keys it already had there (kv_buffer_size, ...).
+func (s Stage) SetKVTransfer(entries []KV) error {
+	kv := s.Engine("kv_transfer_config")
+	if kv == nil || kv.Kind != yaml.MappingNode {
+		kv = NewMap()
+		s.SetEngine("kv_transfer_config", kv)
+	}
+	for _, e := range entries {
+		n, err := ValueNode(e.Value)
+		if err != nil {
+			return err
+		}
+		MapSet(kv, e.Key, n)
+	}
+	return nil
+}
+
+// MergeKVExtra merges a value into
+// `kv_transfer_config.kv_connector_extra_config`, as MergeValue does. It
+// expects SetKVTransfer to have made kv_transfer_config a mapping.
+func (s Stage) MergeKVExtra(key string, v any) error {
+	extra := MapEnsure(s.Engine("kv_transfer_config"), "kv_connector_extra_config")
+	return MergeValue(extra, key, v)
+}
+
+// NameConnector points the stage's `input_connectors` or
+// `output_connectors` (key) entry ref at the connector name, creating the
+// mapping after the stage's inputs and settings when absent. was is the
+// name the entry held before, if it held one.
+func (s Stage) NameConnector(key, ref, name string) (was string, replaced bool) {
+	m := s.Get(key)
+	if m == nil || m.Kind != yaml.MappingNode {
+		m = NewMap()
+		MapInsertAfter(s.Node, key, m, "engine_input_source", "engine_args", "runtime")
+	}
+	if old := MapGet(m, ref); old != nil {
+		was, _ = ScalarString(old)
+		replaced = true
+	}
+	MapSet(m, ref, StrNode(name))
+	return was, replaced
+}
+
+// RenumberConnectorKeys renames every stage's `input_connectors`
+// `from_stage_<n>` and `output_connectors` `to_stage_<n>` keys to the ids
+// newID gives, so that connectors keep joining the same stages after a
+// renumbering. output is true for a to_stage_ key.
+func (d *Document) RenumberConnectorKeys(newID func(old int, output bool) int) {
+	for _, st := range d.Stages() {
+		for _, c := range []struct {
+			key, prefix string
+			output      bool
+		}{{"input_connectors", "from_stage_", false}, {"output_connectors", "to_stage_", true}} {
+			m := st.Get(c.key)
+			if m == nil || m.Kind != yaml.MappingNode {
+				continue
+			}
+			for i := 0; i+1 < len(m.Content); i += 2 {
+				k := m.Content[i]
+				if old, ok := ConnectorStageID(k.Value, c.prefix); ok {
+					k.Value = fmt.Sprintf("%s%d", c.prefix, newID(old, c.output))
+				}
+			}
+		}
+	}
+}
+
+// SetPipeline writes the top-level `pipeline:` key, first in the document
+// when it is new.
+func (d *Document) SetPipeline(key string) {
+	MapInsertBefore(d.Top(), "pipeline", StrNode(key), MapKeys(d.Top())...)
+}
+
+// SetTopBoolIfAbsent writes a top-level boolean the document does not set,
+// after the first of the keys in after that it has.
+func (d *Document) SetTopBoolIfAbsent(key string, v bool, after ...string) {
+	if MapGet(d.Top(), key) == nil {
+		MapInsertAfter(d.Top(), key, BoolNode(v), after...)
+	}
+}

@@ -1,0 +1,134 @@
+package stageconfig
+
+import "go.yaml.in/yaml/v3"
+
+// Typed reads of a stage and of a document, for callers that plan with a
+// config's values and should not walk its node tree.
+
+// Line is the line of the stage's mapping in the source; 0 for a stage
+// built in memory.
+func (s Stage) Line() int { return s.Node.Line }
+
+// Has reports whether the stage sets a key at its own level, null included.
+func (s Stage) Has(key string) bool { return s.Get(key) != nil }
+
+// Flag reads a stage-level boolean (final_output, is_prefill_only, ...);
+// false when unset or not a boolean.
+func (s Stage) Flag(key string) bool {
+	v, _ := ScalarBool(s.Get(key))
+	return v
+}
+
+// EngineInt reads an engine setting that vllm-omni reads as an integer.
+func (s Stage) EngineInt(key string) (int, bool) { return ScalarInt(s.Engine(key)) }
+
+// EngineFloat reads an engine setting that vllm-omni reads as a number.
+func (s Stage) EngineFloat(key string) (float64, bool) { return ScalarFloat(s.Engine(key)) }
+
+// EngineString reads an engine setting's text; null reads as absent.
+func (s Stage) EngineString(key string) (string, bool) { return ScalarString(s.Engine(key)) }
+
+// ParallelConfigInt reads an integer from the engine's nested
+// `parallel_config:` mapping.
+func (s Stage) ParallelConfigInt(key string) (int, bool) {
+	return ScalarInt(MapGet(s.Engine("parallel_config"), key))
+}
+
+// EnvVar reads one variable of the stage's environment.
+func (s Stage) EnvVar(name string) (string, bool) { return ScalarString(MapGet(s.Env(), name)) }
+
+// EnvVars returns the stage's environment variables that have a scalar
+// value.
+func (s Stage) EnvVars() map[string]string {
+	m := s.Env()
+	out := map[string]string{}
+	for _, k := range MapKeys(m) {
+		if v, ok := ScalarString(MapGet(m, k)); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// KVTransfer is a stage's `kv_transfer_config`, as far as the planner's
+// checks read it.
+type KVTransfer struct {
+	Connector    string // kv_connector
+	Role         string // kv_role
+	BufferDevice string // kv_buffer_device
+	BufferSize   string // kv_buffer_size, as written
+	// BootstrapPort is kv_connector_extra_config.mooncake_bootstrap_port;
+	// HasBootstrapPort is false when that is unset or not a whole number.
+	BootstrapPort    int
+	HasBootstrapPort bool
+}
+
+// KVTransfer reads the stage's `kv_transfer_config`; ok is false when it
+// is unset or not a mapping.
+func (s Stage) KVTransfer() (kv KVTransfer, ok bool) {
+	n := s.Engine("kv_transfer_config")
+	if n == nil || n.Kind != yaml.MappingNode {
+		return KVTransfer{}, false
+	}
+	kv.Connector, _ = ScalarString(MapGet(n, "kv_connector"))
+	kv.Role, _ = ScalarString(MapGet(n, "kv_role"))
+	kv.BufferDevice, _ = ScalarString(MapGet(n, "kv_buffer_device"))
+	kv.BufferSize, _ = ScalarString(MapGet(n, "kv_buffer_size"))
+	kv.BootstrapPort, kv.HasBootstrapPort = ScalarInt(MapGet(MapGet(n, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
+	return kv, true
+}
+
+// ConnectorRef is one entry of a stage's `input_connectors` or
+// `output_connectors`: a key such as from_stage_0 and the connector it
+// names.
+type ConnectorRef struct {
+	Key  string
+	Name string // the connector's name; "" for an inline definition
+	Line int    // the line of the value
+	// Inline is true when the entry defines its connector in place
+	// instead of naming one.
+	Inline bool
+}
+
+// ConnectorRefs lists the entries of the stage's `input_connectors` or
+// `output_connectors` (key), in the order the config writes them; none when
+// that is unset or not a mapping.
+func (s Stage) ConnectorRefs(key string) []ConnectorRef {
+	m := s.Get(key)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := make([]ConnectorRef, 0, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		v := m.Content[i+1]
+		name, isRef := ScalarString(v)
+		out = append(out, ConnectorRef{Key: m.Content[i].Value, Name: name, Line: v.Line, Inline: !isRef})
+	}
+	return out
+}
+
+// TopString reads a top-level key's text, such as `pipeline`.
+func (d *Document) TopString(key string) (string, bool) { return ScalarString(MapGet(d.Top(), key)) }
+
+// HasTop reports whether the document sets a top-level key.
+func (d *Document) HasTop(key string) bool { return MapGet(d.Top(), key) != nil }
+
+// connectorsNode is the mapping of named connectors: top-level in the
+// `stages` dialect, under `runtime:` in `stage_args`.
+func (d *Document) connectorsNode() *yaml.Node {
+	if d.Dialect == Stages {
+		return MapGet(d.Top(), "connectors")
+	}
+	return MapGet(MapGet(d.Top(), "runtime"), "connectors")
+}
+
+// ConnectorNames lists the names of the connectors the config defines;
+// defined is false when it has no connectors section at all (then
+// references are resolved elsewhere).
+func (d *Document) ConnectorNames() (names []string, defined bool) {
+	m := d.connectorsNode()
+	if m == nil {
+		return nil, false
+	}
+	return MapKeys(m), true
+}
