@@ -6,7 +6,6 @@ import (
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
-	"go.yaml.in/yaml/v3"
 )
 
 // checkGraph applies the rules vllm-omni enforces when it loads a config,
@@ -118,16 +117,14 @@ func checkConnectorRefs(g *graph, ds *Diagnostics, path Path) {
 			into        map[Edge]string
 			incoming    bool
 		}{{"input_connectors", "from_stage_", in, true}, {"output_connectors", "to_stage_", out, false}} {
-			m := s.stage.Get(dir.key)
-			for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
-				k, v := m.Content[i].Value, m.Content[i+1]
-				name, isRef := stageconfig.ScalarString(v)
-				if !isRef {
+			for _, ref := range s.stage.ConnectorRefs(dir.key) {
+				if ref.Inline {
 					continue // an inline connector definition
 				}
+				k, name := ref.Key, ref.Name
 				if defined != nil && !defined[name] {
 					ds.errorf(diagcode.ConnectorUndefined, path, "a stage names a connector that is not defined",
-						"%s: %s.%s names connector %q (line %d); define it under connectors or fix the name.", s.stage.Describe(), dir.key, k, name, v.Line)
+						"%s: %s.%s names connector %q (line %d); define it under connectors or fix the name.", s.stage.Describe(), dir.key, k, name, ref.Line)
 				}
 				other, ok := stageconfig.ConnectorStageID(k, dir.prefix)
 				if !ok {
@@ -160,17 +157,12 @@ func checkConnectorRefs(g *graph, ds *Diagnostics, path Path) {
 // definedConnectors returns the connector names the config defines, or nil
 // when it defines none at all (then references are resolved elsewhere).
 func definedConnectors(doc *stageconfig.Document) map[string]bool {
-	var m *yaml.Node
-	if doc.Dialect == stageconfig.Stages {
-		m = stageconfig.MapGet(doc.Top(), "connectors")
-	} else {
-		m = stageconfig.MapGet(stageconfig.MapGet(doc.Top(), "runtime"), "connectors")
-	}
-	if m == nil {
+	names, defined := doc.ConnectorNames()
+	if !defined {
 		return nil
 	}
 	out := map[string]bool{}
-	for _, k := range stageconfig.MapKeys(m) {
+	for _, k := range names {
 		out[k] = true
 	}
 	return out
@@ -182,7 +174,7 @@ func tensorParallel(s stageconfig.Stage) int {
 }
 
 func engineInt(s stageconfig.Stage, key string, def int) int {
-	if v, ok := stageconfig.ScalarInt(s.Engine(key)); ok {
+	if v, ok := s.EngineInt(key); ok {
 		return v
 	}
 	return def
@@ -205,28 +197,6 @@ func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
 				s.stage.Describe(), len(devs), stageconfig.FormatDevices(devs), x, x.needs(), x.needs())
 		}
 	}
-}
-
-// kvConfig is a stage's kv_transfer_config, read for the checks.
-type kvConfig struct {
-	node      *yaml.Node
-	connector string
-	role      string
-	bufDevice string
-	bufSize   string
-}
-
-func readKV(s stageconfig.Stage) (kvConfig, bool) {
-	n := s.Engine("kv_transfer_config")
-	if n == nil || n.Kind != yaml.MappingNode {
-		return kvConfig{node: n}, false
-	}
-	kv := kvConfig{node: n}
-	kv.connector, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_connector"))
-	kv.role, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_role"))
-	kv.bufDevice, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_buffer_device"))
-	kv.bufSize, _ = stageconfig.ScalarString(stageconfig.MapGet(n, "kv_buffer_size"))
-	return kv, true
 }
 
 func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
@@ -261,16 +231,15 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 		ds.errorf(diagcode.PDDecodeInput, path, "the decode stage does not read from the prefill stage",
 			"%s must list %d in engine_input_source.", d.stage.Describe(), p.id)
 	}
-	pkv, pok := readKV(p.stage)
-	dkv, dok := readKV(d.stage)
+	pkv, pok := p.stage.KVTransfer()
+	dkv, dok := d.stage.KVTransfer()
 	for _, x := range []struct {
 		s  graphStage
-		kv kvConfig
 		ok bool
-	}{{p, pkv, pok}, {d, dkv, dok}} {
+	}{{p, pok}, {d, dok}} {
 		if !x.ok {
 			what := "is missing"
-			if x.kv.node != nil {
+			if x.s.stage.HasEngine("kv_transfer_config") {
 				what = "is not a mapping"
 			}
 			ds.errorf(diagcode.KVConfigMissing, path, "kv_transfer_config "+what,
@@ -280,31 +249,31 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	if !pok || !dok {
 		return
 	}
-	if pkv.role != kvProducer && pkv.role != "kv_both" {
+	if pkv.Role != kvProducer && pkv.Role != "kv_both" {
 		ds.errorf(diagcode.KVRolePrefill, path, "the prefill stage does not produce KV",
-			"%s has kv_role %q; use kv_producer (or kv_both).", p.stage.Describe(), pkv.role)
+			"%s has kv_role %q; use kv_producer (or kv_both).", p.stage.Describe(), pkv.Role)
 	}
-	if dkv.role != kvConsumer && dkv.role != "kv_both" {
+	if dkv.Role != kvConsumer && dkv.Role != "kv_both" {
 		ds.errorf(diagcode.KVRoleDecode, path, "the decode stage does not consume KV",
-			"%s has kv_role %q; use kv_consumer (or kv_both).", d.stage.Describe(), dkv.role)
+			"%s has kv_role %q; use kv_consumer (or kv_both).", d.stage.Describe(), dkv.Role)
 	}
 	switch {
-	case pkv.connector == "" || dkv.connector == "":
+	case pkv.Connector == "" || dkv.Connector == "":
 		ds.errorf(diagcode.KVConnectorEmpty, path, "kv_connector is empty", "set the same kv_connector on both %s and %s.", p.stage.Describe(), d.stage.Describe())
-	case pkv.connector != dkv.connector:
+	case pkv.Connector != dkv.Connector:
 		ds.errorf(diagcode.KVConnectorMismatch, path, "prefill and decode use different KV connectors",
-			"%s uses %q and %s uses %q; use one connector on both.", p.stage.Describe(), pkv.connector, d.stage.Describe(), dkv.connector)
+			"%s uses %q and %s uses %q; use one connector on both.", p.stage.Describe(), pkv.Connector, d.stage.Describe(), dkv.Connector)
 	}
-	if pkv.bufDevice != "" && dkv.bufDevice != "" && pkv.bufDevice != dkv.bufDevice {
-		ds.errorf(diagcode.KVBufferDeviceMismatch, path, "kv_buffer_device differs", "prefill has %q and decode %q; set the same on both.", pkv.bufDevice, dkv.bufDevice)
+	if pkv.BufferDevice != "" && dkv.BufferDevice != "" && pkv.BufferDevice != dkv.BufferDevice {
+		ds.errorf(diagcode.KVBufferDeviceMismatch, path, "kv_buffer_device differs", "prefill has %q and decode %q; set the same on both.", pkv.BufferDevice, dkv.BufferDevice)
 	}
-	if pkv.bufSize != "" && dkv.bufSize != "" && pkv.bufSize != dkv.bufSize {
-		ds.errorf(diagcode.KVBufferSizeMismatch, path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.bufSize, dkv.bufSize)
+	if pkv.BufferSize != "" && dkv.BufferSize != "" && pkv.BufferSize != dkv.BufferSize {
+		ds.errorf(diagcode.KVBufferSizeMismatch, path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.BufferSize, dkv.BufferSize)
 	}
 	ptp, dtp := tensorParallel(p.stage), tensorParallel(d.stage)
-	conn, known := connectorTable[pkv.connector]
+	conn, known := connectorTable[pkv.Connector]
 	if !known {
-		conn = connector{name: pkv.connector} // unknown rules: ask for equal sizes
+		conn = connector{name: pkv.Connector} // unknown rules: ask for equal sizes
 	}
 	if msg := tpProblem(conn, ptp, dtp); msg != "" {
 		ds.errorf(diagcode.TPMismatch, path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
@@ -338,15 +307,12 @@ func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {
 	}
 }
 
-func checkBootstrapPorts(p, d graphStage, pkv, dkv kvConfig, ds *Diagnostics, path Path) {
-	if pkv.connector != connectorMooncake {
+func checkBootstrapPorts(p, d graphStage, pkv, dkv stageconfig.KVTransfer, ds *Diagnostics, path Path) {
+	if pkv.Connector != connectorMooncake {
 		return
 	}
-	port := func(kv kvConfig) (int, bool) {
-		return stageconfig.ScalarInt(stageconfig.MapGet(stageconfig.MapGet(kv.node, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
-	}
-	pp, pok := port(pkv)
-	dp, dok := port(dkv)
+	pp, pok := pkv.BootstrapPort, pkv.HasBootstrapPort
+	dp, dok := dkv.BootstrapPort, dkv.HasBootstrapPort
 	if pok && dok && pp == dp && sameHost(p.stage, d.stage) {
 		ds.errorf(diagcode.PortCollision, path, "prefill and decode use the same Mooncake bootstrap port",
 			"both %s and %s bind mooncake_bootstrap_port %d on one host; give each its own port.", p.stage.Describe(), d.stage.Describe(), pp)
@@ -356,8 +322,7 @@ func checkBootstrapPorts(p, d graphStage, pkv, dkv kvConfig, ds *Diagnostics, pa
 		port int
 		ok   bool
 	}{{p, pp, pok}, {d, dp, dok}} {
-		env := x.s.stage.Env()
-		if v, ok := stageconfig.ScalarString(stageconfig.MapGet(env, "VLLM_MOONCAKE_BOOTSTRAP_PORT")); ok && x.ok && v != fmt.Sprint(x.port) {
+		if v, ok := x.s.stage.EnvVar("VLLM_MOONCAKE_BOOTSTRAP_PORT"); ok && x.ok && v != fmt.Sprint(x.port) {
 			ds.errorf(diagcode.BootstrapEnvMismatch, path, "the bootstrap port in env differs from the one in kv_connector_extra_config",
 				"%s: VLLM_MOONCAKE_BOOTSTRAP_PORT is %s but mooncake_bootstrap_port is %d; the server binds one and peers dial the other. Make them equal.", x.s.stage.Describe(), v, x.port)
 		}
@@ -367,8 +332,8 @@ func checkBootstrapPorts(p, d graphStage, pkv, dkv kvConfig, ds *Diagnostics, pa
 // sameHost compares the stages' VLLM_HOST_IP, which is how a config says
 // where a stage runs; no address on either means one host.
 func sameHost(a, b stageconfig.Stage) bool {
-	ha, _ := stageconfig.ScalarString(stageconfig.MapGet(a.Env(), "VLLM_HOST_IP"))
-	hb, _ := stageconfig.ScalarString(stageconfig.MapGet(b.Env(), "VLLM_HOST_IP"))
+	ha, _ := a.EnvVar("VLLM_HOST_IP")
+	hb, _ := b.EnvVar("VLLM_HOST_IP")
 	return ha == hb
 }
 
@@ -386,7 +351,7 @@ func checkSharedDevices(g *graph, ds *Diagnostics, path Path) {
 		if !ok || err != nil {
 			continue
 		}
-		host, _ := stageconfig.ScalarString(stageconfig.MapGet(s.stage.Env(), "VLLM_HOST_IP"))
+		host, _ := s.stage.EnvVar("VLLM_HOST_IP")
 		mem, known := memoryShare(s.stage)
 		if !known {
 			continue
@@ -448,7 +413,7 @@ func intersect(a, b []int) []int {
 // default belongs to vllm-omni's stage classes and is not known here, so
 // such a stage is left out of the sums.
 func memoryShare(s stageconfig.Stage) (float64, bool) {
-	if v, ok := stageconfig.ScalarFloat(s.Engine("gpu_memory_utilization")); ok {
+	if v, ok := s.EngineFloat("gpu_memory_utilization"); ok {
 		return v, true
 	}
 	if s.Dialect == stageconfig.StageArgs && s.StageType() == "llm" {

@@ -1,120 +1,87 @@
 package pipeline
 
 import (
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
-	"go.yaml.in/yaml/v3"
 )
 
-// Keys that describe the pipeline's topology or its Python definition. The
-// `stages` dialect takes them from the registered pipeline, and a key left
-// on a stage there would fall through to the engine's arguments.
-var pipelineDefinitionKeys = map[string]bool{
-	"stage_type": true, "engine_input_source": true, "final_output": true,
-	"final_output_type": true, "is_comprehension": true, "is_prefill_only": true,
-	"is_decode_only": true, "custom_process_input_func": true,
-	"sync_process_input_func": true, "model_stage": true, "model_arch": true,
-	"worker_type": true, "worker_cls": true, "scheduler_cls": true,
-	"engine_output_type": true, "hf_config_name": true,
+// convert writes the planned document in the requested dialect.
+func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
+	if p.format == "" {
+		p.format = doc.Dialect
+	}
+	if p.format == stageconfig.StageArgs && doc.Dialect == stageconfig.StageArgs {
+		return doc
+	}
+	if p.format == stageconfig.StageArgs {
+		// chooseRelease made sure a preset gives the topology.
+		topology, _ := p.topologyPreset()
+		return p.toStageArgs(doc, topology)
+	}
+	// chooseRelease found the key: registered, or the user's own.
+	key := p.release.PipelineKey
+	if doc.Dialect != stageconfig.Stages {
+		doc = doc.ToStages(key)
+	} else {
+		doc.SetPipeline(key)
+	}
+	// The deploy loader assumes async_chunk: true, which the sync input
+	// processors of the recipe do not serve (releases.DeployLoader).
+	doc.SetTopBoolIfAbsent("async_chunk", false, "pipeline")
+	return doc
 }
 
-// toStagesDialect rewrites a split `stage_args` document in the current
-// upstream schema: flat engine keys, devices and env on the stage, the
-// connectors and edges at the top level, edge defaults folded into each
-// edge, topology keys dropped, and `pipeline:` naming the PD variant.
-func toStagesDialect(doc *stageconfig.Document, pipelineKey string) *stageconfig.Document {
-	src := doc.Top()
-	top := stageconfig.NewMap()
-	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
-	stageconfig.MapSet(top, "pipeline", stageconfig.StrNode(pipelineKey))
-	runtime := stageconfig.MapGet(src, "runtime")
-	for i := 0; i+1 < len(src.Content); i += 2 {
-		k, v := src.Content[i], src.Content[i+1]
-		switch k.Value {
-		case "pipeline", "runtime":
-			continue
-		case "stage_args":
-			if conns := stageconfig.MapGet(runtime, "connectors"); conns != nil {
-				top.Content = append(top.Content, stageconfig.KeyNode("connectors"), conns)
-			}
-			list := stageconfig.NewSeq()
-			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
-			for _, st := range v.Content {
-				list.Content = append(list.Content, flattenStage(st))
-			}
-			key := stageconfig.KeyNode("stages")
-			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
-			top.Content = append(top.Content, key, list)
-		default:
-			top.Content = append(top.Content, k, v)
+// topologyPreset finds an embedded preset that describes the base config's
+// pipeline: the named preset, the one its `pipeline:` key names, or the one
+// the model matches, as long as it has a stage for every base stage id.
+func (p *planner) topologyPreset() (map[int]stageconfig.Stage, bool) {
+	name := p.spec.Preset
+	if key, _ := p.base.TopString("pipeline"); name == "" && presets.Known(key) {
+		name = key
+	}
+	if name == "" {
+		name, _ = presets.ForModel(p.spec.Model)
+	}
+	if name == "" {
+		return nil, false
+	}
+	doc, err := presets.Shared(name) // read only
+	if err != nil {
+		return nil, false
+	}
+	byID := map[int]stageconfig.Stage{}
+	for _, s := range doc.Stages() {
+		if id, ok := s.ID(); ok {
+			byID[id] = s
 		}
 	}
-	if edges := stageconfig.MapGet(runtime, "edges"); edges != nil {
-		defaults := stageconfig.MapGet(runtime, "defaults")
-		for _, e := range edges.Content {
-			for j := 0; defaults != nil && j+1 < len(defaults.Content); j += 2 {
-				if stageconfig.MapGet(e, defaults.Content[j].Value) == nil {
-					// The key node itself, so that it reads as it did.
-					k := stageconfig.DeepCopy(defaults.Content[j])
-					k.HeadComment, k.LineComment, k.FootComment = "", "", ""
-					e.Content = append(e.Content, k, stageconfig.DeepCopy(defaults.Content[j+1]))
-				}
-			}
+	for _, s := range p.g.stages {
+		if _, ok := byID[s.id]; !ok {
+			return nil, false
 		}
-		stageconfig.MapSet(top, "edges", edges)
 	}
-	return &stageconfig.Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: doc.Root.HeadComment, FootComment: doc.Root.FootComment}, Dialect: stageconfig.Stages}
+	return byID, true
 }
 
-// flattenStage turns one `stage_args` stage into a `stages` stage. The
-// comments of the keys it drops, and of the runtime and engine_args keys it
-// flattens, go to the next key it keeps.
-func flattenStage(st *yaml.Node) *yaml.Node {
-	out := stageconfig.NewMap()
-	out.HeadComment, out.LineComment, out.FootComment = st.HeadComment, st.LineComment, st.FootComment
-	var pending []string
-	carry := func(k, v *yaml.Node) {
-		pending = append(pending, k.HeadComment, k.LineComment, k.FootComment)
-		if v != nil && (v.Kind == yaml.ScalarNode || v.Style&yaml.FlowStyle != 0) {
-			pending = append(pending, v.HeadComment, v.LineComment, v.FootComment)
+// toStageArgs writes the split `stages` document in the stage_args
+// dialect, each stage taking its topology from the preset stage with its
+// base id, and says which top-level keys could not be written.
+func (p *planner) toStageArgs(doc *stageconfig.Document, topology map[int]stageconfig.Stage) *stageconfig.Document {
+	plan := make([]stageconfig.StageArgsPlan, len(p.stages))
+	for i, s := range p.stages {
+		plan[i] = stageconfig.StageArgsPlan{ID: s.id, Inputs: s.inputs, Topology: topology[s.base.id]}
+		switch s.role {
+		case RolePrefill:
+			plan[i].Role = stageconfig.Prefill
+		case RoleDecode:
+			plan[i].Role = stageconfig.Decode
 		}
 	}
-	add := func(k, v *yaml.Node) {
-		if pipelineDefinitionKeys[k.Value] || stageconfig.MapGet(out, k.Value) != nil {
-			carry(k, v)
-			return
-		}
-		if text := stageconfig.JoinComments(pending); text != "" {
-			k.HeadComment = stageconfig.JoinComments([]string{text, k.HeadComment})
-		}
-		pending = nil
-		out.Content = append(out.Content, k, v)
+	out, dropped := doc.ToStageArgs(plan)
+	for _, k := range dropped {
+		p.ds.warnf(diagcode.FormatConversionDroppedKey, AttrPath("format"), "a key has no place in the stage_args dialect",
+			"the base config's top-level %q (line %d) is not written: the stage_args dialect has no such key. Keep format = \"stages\" if it matters.", k.Key, k.Line)
 	}
-	for i := 0; i+1 < len(st.Content); i += 2 {
-		k, v := st.Content[i], st.Content[i+1]
-		switch k.Value {
-		case "runtime", "engine_args":
-			carry(k, nil)
-		}
-		switch k.Value {
-		case "runtime":
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				rk, rv := v.Content[j], v.Content[j+1]
-				if rk.Value == "max_batch_size" {
-					if stageconfig.MapGet(stageconfig.MapGet(st, "engine_args"), "max_num_seqs") == nil {
-						add(stageconfig.KeyNode("max_num_seqs"), rv)
-					}
-					continue
-				}
-				add(rk, rv)
-			}
-		case "engine_args":
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				add(v.Content[j], v.Content[j+1])
-			}
-		default:
-			add(k, v)
-		}
-	}
-	out.FootComment = stageconfig.JoinComments(append(append([]string{}, pending...), out.FootComment))
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
-	"go.yaml.in/yaml/v3"
 )
 
 // crossHostEdges are the planned edges whose two stages run on different
@@ -49,50 +48,51 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 	if len(edges) == 0 {
 		return
 	}
-	container := doc.Top()
-	where := "connectors"
-	if doc.Dialect == stageconfig.StageArgs {
-		where = "runtime.connectors"
-		if rt := stageconfig.MapGet(doc.Top(), "runtime"); rt != nil && rt.Kind != yaml.MappingNode {
+	where := doc.ConnectorsWhere()
+	if bad := doc.ConnectorsShape(); bad != nil {
+		if bad.Key == "runtime" {
 			p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's runtime is not a mapping",
-				"runtime (line %d) must be a mapping to hold the connectors of the edges between hosts; write it out as one.", rt.Line)
-			return
+				"runtime (line %d) must be a mapping to hold the connectors of the edges between hosts; write it out as one.", bad.Line)
+		} else {
+			p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's connectors are not a mapping",
+				"%s (line %d) must be a mapping of named connectors, written out (not an alias), to hold the connectors of the edges between hosts.", where, bad.Line)
 		}
-		container = stageconfig.MapEnsure(doc.Top(), "runtime")
-	}
-	if defs := stageconfig.MapGet(container, "connectors"); defs != nil && defs.Kind != yaml.MappingNode {
-		p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's connectors are not a mapping",
-			"%s (line %d) must be a mapping of named connectors, written out (not an alias), to hold the connectors of the edges between hosts.", where, defs.Line)
 		return
 	}
-	defs := stageconfig.MapEnsure(container, "connectors")
-	nodes := doc.Stages()
+	doc.EnsureConnectors()
+	stages := doc.Stages()
 	for _, e := range edges {
 		name := fmt.Sprintf("cross_host_%d_%d", e.From, e.To)
-		if stageconfig.MapGet(defs, name) != nil {
+		if doc.HasConnector(name) {
 			p.ds.errorf(diagcode.CrossHostConnectorNameTaken, p.basePath, "the base already defines a connector of this name",
 				"%s.%s is the name the provider gives the connector of edge %d → %d, which crosses hosts; rename yours.", where, name, e.From, e.To)
 			continue
 		}
-		src := p.stageByID(e.From)
-		extra := stageconfig.NewMap()
-		stageconfig.MapSet(extra, "host", stageconfig.QuotedStrNode(src.host))
-		stageconfig.MapSet(extra, "zmq_port", stageconfig.IntNode(p.edgePorts[e]))
-		protocol := "tcp"
-		if p.spec.Connector.Protocol == "rdma" {
-			protocol = "rdma"
+		if err := doc.DefineConnector(name, p.crossHostConnector(e)); err != nil {
+			p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
+			return
 		}
-		stageconfig.MapSet(extra, "protocol", stageconfig.StrNode(protocol))
-		if d := p.spec.Connector.DeviceName; d != "" && protocol == "rdma" {
-			stageconfig.MapSet(extra, "device_name", stageconfig.StrNode(d))
-		}
-		def := stageconfig.NewMap()
-		stageconfig.MapSet(def, "name", stageconfig.StrNode(releases.CrossHostConnector))
-		stageconfig.MapSet(def, "extra", extra)
-		stageconfig.MapSet(defs, name, def)
-		p.nameConnector(nodes, e.From, "output_connectors", fmt.Sprintf("to_stage_%d", e.To), name)
-		p.nameConnector(nodes, e.To, "input_connectors", fmt.Sprintf("from_stage_%d", e.From), name)
+		p.nameConnector(stages, e.From, "output_connectors", fmt.Sprintf("to_stage_%d", e.To), name)
+		p.nameConnector(stages, e.To, "input_connectors", fmt.Sprintf("from_stage_%d", e.From), name)
 	}
+}
+
+// crossHostConnector is the definition of the connector of one edge
+// between hosts: the sender's address and port, over TCP or RDMA.
+func (p *planner) crossHostConnector(e Edge) stageconfig.Map {
+	protocol := "tcp"
+	if p.spec.Connector.Protocol == "rdma" {
+		protocol = "rdma"
+	}
+	extra := stageconfig.Map{
+		{Key: "host", Value: stageconfig.Quoted(p.stageByID(e.From).host)},
+		{Key: "zmq_port", Value: p.edgePorts[e]},
+		{Key: "protocol", Value: protocol},
+	}
+	if d := p.spec.Connector.DeviceName; d != "" && protocol == "rdma" {
+		extra = append(extra, stageconfig.KV{Key: "device_name", Value: d})
+	}
+	return stageconfig.Map{{Key: "name", Value: releases.CrossHostConnector}, {Key: "extra", Value: extra}}
 }
 
 func (p *planner) nameConnector(stages []stageconfig.Stage, id int, key, ref, name string) {
@@ -100,16 +100,9 @@ func (p *planner) nameConnector(stages []stageconfig.Stage, id int, key, ref, na
 		if sid, ok := st.ID(); !ok || sid != id {
 			continue
 		}
-		m := st.Get(key)
-		if m == nil || m.Kind != yaml.MappingNode {
-			m = stageconfig.NewMap()
-			stageconfig.MapInsertAfter(st.Node, key, m, "engine_input_source", "engine_args", "runtime")
-		}
-		if old := stageconfig.MapGet(m, ref); old != nil {
-			was, _ := stageconfig.ScalarString(old)
+		if was, replaced := st.NameConnector(key, ref, name); replaced {
 			p.ds.warnf(diagcode.CrossHostConnectorReplaced, p.basePath, "a connector on an edge between hosts was replaced",
 				"stage %d's %s.%s named %q; the edge crosses hosts, so it now names %s (a %s).", id, key, ref, was, name, releases.CrossHostConnector)
 		}
-		stageconfig.MapSet(m, ref, stageconfig.StrNode(name))
 	}
 }

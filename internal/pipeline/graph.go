@@ -6,7 +6,6 @@ import (
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
-	"go.yaml.in/yaml/v3"
 )
 
 // graphStage is one stage with the facts the planner and the checks need,
@@ -42,15 +41,15 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 		gs.id, gs.hasID = s.ID()
 		if gs.hasID && gs.id < 0 {
 			ds.errorf(diagcode.StageIDNegative, path, "a stage_id is negative",
-				"%s (line %d) has stage_id %d; stage ids are whole numbers from 0 (engine_input_source and the edges name stages by them): renumber the stages from 0.", s.Describe(), s.Node.Line, gs.id)
+				"%s (line %d) has stage_id %d; stage ids are whole numbers from 0 (engine_input_source and the edges name stages by them): renumber the stages from 0.", s.Describe(), s.Line(), gs.id)
 		}
 		if !gs.hasID {
 			ds.errorf(diagcode.StageIDMissing, path, "a stage has no stage_id",
-				"%s (line %d) needs a whole-number stage_id: add one, such as `stage_id: %d`.", s.Describe(), s.Node.Line, s.Index)
+				"%s (line %d) needs a whole-number stage_id: add one, such as `stage_id: %d`.", s.Describe(), s.Line(), s.Index)
 		} else if prev, dup := g.byID[gs.id]; dup {
 			ds.errorf(diagcode.StageIDDuplicate, path, "two stages share a stage_id",
 				"stage_id %d is used by %s (line %d) and %s (line %d); give each stage its own id.",
-				gs.id, g.stages[prev].stage.Describe(), g.stages[prev].stage.Node.Line, s.Describe(), s.Node.Line)
+				gs.id, g.stages[prev].stage.Describe(), g.stages[prev].stage.Line(), s.Describe(), s.Line())
 		} else {
 			g.byID[gs.id] = len(g.stages)
 		}
@@ -63,9 +62,9 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 		} else if doc.Dialect == stageconfig.Stages {
 			gs.inputs = stagesDialectInputs(s, g.edges, gs.id)
 		}
-		gs.final, _ = stageconfig.ScalarBool(s.Get("final_output"))
-		gs.prefill, _ = stageconfig.ScalarBool(s.Get("is_prefill_only"))
-		gs.decode, _ = stageconfig.ScalarBool(s.Get("is_decode_only"))
+		gs.final = s.Flag("final_output")
+		gs.prefill = s.Flag("is_prefill_only")
+		gs.decode = s.Flag("is_decode_only")
 		g.stages = append(g.stages, gs)
 	}
 	if len(g.stages) == 0 {
@@ -102,34 +101,15 @@ func sortedKeys(set map[int]bool) []int {
 	return out
 }
 
-// edgesNode returns the sequence that holds the config's edges.
-func edgesNode(doc *stageconfig.Document) *yaml.Node {
-	if doc.Dialect == stageconfig.Stages {
-		return stageconfig.MapGet(doc.Top(), "edges")
-	}
-	return stageconfig.MapGet(stageconfig.MapGet(doc.Top(), "runtime"), "edges")
-}
-
 func readEdges(doc *stageconfig.Document, ds *Diagnostics, path Path) ([]Edge, bool) {
-	n := edgesNode(doc)
-	if n == nil {
-		return nil, false
+	edges := doc.Edges()
+	if edges.NotAList {
+		ds.errorf(diagcode.EdgesInvalid, path, "edges must be a list", "line %d: write edges as a list of {from, to} mappings.", edges.Line)
 	}
-	if n.Kind != yaml.SequenceNode {
-		ds.errorf(diagcode.EdgesInvalid, path, "edges must be a list", "line %d: write edges as a list of {from, to} mappings.", n.Line)
-		return nil, true
+	for _, line := range edges.Unreadable {
+		ds.errorf(diagcode.EdgesInvalid, path, "an edge is not a {from, to} pair of stage ids", "line %d: write each edge as `- from: 0` / `to: 1`.", line)
 	}
-	edges := make([]Edge, 0, len(n.Content))
-	for _, e := range n.Content {
-		from, okFrom := stageconfig.ScalarInt(stageconfig.MapGet(e, "from"))
-		to, okTo := stageconfig.ScalarInt(stageconfig.MapGet(e, "to"))
-		if !okFrom || !okTo {
-			ds.errorf(diagcode.EdgesInvalid, path, "an edge is not a {from, to} pair of stage ids", "line %d: write each edge as `- from: 0` / `to: 1`.", e.Line)
-			continue
-		}
-		edges = append(edges, Edge{From: from, To: to})
-	}
-	return edges, true
+	return edges.List, edges.Written
 }
 
 // inputEdges lists the edges implied by every stage's inputs, sorted.

@@ -137,14 +137,7 @@ func stageEnvs(doc *stageconfig.Document) map[int]map[string]string {
 		if !ok {
 			continue
 		}
-		env := map[string]string{}
-		m := st.Env()
-		for _, k := range stageconfig.MapKeys(m) {
-			if v, ok := stageconfig.ScalarString(stageconfig.MapGet(m, k)); ok {
-				env[k] = v
-			}
-		}
-		out[id] = env
+		out[id] = st.EnvVars()
 	}
 	return out
 }

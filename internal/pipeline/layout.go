@@ -271,7 +271,7 @@ func (p *planner) configureStage(s *plannedStage) {
 }
 
 func baseMemory(s stageconfig.Stage) float64 {
-	if v, ok := stageconfig.ScalarFloat(s.Engine("gpu_memory_utilization")); ok {
+	if v, ok := s.EngineFloat("gpu_memory_utilization"); ok {
 		return v
 	}
 	return defaultGPUMemoryShare

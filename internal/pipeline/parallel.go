@@ -87,16 +87,15 @@ func (x parallel) needs() string {
 // number of at least 1 is reported at its path and read as 1.
 func stageParallel(s stageconfig.Stage, over map[string]any, path Path, ds *Diagnostics) parallel {
 	x := parallel{tp: 0, pp: 1, dp: 1, replicas: s.NumReplicas(), other: 1}
-	pc := s.Engine("parallel_config")
 	x.tp = engineInt(s, "tensor_parallel_size", 0)
 	if x.tp == 0 {
-		x.tp, _ = stageconfig.ScalarInt(stageconfig.MapGet(pc, "tensor_parallel_size"))
+		x.tp, _ = s.ParallelConfigInt("tensor_parallel_size")
 	}
 	x.tp = max(x.tp, 1)
 	x.pp = engineInt(s, "pipeline_parallel_size", 1)
 	x.dp = engineInt(s, "data_parallel_size", 1)
 	for _, k := range []string{"pipeline_parallel_size", "data_parallel_size", "sequence_parallel_size", "cfg_parallel_size"} {
-		if v, ok := stageconfig.ScalarInt(stageconfig.MapGet(pc, k)); ok && v > 1 {
+		if v, ok := s.ParallelConfigInt(k); ok && v > 1 {
 			x.other *= min(v, maxWorldSize+1)
 		}
 	}

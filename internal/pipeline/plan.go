@@ -149,34 +149,6 @@ func deploymentOf(doc *stageconfig.Document, stages []StageInfo, launches []Laun
 	return d
 }
 
-// convert writes the planned document in the requested dialect.
-func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
-	if p.format == "" {
-		p.format = doc.Dialect
-	}
-	if p.format == stageconfig.StageArgs && doc.Dialect == stageconfig.StageArgs {
-		return doc
-	}
-	if p.format == stageconfig.StageArgs {
-		// chooseRelease made sure a preset gives the topology.
-		topology, _ := p.topologyPreset()
-		return p.toStageArgsDialect(doc, topology)
-	}
-	// chooseRelease found the key: registered, or the user's own.
-	key := p.release.PipelineKey
-	if doc.Dialect != stageconfig.Stages {
-		doc = toStagesDialect(doc, key)
-	} else {
-		stageconfig.MapInsertBefore(doc.Top(), "pipeline", stageconfig.StrNode(key), stageconfig.MapKeys(doc.Top())...)
-	}
-	// The deploy loader assumes async_chunk: true, which the sync input
-	// processors of the recipe do not serve (releases.DeployLoader).
-	if stageconfig.MapGet(doc.Top(), "async_chunk") == nil {
-		stageconfig.MapInsertAfter(doc.Top(), "async_chunk", stageconfig.BoolNode(false), "pipeline")
-	}
-	return doc
-}
-
 func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	yamlBytes, err := doc.Render()
 	if err != nil {

@@ -73,7 +73,7 @@ func (p *planner) basePipeline() string {
 	if p.spec.Preset != "" {
 		return p.spec.Preset
 	}
-	if key, _ := stageconfig.ScalarString(stageconfig.MapGet(p.base.Top(), "pipeline")); key != "" {
+	if key, _ := p.base.TopString("pipeline"); key != "" {
 		return key
 	}
 	if p.spec.BaseConfig != "" {
@@ -112,34 +112,17 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 	}
 	for _, st := range doc.Stages() {
 		for _, ig := range rt.Ignored {
-			val := stageconfig.PathGet(st.Node, ig.Key...)
-			if val == nil {
-				continue
-			}
+			done, text, newText := st.TranslateKey(ig.Key, ig.ReadAs, ig.Value)
 			from, to := strings.Join(ig.Key, "."), strings.Join(ig.ReadAs, ".")
-			text, _ := stageconfig.ScalarString(val)
 			var what string
-			switch {
-			case stageconfig.IsSet(stageconfig.PathGet(st.Node, ig.ReadAs...)):
-				stageconfig.PathDelete(st.Node, ig.Key...)
+			switch done {
+			case stageconfig.NotSet:
+				continue
+			case stageconfig.TargetKept:
 				what = fmt.Sprintf("%s is removed and %s, which the stage also sets, is kept", from, to)
-			case stageconfig.PathGet(st.Node, ig.ReadAs...) != nil:
-				// The key it reads is there but null: the value moves in.
-				stageconfig.PathDelete(st.Node, ig.ReadAs...)
-				fallthrough
-			case len(ig.Key) == 1 && len(ig.ReadAs) == 1:
-				stageconfig.MapRename(st.Node, ig.Key[0], ig.ReadAs[0])
-				stageconfig.SetScalarText(val, ig.Value(text))
-				newText, _ := stageconfig.ScalarString(val)
+			case stageconfig.Renamed:
 				what = fmt.Sprintf("%s: %s is written as %s: %s", from, text, to, newText)
-			default:
-				key := stageconfig.PathKey(st.Node, ig.Key...)
-				stageconfig.PathDelete(st.Node, ig.Key...)
-				st.SetEngine(ig.ReadAs[len(ig.ReadAs)-1], val)
-				// The comments written on the old key go with its value.
-				if moved := stageconfig.PathKey(st.Node, ig.ReadAs...); moved != nil && key != nil {
-					moved.HeadComment, moved.LineComment, moved.FootComment = key.HeadComment, key.LineComment, key.FootComment
-				}
+			case stageconfig.Moved:
 				what = fmt.Sprintf("%s: %s is written as %s", from, text, to)
 			}
 			// Only what the user wrote is reported: a preset's keys, or the

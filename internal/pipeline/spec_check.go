@@ -160,7 +160,7 @@ func checkEngineArgs(ds *Diagnostics, path Path, args map[string]any, managed ma
 			ds.errorf(diagcode.EngineArgsManagedKey, path.Attr(k), "this engine setting has its own attribute",
 				"%s is computed by the provider; set %s instead of engine_args.%s.", k, attr, k)
 		}
-		if _, err := stageconfig.ValueNode(args[k]); err != nil {
+		if err := stageconfig.CheckValue(args[k]); err != nil {
 			ds.errorf(diagcode.EngineArgsValue, path.Attr(k), "value cannot be written to YAML", "%v; use a finite number, a string, a bool, a list or an object.", err)
 		}
 	}

@@ -75,7 +75,7 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 			pending = append(pending, v.HeadComment, v.LineComment, v.FootComment)
 		}
 	}
-	add := func(k, v *yaml.Node) {
+	keep := func(k, v *yaml.Node) {
 		if pipelineDefinitionKeys[k.Value] || MapGet(out, k.Value) != nil {
 			carry(k, v)
 			return
@@ -98,18 +98,18 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 				rk, rv := v.Content[j], v.Content[j+1]
 				if rk.Value == "max_batch_size" {
 					if MapGet(MapGet(st, "engine_args"), "max_num_seqs") == nil {
-						add(KeyNode("max_num_seqs"), rv)
+						keep(KeyNode("max_num_seqs"), rv)
 					}
 					continue
 				}
-				add(rk, rv)
+				keep(rk, rv)
 			}
 		case "engine_args":
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				add(v.Content[j], v.Content[j+1])
+				keep(v.Content[j], v.Content[j+1])
 			}
 		default:
-			add(k, v)
+			keep(k, v)
 		}
 	}
 	out.FootComment = JoinComments(append(append([]string{}, pending...), out.FootComment))

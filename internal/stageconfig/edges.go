@@ -12,8 +12,10 @@ type Edges struct {
 	List []Edge
 	// Written is true when the config has an edge list at all.
 	Written bool
-	// NotAList is the line of an edges value that is not a list, or 0.
-	NotAList int
+	// NotAList is true when the edges value is not a list; Line is where
+	// it is.
+	NotAList bool
+	Line     int
 	// Unreadable are the lines of entries that are not a {from, to} pair
 	// of stage ids; they are left out of List.
 	Unreadable []int
@@ -35,7 +37,7 @@ func (d *Document) Edges() Edges {
 		return Edges{}
 	}
 	if n.Kind != yaml.SequenceNode {
-		return Edges{Written: true, NotAList: n.Line}
+		return Edges{Written: true, NotAList: true, Line: n.Line}
 	}
 	out := Edges{Written: true, List: make([]Edge, 0, len(n.Content))}
 	for _, e := range n.Content {

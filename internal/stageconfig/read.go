@@ -132,3 +132,7 @@ func (d *Document) ConnectorNames() (names []string, defined bool) {
 	}
 	return MapKeys(m), true
 }
+
+// HasEngine reports whether the stage sets an engine setting, null
+// included.
+func (s Stage) HasEngine(key string) bool { return s.Engine(key) != nil }

@@ -21,27 +21,27 @@ const (
 // to: a stage-level key to another (renamed in place, with rewrite applied
 // to its text), or any other path to an engine setting (to ends in the
 // setting's key). When the stage already sets to, that wins and from is
-// removed; a null there is replaced. old and new are the value's text
+// removed; a null there is replaced. before and after are the value's text
 // before and after.
-func (s Stage) TranslateKey(from, to []string, rewrite func(string) string) (what Translation, old, new string) {
+func (s Stage) TranslateKey(from, to []string, rewrite func(string) string) (what Translation, before, after string) {
 	val := PathGet(s.Node, from...)
 	if val == nil {
 		return NotSet, "", ""
 	}
-	old, _ = ScalarString(val)
+	before, _ = ScalarString(val)
 	target := PathGet(s.Node, to...)
 	if IsSet(target) {
 		PathDelete(s.Node, from...)
-		return TargetKept, old, ""
+		return TargetKept, before, ""
 	}
 	if target != nil {
 		PathDelete(s.Node, to...) // null: the value moves in
 	}
 	if len(from) == 1 && len(to) == 1 {
 		MapRename(s.Node, from[0], to[0])
-		SetScalarText(val, rewrite(old))
-		new, _ = ScalarString(val)
-		return Renamed, old, new
+		SetScalarText(val, rewrite(before))
+		after, _ = ScalarString(val)
+		return Renamed, before, after
 	}
 	key := PathKey(s.Node, from...)
 	PathDelete(s.Node, from...)
@@ -49,5 +49,5 @@ func (s Stage) TranslateKey(from, to []string, rewrite func(string) string) (wha
 	if moved := PathKey(s.Node, to...); moved != nil && key != nil {
 		moved.HeadComment, moved.LineComment, moved.FootComment = key.HeadComment, key.LineComment, key.FootComment
 	}
-	return Moved, old, ""
+	return Moved, before, ""
 }

@@ -118,3 +118,9 @@ type KV struct {
 
 // Map is a mapping written in the order of its entries.
 type Map []KV
+
+// CheckValue reports whether ValueNode can write v, and if not, why.
+func CheckValue(v any) error {
+	_, err := ValueNode(v)
+	return err
+}
