@@ -27,13 +27,15 @@ func benchSpec() Spec {
 func benchPlanner(b *testing.B) *planner {
 	b.Helper()
 	p := benchBase(b)
-	if !p.chooseSplit() {
+	var ok bool
+	if p.split, ok = p.chooseSplit(); !ok {
 		b.Fatal(describeDiags(p.ds))
 	}
 	p.layout()
-	if !p.chooseRelease() {
+	if p.release, ok = p.chooseRelease(); !ok {
 		b.Fatal(describeDiags(p.ds))
 	}
+	p.format = outputDialect(p.release, p.base.Dialect)
 	p.place()
 	p.allocatePorts()
 	if p.ds.HasErrors() {
@@ -139,7 +141,11 @@ func BenchmarkStepSplit(b *testing.B) {
 	for b.Loop() {
 		p := &planner{spec: base.spec, base: base.base, basePath: base.basePath, g: base.g,
 			format: base.format, conn: base.conn, byKey: map[string]*plannedStage{}}
-		if !p.checkNotSplit() || !p.chooseSplit() {
+		var ok bool
+		if !p.checkNotSplit() {
+			b.Fatal(describeDiags(p.ds))
+		}
+		if p.split, ok = p.chooseSplit(); !ok {
 			b.Fatal(describeDiags(p.ds))
 		}
 		p.layout()
@@ -215,7 +221,7 @@ func BenchmarkStepLaunchDiagram(b *testing.B) {
 	config := []byte(res.ConfigYAML)
 	b.ReportAllocs()
 	for b.Loop() {
-		if res.Launches, err = p.launches(res, doc, p.serveArgs()); err != nil {
+		if res.Launches, err = launches(p.launchPlan(res, doc)); err != nil {
 			b.Fatal(err)
 		}
 		head := res.Launches[0].Processes[0]

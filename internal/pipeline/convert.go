@@ -8,9 +8,6 @@ import (
 
 // convert writes the planned document in the requested dialect.
 func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
-	if p.format == "" {
-		p.format = doc.Dialect
-	}
 	if p.format == stageconfig.StageArgs && doc.Dialect == stageconfig.StageArgs {
 		return doc
 	}

@@ -22,14 +22,6 @@ func (p *planner) configPath() string {
 	return DefaultConfigPath
 }
 
-// serveArgs is the single-host launch: the recipe's
-// vllm serve <model> --omni --port <api>, then the config through the flag
-// the release reads its dialect from (--stage-configs-path for stage_args,
-// where the recipe's --deploy-config would load no stage).
-func (p *planner) serveArgs() []string {
-	return []string{"vllm", "serve", p.spec.Model, "--omni", "--port", strconv.Itoa(p.apiPort), p.configFlag(), p.configPath()}
-}
-
 // effectiveVersion is vllm_omni_version as the user wrote it, or the
 // release chosen for them.
 func (p *planner) effectiveVersion() string {
@@ -39,58 +31,100 @@ func (p *planner) effectiveVersion() string {
 	return p.release.Release.Version
 }
 
+// launchPlan is what the launches are built from: the planned stages and
+// ports, as the result gives them, and the settings of the launch itself.
+type launchPlan struct {
+	model      string
+	release    releases.Release
+	asked      string // vllm_omni_version as written, "" when unset
+	flag       string // the flag the release reads the config through
+	configPath string
+	configSHA  string
+	service    ServiceSpec // with defaults
+	rdma       bool        // the connector needs the RDMA devices
+	apiPort    int
+	masterPort int         // the omni master's; 0 on one host
+	stages     []StageInfo // in output order; the first is the head's
+	ports      []Port
+	envs       map[int]map[string]string // each stage's environment, from the config
+}
+
+// launchPlan gathers the launch's inputs from the plan and its result.
+func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) launchPlan {
+	return launchPlan{
+		model: p.spec.Model, release: p.release.Release, asked: p.spec.VLLMOmniVersion,
+		flag: p.configFlag(), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
+		service: p.spec.Service.withDefaults(),
+		rdma:    p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl),
+		apiPort: res.APIPort, masterPort: p.masterPort,
+		stages: res.Stages, ports: res.Ports, envs: stageEnvs(doc),
+	}
+}
+
+// hosts are the distinct hosts of the stages, in stage order.
+func (lp launchPlan) hosts() []string {
+	var out []string
+	for _, s := range lp.stages {
+		if !containsString(out, s.Host) {
+			out = append(out, s.Host)
+		}
+	}
+	return out
+}
+
 // launches is one entry per host, each with the OS processes it runs. A
 // single-host pipeline runs everything from one process; across hosts each
 // stage is its own process with vllm-omni's stage-based launch, the head
 // (the first stage) serving the API and the omni master, the others
 // headless. Every process gets its systemd unit; no shell supervises
 // several, so a stage that fails is restarted on its own.
-func (p *planner) launches(res *Result, doc *stageconfig.Document, serveArgs []string) ([]Launch, error) {
-	svc := p.spec.Service.withDefaults()
-	c := unitContext{model: p.spec.Model, release: p.release.Release.Version, config: p.configPath(), service: svc,
-		rdma: p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl), headHost: p.stages[0].host}
-	multi := p.multiHost()
+func launches(lp launchPlan) ([]Launch, error) {
+	svc := lp.service
+	head := lp.stages[0]
+	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
+		rdma: lp.rdma, headHost: head.Host}
+	hosts := lp.hosts()
+	multi := len(hosts) > 1
 	if multi {
-		c.headPort = p.masterPort
-		c.headUnit = svc.UnitPrefix + "-stage-" + strconv.Itoa(p.stages[0].id) + ".service"
+		c.headPort = lp.masterPort
+		c.headUnit = svc.UnitPrefix + "-stage-" + strconv.Itoa(head.StageID) + ".service"
 	} else {
 		c.headUnit = svc.UnitPrefix + ".service"
 	}
-	envs := stageEnvs(doc)
-	out := make([]Launch, 0, len(p.hosts))
-	for _, host := range p.hosts {
+	out := make([]Launch, 0, len(hosts))
+	for _, host := range hosts {
 		l := Launch{Host: firstNonEmpty(host, SingleHost), Env: map[string]string{}}
 		if multi {
 			l.Env["VLLM_HOST_IP"] = host
 		}
 		devices := map[int]bool{}
-		for _, s := range p.stages {
-			if s.host != host {
+		for i, s := range lp.stages {
+			if s.Host != host {
 				continue
 			}
-			l.StageIDs = append(l.StageIDs, s.id)
-			for _, d := range s.devices {
+			l.StageIDs = append(l.StageIDs, s.StageID)
+			for _, d := range s.Devices {
 				devices[d] = true
 			}
 			if !multi {
 				continue
 			}
-			id, role := s.id, ProcessHeadless
-			if s == p.stages[0] {
+			id, role := s.StageID, ProcessHeadless
+			if i == 0 {
 				role = ProcessHead
 			}
-			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: p.stageArgs(s, c.headHost),
-				Env: envs[s.id], Devices: s.devices, Ports: processPorts(res.Ports, &id, role == ProcessHead),
+			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: lp.stageArgs(i),
+				Env: lp.envs[id], Devices: s.Devices, Ports: processPorts(lp.ports, &id, role == ProcessHead),
 				UnitName: svc.UnitPrefix + "-stage-" + strconv.Itoa(id) + ".service", host: host})
 		}
 		if !multi {
-			l.Processes = []Process{{Role: ProcessHead, Argv: serveArgs, Env: map[string]string{},
-				Devices: sortedKeys(devices), Ports: processPorts(res.Ports, nil, true), UnitName: c.headUnit, host: host}}
+			l.Processes = []Process{{Role: ProcessHead, Argv: lp.serveArgs(), Env: map[string]string{},
+				Devices: sortedKeys(devices), Ports: processPorts(lp.ports, nil, true), UnitName: c.headUnit, host: host}}
 		}
 		for i := range l.Processes {
 			proc := &l.Processes[i]
 			proc.Command = ShellJoin(proc.Argv)
-			proc.Preflight = p.preflightArgv(svc.PythonPath, res.ConfigSHA256)
+			proc.Preflight = lp.preflightArgv()
 			proc.PreflightCommand = ShellJoin(proc.Preflight)
 			unit, err := unitFor(c, *proc)
 			if err != nil {
@@ -101,7 +135,7 @@ func (p *planner) launches(res *Result, doc *stageconfig.Document, serveArgs []s
 		if len(l.Processes) == 1 {
 			l.Argv, l.Command = l.Processes[0].Argv, l.Processes[0].Command
 		}
-		l.Ports = portsOn(res.Ports, host)
+		l.Ports = portsOn(lp.ports, host)
 		// Devices are the host's GPU indices (no process narrows them), so
 		// the host needs as many GPUs as the highest index it uses, plus one.
 		for d := range devices {
@@ -110,6 +144,14 @@ func (p *planner) launches(res *Result, doc *stageconfig.Document, serveArgs []s
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// serveArgs is the single-host launch: the recipe's
+// vllm serve <model> --omni --port <api>, then the config through the flag
+// the release reads its dialect from (--stage-configs-path for stage_args,
+// where the recipe's --deploy-config would load no stage).
+func (lp launchPlan) serveArgs() []string {
+	return []string{"vllm", "serve", lp.model, "--omni", "--port", strconv.Itoa(lp.apiPort), lp.flag, lp.configPath}
 }
 
 // processPorts lists the ports a process listens on: its stage's, and on
@@ -142,23 +184,24 @@ func stageEnvs(doc *stageconfig.Document) map[int]map[string]string {
 	return out
 }
 
-// stageArgs launches one stage with vllm-omni's stage-based CLI: the
-// head's first stage serves the API and the omni master; every other stage
-// runs headless and registers with the master.
-func (p *planner) stageArgs(s *plannedStage, head string) []string {
-	argv := []string{"vllm", "serve", p.spec.Model, "--omni"}
-	if s == p.stages[0] {
-		argv = append(argv, "--port", strconv.Itoa(p.apiPort))
+// stageArgs launches stage i with vllm-omni's stage-based CLI: the head's
+// first stage serves the API and the omni master; every other stage runs
+// headless and registers with the master.
+func (lp launchPlan) stageArgs(i int) []string {
+	s, head := lp.stages[i], lp.stages[0].Host
+	argv := []string{"vllm", "serve", lp.model, "--omni"}
+	if i == 0 {
+		argv = append(argv, "--port", strconv.Itoa(lp.apiPort))
 	}
-	argv = append(argv, p.configFlag(), p.configPath(), "--stage-id", strconv.Itoa(s.id))
-	if s != p.stages[0] {
+	argv = append(argv, lp.flag, lp.configPath, "--stage-id", strconv.Itoa(s.StageID))
+	if i != 0 {
 		argv = append(argv, "--headless")
 	}
-	argv = append(argv, "--omni-master-address", head, "--omni-master-port", strconv.Itoa(p.masterPort))
+	argv = append(argv, "--omni-master-address", head, "--omni-master-port", strconv.Itoa(lp.masterPort))
 	// Multi-NIC hosts: the address the stage's peers reach it at, where the
 	// release has the flag (it is detected otherwise).
-	if s.host != head && p.release.Release.StageCLI.Has(releases.FlagOmniReplicaAddr) {
-		argv = append(argv, releases.FlagOmniReplicaAddr, s.host)
+	if s.Host != head && lp.release.StageCLI.Has(releases.FlagOmniReplicaAddr) {
+		argv = append(argv, releases.FlagOmniReplicaAddr, s.Host)
 	}
 	return argv
 }
@@ -186,14 +229,14 @@ func describeHost(h string) string {
 // tells the head is up and serves the planned model: /health answers once
 // the API server runs; /v1/models lists the models it serves, empty when
 // the engines failed behind a running server.
-func (p *planner) health() Health {
-	host := p.stages[0].host
+func health(model, headHost string, apiPort int) Health {
+	host := headHost
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	base := "http://" + hostPort(host, p.apiPort)
-	h := Health{Host: host, Port: p.apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models"}
-	h.ReadinessArgv = []string{"python3", "-c", readinessOneLine, h.ReadinessURL, p.spec.Model}
+	base := "http://" + hostPort(host, apiPort)
+	h := Health{Host: host, Port: apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models"}
+	h.ReadinessArgv = []string{"python3", "-c", readinessOneLine, h.ReadinessURL, model}
 	return h
 }
 

@@ -72,18 +72,20 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	if len(p.ds.Errors()) > specErrors {
 		return nil, p.ds
 	}
-	if !p.chooseSplit() {
+	var ok bool
+	if p.split, ok = p.chooseSplit(); !ok {
 		return nil, p.ds
 	}
 	p.checkArchitecture()
 	p.layout()
 	p.checkIgnoredInputs()
-	released := p.chooseRelease()
+	p.release, ok = p.chooseRelease()
 	// Placement and ports build on every input; with any wrong they would
 	// only add problems that follow from it.
-	if p.ds.HasErrors() || !released {
+	if p.ds.HasErrors() || !ok {
 		return nil, p.ds
 	}
+	p.format = outputDialect(p.release, p.base.Dialect)
 	p.place()
 	p.allocatePorts()
 	if p.ds.HasErrors() {
@@ -123,6 +125,15 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	return res, p.ds
+}
+
+// outputDialect is the dialect the plan writes: the release's choice, or
+// the base's own when the choice leaves it open.
+func outputDialect(c releases.Choice, base stageconfig.Dialect) stageconfig.Dialect {
+	if c.Dialect == "" {
+		return base
+	}
+	return stageconfig.Dialect(c.Dialect)
 }
 
 // deploymentOf is what release conformance checks of a plan: the config,
@@ -172,7 +183,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		}
 	}
 	sortEdges(res.Edges)
-	if res.Launches, err = p.launches(res, doc, p.serveArgs()); err != nil {
+	if res.Launches, err = launches(p.launchPlan(res, doc)); err != nil {
 		return nil, err
 	}
 	// The serve command is the head's process: on one host the process that
@@ -182,7 +193,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	for _, l := range res.Launches {
 		res.GPUCount = max(res.GPUCount, l.GPUCount)
 	}
-	res.Health = p.health()
+	res.Health = health(p.spec.Model, res.Stages[0].Host, res.APIPort)
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
 	res.Connector = p.conn.name

@@ -111,12 +111,12 @@ func oneLinePython(src string) string {
 
 // preflightArgv is the check for one machine: the Python that runs vllm,
 // the script and what the plan expects.
-func (p *planner) preflightArgv(python, sha string) []string {
-	want, mode := p.release.Release.Version, "release"
-	if v := p.spec.VLLMOmniVersion; v != "" {
+func (lp launchPlan) preflightArgv() []string {
+	want, mode := lp.release.Version, "release"
+	if v := lp.asked; v != "" {
 		if parsed, err := releases.ParseVersion(v); err == nil && !parsed.HasPatch {
 			want, mode = v, "line"
 		}
 	}
-	return []string{python, "-c", preflightScript, want, mode, p.release.Release.VLLM, p.configPath(), sha}
+	return []string{lp.service.PythonPath, "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA}
 }

@@ -13,7 +13,8 @@ import (
 // chooseRelease picks the vllm-omni release the plan is made for, and with
 // it the output dialect and the `pipeline:` key. It runs once the layout
 // knows the hosts, since a multi-host plan needs the stage-based launch.
-func (p *planner) chooseRelease() bool {
+// ok is false, with the problem reported, when no release runs the plan.
+func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 	need := releases.Need{
 		Dialect:      string(p.format),
 		BaseDialect:  string(p.base.Dialect),
@@ -30,7 +31,7 @@ func (p *planner) chooseRelease() bool {
 		if need.Dialect == releases.StageArgs && !need.ToStageArgs {
 			p.ds.errorf(diagcode.FormatConversionUnsupported, AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
 				"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")
-			return false
+			return releases.Choice{}, false
 		}
 	}
 	c, problem := releases.Choose(p.spec.VLLMOmniVersion, need)
@@ -43,10 +44,8 @@ func (p *planner) chooseRelease() bool {
 	}
 	if problem != nil {
 		p.ds.errorf(diagcode.Code(problem.Code), AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
-		return false
+		return releases.Choice{}, false
 	}
-	p.release = c
-	p.format = stageconfig.Dialect(c.Dialect)
 	if p.spec.Pipeline != "" && c.Dialect != releases.Stages {
 		p.ds.errorf(diagcode.PipelineUnused, AttrPath("pipeline"), "pipeline applies to the stages dialect only",
 			"the output is stage_args, which selects PD with the stages' own is_prefill_only / is_decode_only; remove pipeline, or set format = \"stages\".")
@@ -63,7 +62,7 @@ func (p *planner) chooseRelease() bool {
 		p.ds.errorf(diagcode.SplitNotEntry, path, "the split stage is not the pipeline's first stage",
 			"vllm-omni %s sends every request to stage 0 and holds the prefill stage to one token only there, but stage %d is split; split stage 0 (the thinker in vllm-omni's pipelines).", c.Release.Version, p.split.id)
 	}
-	return true
+	return c, true
 }
 
 // basePipeline names the pipeline the base describes, for the registered

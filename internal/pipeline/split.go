@@ -25,37 +25,35 @@ func (p *planner) checkNotSplit() bool {
 
 // chooseSplit finds the stage to split: split_stage when set, otherwise the
 // thinker, otherwise the first autoregressive stage that takes the request.
-func (p *planner) chooseSplit() bool {
+// ok is false, with the problem reported, when there is none.
+func (p *planner) chooseSplit() (split graphStage, ok bool) {
 	if id := p.spec.SplitStage; id != nil {
 		s, ok := p.g.stageByID(*id)
 		if !ok {
 			p.ds.errorf(diagcode.SplitStageUnknown, AttrPath("split_stage"), "no stage has this id",
 				"split_stage is %d but the base config has stages %s; set it to one of them, or leave it unset to split the thinker.", *id, describeInts(p.stageIDs()))
-			return false
+			return graphStage{}, false
 		}
 		if why := notSplittable(s); why != "" {
 			p.ds.errorf(diagcode.SplitStageNotAutoregressive, AttrPath("split_stage"), "this stage cannot be split into prefill and decode",
 				"%s %s; PD splits an autoregressive (worker_type: ar) LLM stage such as the thinker: set split_stage to that stage's id.", s.stage.Describe(), why)
-			return false
+			return graphStage{}, false
 		}
-		p.split = s
-		return true
+		return s, true
 	}
 	for _, s := range p.g.stages {
 		if s.modelStage == "thinker" && notSplittable(s) == "" {
-			p.split = s
-			return true
+			return s, true
 		}
 	}
 	for _, s := range p.g.stages {
 		if len(s.inputs) == 0 && notSplittable(s) == "" {
-			p.split = s
-			return true
+			return s, true
 		}
 	}
 	p.ds.errorf(diagcode.SplitStageNotFound, AttrPath("split_stage"), "no stage to split",
 		"the base config has no thinker and no autoregressive entry stage; set split_stage to the id of the autoregressive stage to split.")
-	return false
+	return graphStage{}, false
 }
 
 func notSplittable(s graphStage) string {
