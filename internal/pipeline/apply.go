@@ -103,7 +103,7 @@ func (p *planner) applyStage(st stageconfig.Stage, s *plannedStage) error {
 	if r.GPUMemoryUtilization != nil {
 		st.SetEngineFloat("gpu_memory_utilization", *r.GPUMemoryUtilization)
 	}
-	st.SetEngineInt("tensor_parallel_size", s.tp)
+	st.SetEngineInt("tensor_parallel_size", s.par.tp)
 	if err := p.writeKVConfig(st, s); err != nil {
 		return err
 	}

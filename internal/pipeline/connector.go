@@ -89,7 +89,7 @@ var connectorTable = map[string]connector{
 		name:       connectorNixl,
 		allowsBoth: true,
 		sidePorts: func(s *plannedStage) []sidePort {
-			return []sidePort{{suffix: "_side_channel", count: s.tp, handshake: true, perRank: true}}
+			return []sidePort{{suffix: "_side_channel", count: s.par.tp, handshake: true, perRank: true}}
 		},
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			// Two NIXL engines on one host would both take the default 5600.

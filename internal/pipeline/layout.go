@@ -25,8 +25,7 @@ type plannedStage struct {
 
 	devices      []int
 	devicesGiven bool
-	par          parallel // the factors of world
-	tp, world    int
+	par          parallel // tensor, pipeline and data parallel sizes and replicas: par.world() devices
 	memory       float64
 	maxNumSeqs   *int
 
@@ -42,7 +41,7 @@ func (s *plannedStage) info() StageInfo {
 		Role:               s.role,
 		ModelStage:         s.base.modelStage,
 		Devices:            s.devices,
-		TensorParallelSize: s.tp,
+		TensorParallelSize: s.par.tp,
 		Inputs:             s.inputs,
 		KVRole:             s.kvRole,
 		Host:               s.host,
@@ -57,7 +56,7 @@ func (s *plannedStage) info() StageInfo {
 
 // settings are a side of the PD pair's planned settings.
 func (s *plannedStage) settings() RoleSettings {
-	r := RoleSettings{Devices: s.devices, TensorParallelSize: s.tp, BootstrapPort: s.info().BootstrapPort}
+	r := RoleSettings{Devices: s.devices, TensorParallelSize: s.par.tp, BootstrapPort: s.info().BootstrapPort}
 	if s.maxNumSeqs != nil {
 		r.MaxNumSeqs = *s.maxNumSeqs
 	}
@@ -225,7 +224,6 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	if r.TensorParallelSize != nil {
 		s.par.tp = *r.TensorParallelSize
 	}
-	s.tp, s.world = s.par.tp, s.par.world()
 	if r.Devices != nil {
 		s.devices, s.devicesGiven = r.Devices, true
 	}
@@ -242,7 +240,7 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	s.kvRole, s.kvRank = &kvRole, rank
 	if s.role == RoleDecode {
 		pre := p.byKey[prefillKey]
-		if msg := tpProblem(p.conn, pre.tp, s.tp); msg != "" {
+		if msg := tpProblem(p.conn, pre.par.tp, s.par.tp); msg != "" {
 			p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 		}
 	}
@@ -253,14 +251,12 @@ func (p *planner) configureStage(s *plannedStage) {
 	o := s.override
 	if o == nil {
 		s.par = stageParallel(s.base.stage, nil, s.path, &p.ds)
-		s.tp, s.world = s.par.tp, s.par.world()
 		return
 	}
 	s.par = stageParallel(s.base.stage, o.EngineArgs, s.path, &p.ds)
 	if o.NumReplicas != nil && *o.NumReplicas >= 1 {
 		s.par.replicas = *o.NumReplicas
 	}
-	s.tp, s.world = s.par.tp, s.par.world()
 	if o.Devices != nil {
 		s.devices, s.devicesGiven = o.Devices, true
 	}

@@ -40,7 +40,7 @@ func (p *planner) place() {
 		if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
 			s.devices = prev
 		} else {
-			s.devices = lowestFree(used[s.host], s.world)
+			s.devices = lowestFree(used[s.host], s.par.world())
 		}
 		take(s.host, s.devices)
 	}
@@ -67,7 +67,7 @@ func (p *planner) place() {
 		// talker and code2wav on one, but never the PD pair's: a stage of
 		// several devices (replicas, tensor parallel) takes the lowest
 		// ones prefill and decode leave free.
-		s.devices = lowestFree(used[s.host], s.world)
+		s.devices = lowestFree(used[s.host], s.par.world())
 	}
 	p.checkGPULimit()
 	p.checkMemory()
@@ -83,11 +83,11 @@ const maxWorldSize = 1024
 func (p *planner) checkWorldBounds() bool {
 	ok := true
 	for _, s := range p.stages {
-		if s.world >= 1 && s.world <= maxWorldSize {
+		if s.par.world() >= 1 && s.par.world() <= maxWorldSize {
 			continue
 		}
 		path := p.worldBlame(s)
-		if s.world < 1 {
+		if s.par.world() < 1 {
 			// Zero or negative sizes come only from a base config (the
 			// attributes are checked to be at least 1).
 			p.ds.errorf(diagcode.WorldSizeRange, path, "a stage's parallel sizes are not positive",
@@ -129,7 +129,7 @@ func (p *planner) worldBlame(s *plannedStage) Path {
 }
 
 func (p *planner) checkWorld(s *plannedStage) {
-	if len(s.devices) != s.world {
+	if len(s.devices) != s.par.world() {
 		p.ds.errorf(diagcode.DevicesWorldSize, s.path.Attr("devices"), "the device count does not match the parallelism",
 			"%s lists %d device(s) but %s needs %s; list %s or change the parallel sizes.",
 			s.describe(), len(s.devices), s.par, s.par.needs(), s.par.needs())
@@ -143,7 +143,7 @@ func (p *planner) previousDevices(s *plannedStage) ([]int, bool) {
 		return nil, false
 	}
 	prev, ok := p.spec.Previous.Devices[s.deviceKey]
-	if !ok || len(prev) != s.world {
+	if !ok || len(prev) != s.par.world() {
 		return nil, false
 	}
 	seen := map[int]bool{}
