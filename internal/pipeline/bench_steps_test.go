@@ -37,7 +37,7 @@ func benchPlanner(b *testing.B) *planner {
 	}
 	p.format = outputDialect(p.release, p.base.Dialect)
 	p.place()
-	p.allocatePorts()
+	p.ports = p.allocatePorts()
 	if p.ds.HasErrors() {
 		b.Fatal(describeDiags(p.ds))
 	}
@@ -167,8 +167,8 @@ func BenchmarkStepAllocatePorts(b *testing.B) {
 	p := benchPlanner(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		p.ds, p.ports = p.ds[:0], p.ports[:0]
-		p.allocatePorts()
+		p.ds = p.ds[:0]
+		p.ports = p.allocatePorts()
 	}
 }
 

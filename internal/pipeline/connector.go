@@ -105,7 +105,7 @@ var connectorTable = map[string]connector{
 		sidePorts:     func(*plannedStage) []sidePort { return []sidePort{{suffix: "_kv_port", count: 1, handshake: true}} },
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			w.kv = append(w.kv, kv{"kv_port", s.ports["_kv_port"]})
-			w.extra = append(w.extra, kv{"http_port", p.apiPort})
+			w.extra = append(w.extra, kv{"http_port", p.ports.api})
 		},
 	},
 	connectorLMCache: {
@@ -126,7 +126,7 @@ var connectorTable = map[string]connector{
 				w.setEnv("LMCACHE_PD_PEER_INIT_PORT", dec.ports["_peer_init"])
 				w.setEnv("LMCACHE_PD_PEER_ALLOC_PORT", dec.ports["_peer_alloc"])
 				w.setEnv("LMCACHE_PD_PROXY_HOST", hostOrLocal(p.stages[0].host))
-				w.setEnv("LMCACHE_PD_PROXY_PORT", p.lmcacheProxyPort)
+				w.setEnv("LMCACHE_PD_PROXY_PORT", p.ports.lmcacheProxy)
 				return
 			}
 			w.setEnv("LMCACHE_PD_ROLE", "receiver")

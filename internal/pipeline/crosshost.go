@@ -86,7 +86,7 @@ func (p *planner) crossHostConnector(e Edge) stageconfig.Map {
 	}
 	extra := stageconfig.Map{
 		{Key: "host", Value: stageconfig.Quoted(p.stageByID(e.From).host)},
-		{Key: "zmq_port", Value: p.edgePorts[e]},
+		{Key: "zmq_port", Value: p.ports.edges[e]},
 		{Key: "protocol", Value: protocol},
 	}
 	if d := p.spec.Connector.DeviceName; d != "" && protocol == "rdma" {

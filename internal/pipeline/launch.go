@@ -56,7 +56,7 @@ func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) launchPlan 
 		flag: p.configFlag(), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
 		service: p.spec.Service.withDefaults(),
 		rdma:    p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl),
-		apiPort: res.APIPort, masterPort: p.masterPort,
+		apiPort: res.APIPort, masterPort: p.ports.master,
 		stages: res.Stages, ports: res.Ports, envs: stageEnvs(doc),
 	}
 }

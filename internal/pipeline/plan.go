@@ -17,26 +17,19 @@ const DefaultConfigPath = "/etc/vllm-omni/deploy-config.yaml"
 // what it finds to ds and goes on where it can, so that one plan reports
 // every problem.
 type planner struct {
-	spec       Spec
-	ds         Diagnostics
-	base       *stageconfig.Document
-	basePath   Path
-	g          *graph
-	split      graphStage
-	format     stageconfig.Dialect
-	release    releases.Choice
-	conn       connector
-	stages     []*plannedStage // in output order
-	byKey      map[string]*plannedStage
-	ports      []Port
-	apiPort    int
-	masterPort int // multi-host only
-	// lmcacheProxyPort is where LMCache\'s PD proxy listens, on the head.
-	lmcacheProxyPort int
-	hosts            []string // distinct hosts in stage order
-	// edgePorts are the ports of the connectors that carry an edge across
-	// hosts, on the sending host.
-	edgePorts map[Edge]int
+	spec     Spec
+	ds       Diagnostics
+	base     *stageconfig.Document
+	basePath Path
+	g        *graph
+	split    graphStage
+	format   stageconfig.Dialect
+	release  releases.Choice
+	conn     connector
+	stages   []*plannedStage // in output order
+	byKey    map[string]*plannedStage
+	ports    portPlan
+	hosts    []string // distinct hosts in stage order
 }
 
 // newPlanner checks the inputs that need no base config and makes the two
@@ -87,7 +80,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	p.format = outputDialect(p.release, p.base.Dialect)
 	p.place()
-	p.allocatePorts()
+	p.ports = p.allocatePorts()
 	if p.ds.HasErrors() {
 		return nil, p.ds
 	}
@@ -171,10 +164,10 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		Version:      p.effectiveVersion(),
 		Format:       string(doc.Dialect),
 		ConfigPath:   p.configPath(),
-		APIPort:      p.apiPort,
+		APIPort:      p.ports.api,
 		ConfigYAML:   string(yamlBytes),
 		ConfigSHA256: hex.EncodeToString(sum[:]),
-		Ports:        p.ports,
+		Ports:        p.ports.list,
 	}
 	for _, s := range p.stages {
 		res.Stages = append(res.Stages, s.info())

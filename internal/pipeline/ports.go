@@ -89,26 +89,41 @@ type portRequest struct {
 	done    func(port int) // records the port where the plan needs it
 }
 
+// portPlan is every port the plan listens on, and the ones other steps
+// write into the config or the launch by role. The ports of each side of
+// the PD pair are also on its plannedStage, where its connector wiring
+// reads them.
+type portPlan struct {
+	list         []Port // in request order
+	api          int
+	master       int // the omni master's, across hosts only
+	lmcacheProxy int // where LMCache's PD proxy listens, on the head
+	// edges are the ports of the connectors that carry an edge across
+	// hosts, on the sending host.
+	edges map[Edge]int
+}
+
 // allocatePorts claims every port the user gave, then hands out the rest
 // from port_range, preferring the ports an earlier plan chose.
-func (p *planner) allocatePorts() {
+func (p *planner) allocatePorts() portPlan {
+	pp := portPlan{edges: map[Edge]int{}}
 	t := newPortTable(p.spec)
 	head := p.stages[0].host
-	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &p.apiPort}}
+	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
 	if p.spec.APIPort == nil {
 		api := DefaultAPIPort
 		reqs[0].given = &api
 	}
 	if p.multiHost() {
-		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &p.masterPort})
+		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &pp.master})
 	}
 	if p.usesConnector(connectorLMCache) {
-		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &p.lmcacheProxyPort})
+		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &pp.lmcacheProxy})
 	}
 	for _, key := range []string{prefillKey, decodeKey} {
 		p.sidePortRequests(p.byKey[key], &reqs)
 	}
-	p.edgePortRequests(&reqs)
+	p.edgePortRequests(pp.edges, &reqs)
 	for _, r := range reqs {
 		if r.given != nil {
 			p.claim(t, r)
@@ -133,20 +148,20 @@ func (p *planner) allocatePorts() {
 		}
 		for i := 0; i < r.count; i++ {
 			name := portName(r.name, i, r.perRank)
-			p.ports = append(p.ports, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
+			pp.list = append(pp.list, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
 		}
 	}
+	return pp
 }
 
 // edgePortRequests asks, for every edge between two hosts, for the port
 // its connector's sender listens on (zmq_port of
 // MooncakeTransferEngineConnector, on the sending host).
-func (p *planner) edgePortRequests(reqs *[]*portRequest) {
-	p.edgePorts = map[Edge]int{}
+func (p *planner) edgePortRequests(into map[Edge]int, reqs *[]*portRequest) {
 	for _, e := range p.crossHostEdges() {
 		src := p.stageByID(e.From)
 		*reqs = append(*reqs, &portRequest{name: edgePortName(e), host: src.host, stage: src, count: 1, out: new(int),
-			done: func(port int) { p.edgePorts[e] = port }})
+			done: func(port int) { into[e] = port }})
 	}
 }
 
@@ -234,7 +249,7 @@ func onHost(h string) string {
 // allocations reports the choices a resource keeps stable.
 func (p *planner) allocations() Allocations {
 	a := Allocations{Ports: map[string]int{}, Devices: map[string][]int{}, Release: p.release.Release.Version}
-	for _, port := range p.ports {
+	for _, port := range p.ports.list {
 		a.Ports[port.Name] = port.Port
 	}
 	for _, s := range p.stages {
