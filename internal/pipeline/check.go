@@ -168,11 +168,6 @@ func definedConnectors(doc *stageconfig.Document) map[string]bool {
 	return out
 }
 
-// tensorParallel is a stage's tensor parallel size as its config gives it.
-func tensorParallel(s stageconfig.Stage) int {
-	return stageParallel(s, nil, nil, nil).tp
-}
-
 func engineInt(s stageconfig.Stage, key string, def int) int {
 	if v, ok := s.EngineInt(key); ok {
 		return v
@@ -182,16 +177,15 @@ func engineInt(s stageconfig.Stage, key string, def int) int {
 
 func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
 	for _, s := range g.stages {
-		devs, ok, err := s.stage.Devices()
-		if err != nil {
-			ds.errorf(diagcode.DevicesInvalid, path, "a stage's devices cannot be read", "%s: %v", s.stage.Describe(), err)
+		if s.devicesErr != nil {
+			ds.errorf(diagcode.DevicesInvalid, path, "a stage's devices cannot be read", "%s: %v", s.stage.Describe(), s.devicesErr)
 			continue
 		}
-		if !ok {
+		if !s.hasDevices {
 			continue
 		}
-		x := stageParallel(s.stage, nil, nil, nil)
-		if s.stage.StageType() == "llm" && len(devs) != x.world() {
+		devs, x := s.devices, s.par
+		if s.stageType == "llm" && len(devs) != x.world() {
 			ds.errorf(diagcode.DevicesWorldSize, path, "a stage's device count does not match its parallelism",
 				"%s runs on %d device(s) (%s) but %s needs %s; list %s or change the parallel sizes.",
 				s.stage.Describe(), len(devs), stageconfig.FormatDevices(devs), x, x.needs(), x.needs())
@@ -270,7 +264,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	if pkv.BufferSize != "" && dkv.BufferSize != "" && pkv.BufferSize != dkv.BufferSize {
 		ds.errorf(diagcode.KVBufferSizeMismatch, path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.BufferSize, dkv.BufferSize)
 	}
-	ptp, dtp := tensorParallel(p.stage), tensorParallel(d.stage)
+	ptp, dtp := p.par.tp, d.par.tp
 	conn, known := connectorTable[pkv.Connector]
 	if !known {
 		conn = connector{name: pkv.Connector} // unknown rules: ask for equal sizes
@@ -296,12 +290,10 @@ func tpProblem(c connector, prefill, decode int) string {
 }
 
 func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {
-	pdev, pok, _ := p.stage.Devices()
-	ddev, dok, _ := d.stage.Devices()
-	if !pok || !dok || !sameHost(p.stage, d.stage) {
-		return // devices are indices into each host's own GPUs
+	if !p.hasDevices || !d.hasDevices || p.host != d.host {
+		return // devices are indices into each host's own GPUs; no address on either means one host
 	}
-	if shared := intersect(pdev, ddev); len(shared) > 0 {
+	if shared := intersect(p.devices, d.devices); len(shared) > 0 {
 		ds.errorf(diagcode.PDDevicesOverlap, path, "prefill and decode share GPUs",
 			"%s and %s both use device(s) %s; give each its own devices.", p.stage.Describe(), d.stage.Describe(), stageconfig.FormatDevices(shared))
 	}
@@ -313,7 +305,7 @@ func checkBootstrapPorts(p, d graphStage, pkv, dkv stageconfig.KVTransfer, ds *D
 	}
 	pp, pok := pkv.BootstrapPort, pkv.HasBootstrapPort
 	dp, dok := dkv.BootstrapPort, dkv.HasBootstrapPort
-	if pok && dok && pp == dp && sameHost(p.stage, d.stage) {
+	if pok && dok && pp == dp && p.host == d.host {
 		ds.errorf(diagcode.PortCollision, path, "prefill and decode use the same Mooncake bootstrap port",
 			"both %s and %s bind mooncake_bootstrap_port %d on one host; give each its own port.", p.stage.Describe(), d.stage.Describe(), pp)
 	}
@@ -329,14 +321,6 @@ func checkBootstrapPorts(p, d graphStage, pkv, dkv stageconfig.KVTransfer, ds *D
 	}
 }
 
-// sameHost compares the stages' VLLM_HOST_IP, which is how a config says
-// where a stage runs; no address on either means one host.
-func sameHost(a, b stageconfig.Stage) bool {
-	ha, _ := a.EnvVar("VLLM_HOST_IP")
-	hb, _ := b.EnvVar("VLLM_HOST_IP")
-	return ha == hb
-}
-
 // checkSharedDevices adds up gpu_memory_utilization of the stages that share
 // a device: over 1.0 cannot start; close to it leaves no headroom.
 func checkSharedDevices(g *graph, ds *Diagnostics, path Path) {
@@ -347,17 +331,15 @@ func checkSharedDevices(g *graph, ds *Diagnostics, path Path) {
 	byDevice := map[string]*share{}
 	var order []string
 	for _, s := range g.stages {
-		devs, ok, err := s.stage.Devices()
-		if !ok || err != nil {
+		if !s.hasDevices || s.devicesErr != nil {
 			continue
 		}
-		host, _ := s.stage.EnvVar("VLLM_HOST_IP")
 		mem, known := memoryShare(s.stage)
 		if !known {
 			continue
 		}
-		for _, dev := range devs {
-			key := fmt.Sprintf("%s/%d", host, dev)
+		for _, dev := range s.devices {
+			key := fmt.Sprintf("%s/%d", s.host, dev)
 			sh := byDevice[key]
 			if sh == nil {
 				sh = &share{}

@@ -9,16 +9,25 @@ import (
 )
 
 // graphStage is one stage with the facts the planner and the checks need,
-// read once from the document.
+// read once from the document. stage is kept for what the planner edits
+// and for messages (Describe, Line).
 type graphStage struct {
 	stage      stageconfig.Stage
 	id         int
 	hasID      bool
 	inputs     []int
 	modelStage string
+	stageType  string // llm unless the config says
 	final      bool
 	prefill    bool
 	decode     bool
+	// devices are the GPUs the config gives the stage: hasDevices is false
+	// when it gives none, devicesErr says why they cannot be read.
+	devices    []int
+	hasDevices bool
+	devicesErr error
+	host       string   // VLLM_HOST_IP in the stage's environment; "" on one host
+	par        parallel // the parallel sizes the config gives the stage
 }
 
 // graph is a config's stages and the data paths between them.
@@ -37,8 +46,10 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 	g := &graph{doc: doc, byID: map[int]int{}}
 	g.edges, g.hasEdges = readEdges(doc, ds, path)
 	for _, s := range doc.Stages() {
-		gs := graphStage{stage: s, modelStage: s.ModelStage()}
+		gs := graphStage{stage: s, modelStage: s.ModelStage(), stageType: s.StageType(), par: baseParallel(s)}
 		gs.id, gs.hasID = s.ID()
+		gs.devices, gs.hasDevices, gs.devicesErr = s.Devices()
+		gs.host, _ = s.EnvVar("VLLM_HOST_IP")
 		if gs.hasID && gs.id < 0 {
 			ds.errorf(diagcode.StageIDNegative, path, "a stage_id is negative",
 				"%s (line %d) has stage_id %d; stage ids are whole numbers from 0 (engine_input_source and the edges name stages by them): renumber the stages from 0.", s.Describe(), s.Line(), gs.id)

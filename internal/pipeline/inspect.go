@@ -35,9 +35,8 @@ func Inspect(src []byte) (*ConfigSummary, error) {
 	g := readGraph(doc, &ds, nil)
 	sum := &ConfigSummary{Format: string(doc.Dialect), Stages: make([]SummaryStage, 0, len(g.stages))}
 	for _, s := range g.stages {
-		devs, _, _ := s.stage.Devices()
 		sum.Stages = append(sum.Stages, SummaryStage{
-			StageID: s.id, ModelStage: s.modelStage, Inputs: s.inputs, Devices: devs, FinalOutput: s.final,
+			StageID: s.id, ModelStage: s.modelStage, Inputs: s.inputs, Devices: s.devices, FinalOutput: s.final,
 		})
 	}
 	if g.hasEdges {

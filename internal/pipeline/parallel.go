@@ -81,11 +81,9 @@ func (x parallel) needs() string {
 	}
 }
 
-// stageParallel reads a stage's parallel sizes from its engine args, with
-// over (the user's engine_args for it) taking precedence key by key, as
-// the merge into the config will. A value in over that is not a whole
-// number of at least 1 is reported at its path and read as 1.
-func stageParallel(s stageconfig.Stage, over map[string]any, path Path, ds *Diagnostics) parallel {
+// baseParallel reads a stage's parallel sizes as its config gives them:
+// the engine's own keys, else its parallel_config; 1 for any unset.
+func baseParallel(s stageconfig.Stage) parallel {
 	x := parallel{tp: 0, pp: 1, dp: 1, replicas: s.NumReplicas(), other: 1}
 	x.tp = engineInt(s, "tensor_parallel_size", 0)
 	if x.tp == 0 {
@@ -99,6 +97,14 @@ func stageParallel(s stageconfig.Stage, over map[string]any, path Path, ds *Diag
 			x.other *= min(v, maxWorldSize+1)
 		}
 	}
+	return x
+}
+
+// withEngineArgs gives the sizes a stage runs with once over (the user's
+// engine_args for it) is merged into its config: over's sizes take
+// precedence key by key. A value in over that is not a whole number of at
+// least 1 is reported at its path and left as the config gives it.
+func (x parallel) withEngineArgs(over map[string]any, path Path, ds *Diagnostics) parallel {
 	for _, k := range []struct {
 		key  string
 		code diagcode.Code

@@ -57,7 +57,7 @@ func (p *planner) chooseSplit() (split graphStage, ok bool) {
 }
 
 func notSplittable(s graphStage) string {
-	if t := s.stage.StageType(); t != "llm" {
+	if t := s.stageType; t != "llm" {
 		return fmt.Sprintf("is a %s stage", t)
 	}
 	if w := s.stage.WorkerType(); w == "generation" || strings.Contains(strings.ToLower(w), "generation") {
