@@ -28,12 +28,12 @@ func DeviceKeys(stages []StageInfo) []string {
 
 // setDeviceKeys gives each planned stage its DeviceKeys name, once the
 // layout knows every stage.
-func (p *planner) setDeviceKeys() {
-	infos := make([]StageInfo, len(p.stages))
-	for i, s := range p.stages {
+func setDeviceKeys(stages []*plannedStage) {
+	infos := make([]StageInfo, len(stages))
+	for i, s := range stages {
 		infos[i] = StageInfo{StageID: s.id, Role: s.role, ModelStage: s.base.modelStage}
 	}
 	for i, k := range DeviceKeys(infos) {
-		p.stages[i].deviceKey = k
+		stages[i].deviceKey = k
 	}
 }

@@ -31,7 +31,8 @@ func benchPlanner(b *testing.B) *planner {
 	if p.split, ok = p.chooseSplit(); !ok {
 		b.Fatal(describeDiags(p.ds))
 	}
-	p.layout()
+	p.stages = p.layout()
+	p.byKey, p.hosts = indexStages(p.stages)
 	if p.release, ok = p.chooseRelease(); !ok {
 		b.Fatal(describeDiags(p.ds))
 	}
@@ -140,7 +141,7 @@ func BenchmarkStepSplit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p := &planner{spec: base.spec, base: base.base, basePath: base.basePath, g: base.g,
-			format: base.format, conn: base.conn, byKey: map[string]*plannedStage{}}
+			format: base.format, conn: base.conn}
 		var ok bool
 		if !p.checkNotSplit() {
 			b.Fatal(describeDiags(p.ds))
@@ -148,7 +149,8 @@ func BenchmarkStepSplit(b *testing.B) {
 		if p.split, ok = p.chooseSplit(); !ok {
 			b.Fatal(describeDiags(p.ds))
 		}
-		p.layout()
+		p.stages = p.layout()
+		p.byKey, p.hosts = indexStages(p.stages)
 	}
 }
 

@@ -90,25 +90,29 @@ func (p *planner) newID(old int) int {
 	return old
 }
 
-// layout builds the output stages: ids, inputs, hosts and the settings
-// each one takes from the user.
-func (p *planner) layout() {
+// layout builds the output stages, in output order: ids, inputs, hosts
+// and the settings each one takes from the user.
+func (p *planner) layout() []*plannedStage {
 	k := p.split.id
 	overrides := p.spec.StageOverrides
 	keys := p.overrideKeys()
 	p.checkOverrideKeys(keys)
+	stages := make([]*plannedStage, 0, len(p.g.stages)+1)
+	var pre, dec *plannedStage
 	for _, s := range p.g.stages {
 		if s.id == k {
-			pre := &plannedStage{key: prefillKey, role: RolePrefill, base: s, id: k, path: AttrPath(prefillKey)}
+			pre = &plannedStage{key: prefillKey, role: RolePrefill, base: s, id: k, path: AttrPath(prefillKey)}
 			for _, in := range s.inputs {
 				pre.inputs = append(pre.inputs, p.newID(in))
 			}
-			dec := &plannedStage{key: decodeKey, role: RoleDecode, base: s, id: k + 1, inputs: []int{k}, path: AttrPath(decodeKey)}
+			dec = &plannedStage{key: decodeKey, role: RoleDecode, base: s, id: k + 1, inputs: []int{k}, path: AttrPath(decodeKey)}
 			preRole, decRole := p.kvRoles()
 			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, preRole, 0)
-			p.add(pre)
 			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, decRole, 1)
-			p.add(dec)
+			if msg := tpProblem(p.conn, pre.par.tp, dec.par.tp); msg != "" {
+				p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
+			}
+			stages = append(stages, pre, dec)
 			continue
 		}
 		ps := &plannedStage{key: keys[s.id], role: RoleStage, base: s, id: p.newID(s.id)}
@@ -121,14 +125,13 @@ func (p *planner) layout() {
 		}
 		ps.path = AttrPath("stage_overrides", ps.key)
 		p.configureStage(ps)
-		p.add(ps)
+		stages = append(stages, ps)
 	}
 	// Hosts: the decode side defaults to the prefill host, and the other
 	// stages to the decode host, since they consume what decode produces.
-	pre, dec := p.byKey[prefillKey], p.byKey[decodeKey]
 	pre.host = hostOrCanonical(p.spec.Prefill.Host)
 	dec.host = firstNonEmpty(hostOrCanonical(p.spec.Decode.Host), pre.host)
-	for _, s := range p.stages {
+	for _, s := range stages {
 		if s.role == RoleStage {
 			h := ""
 			if s.override != nil {
@@ -136,18 +139,22 @@ func (p *planner) layout() {
 			}
 			s.host = firstNonEmpty(h, dec.host)
 		}
-		if !containsString(p.hosts, s.host) {
-			p.hosts = append(p.hosts, s.host)
-		}
 	}
-	p.setDeviceKeys()
-	p.checkHosts()
+	setDeviceKeys(stages)
+	return stages
 }
 
-// add appends a planned stage; its key is unique (overrideKeys).
-func (p *planner) add(s *plannedStage) {
-	p.stages = append(p.stages, s)
-	p.byKey[s.key] = s
+// indexStages gives the planned stages by key (unique: overrideKeys) and
+// their distinct hosts, in stage order.
+func indexStages(stages []*plannedStage) (byKey map[string]*plannedStage, hosts []string) {
+	byKey = make(map[string]*plannedStage, len(stages))
+	for _, s := range stages {
+		byKey[s.key] = s
+		if !containsString(hosts, s.host) {
+			hosts = append(hosts, s.host)
+		}
+	}
+	return byKey, hosts
 }
 
 // idKey matches the stage_<n> spelling overrideKeys gives stages by id.
@@ -238,12 +245,6 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	}
 	kvRole := role
 	s.kvRole, s.kvRank = &kvRole, rank
-	if s.role == RoleDecode {
-		pre := p.byKey[prefillKey]
-		if msg := tpProblem(p.conn, pre.par.tp, s.par.tp); msg != "" {
-			p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
-		}
-	}
 }
 
 func (p *planner) configureStage(s *plannedStage) {

@@ -35,7 +35,7 @@ type planner struct {
 // newPlanner checks the inputs that need no base config and makes the two
 // choices they settle alone: the requested dialect and the connector.
 func newPlanner(spec Spec) *planner {
-	p := &planner{spec: spec, byKey: map[string]*plannedStage{}}
+	p := &planner{spec: spec}
 	p.checkSpec()
 	p.format = requestedFormat(spec)
 	p.conn = p.checkConnector()
@@ -70,7 +70,9 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	p.checkArchitecture()
-	p.layout()
+	p.stages = p.layout()
+	p.byKey, p.hosts = indexStages(p.stages)
+	p.checkHosts()
 	p.checkIgnoredInputs()
 	p.release, ok = p.chooseRelease()
 	// Placement and ports build on every input; with any wrong they would
