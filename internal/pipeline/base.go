@@ -65,11 +65,11 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 // keeps as written without being able to read (OmegaConf interpolations)
 // and of the anchors Parse wrote out. It reports whether planning can go on.
 func lintBase(doc *stageconfig.Document, ds *Diagnostics, path Path) bool {
-	findings := doc.Lint()
+	findings, interps := doc.LintAll()
 	for _, f := range findings {
 		ds.errorf(f.Code, path, f.Summary, "%s", f.Detail)
 	}
-	if interps := doc.Interpolations(); len(interps) > 0 {
+	if len(interps) > 0 {
 		var where []string
 		for i, n := range interps {
 			if i == 3 {

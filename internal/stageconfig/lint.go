@@ -128,7 +128,13 @@ type Interpolation struct {
 // Lint checks, that OmegaConf reads as interpolations (`${...}`), in
 // document order. vllm-omni resolves them when it loads the config.
 func (d *Document) Interpolations() []Interpolation {
-	_, checked := d.lint()
+	_, interps := d.LintAll()
+	return interps
+}
+
+// LintAll is Lint and Interpolations in one pass of the rules.
+func (d *Document) LintAll() ([]Finding, []Interpolation) {
+	findings, checked := d.lint()
 	var out []Interpolation
 	var walk func(n *yaml.Node, isKey bool)
 	walk = func(n *yaml.Node, isKey bool) {
@@ -142,7 +148,7 @@ func (d *Document) Interpolations() []Interpolation {
 		}
 	}
 	walk(d.Root, false)
-	return out
+	return findings, out
 }
 
 // lint runs every rule, and returns the findings and the nodes the rules
