@@ -112,6 +112,15 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 			keep(k, v)
 		}
 	}
-	out.FootComment = JoinComments(append(append([]string{}, pending...), out.FootComment))
+	// Comments left over from keys dropped at the end go below the last
+	// key kept: yaml.v3 writes a foot comment of a mapping inside a list
+	// after the next entry's dash or after the next top-level key, so on
+	// the mapping itself they would describe another stage.
+	if last := len(out.Content) - 2; last >= 0 {
+		k := out.Content[last]
+		k.FootComment = JoinComments(append([]string{k.FootComment}, pending...))
+	} else {
+		out.FootComment = JoinComments(append(append([]string{}, pending...), out.FootComment))
+	}
 	return out
 }
