@@ -33,13 +33,15 @@ stage_args: # line
     engine_input_source: [0]
     # dropped at the end
     final_output: true
+# the runtime section
 runtime:
   enabled: true
+  # named connectors
   connectors:
     mc: {name: MooncakeConnector}
   defaults:
-    # keep
     window_size: -1
+  # the graph
   edges:
     - {from: 0, to: 1}
     - {from: 1, to: 2, window_size: 4}
@@ -47,6 +49,7 @@ runtime:
 
 pipeline: qwen3_omni_pd
 model: Qwen/Qwen3-Omni
+# named connectors
 connectors:
   mc: {name: MooncakeConnector}
 # the stages
@@ -64,10 +67,14 @@ stages: # line
   - stage_id: 1
     max_num_seqs: 8
     # dropped at the end
+# the runtime section
+# the graph
 edges:
   - {from: 0, to: 1, window_size: -1}
   - {from: 1, to: 2, window_size: 4}
 `},
+		{"a runtime without edges leaves its comment at the end", "stage_args:\n  - stage_id: 0\n# off\nruntime: {enabled: false}\npipeline: old # was\n",
+			"pipeline: qwen3_omni_pd\nstages:\n  - stage_id: 0\n\n# off\n# was\n"},
 		{"no runtime", "stage_args:\n  - stage_id: 0\n    engine_args: {max_num_seqs: 1}\n",
 			"pipeline: qwen3_omni_pd\nstages:\n  - stage_id: 0\n    max_num_seqs: 1\n"},
 	} {
