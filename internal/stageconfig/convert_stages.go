@@ -18,20 +18,35 @@ var pipelineDefinitionKeys = map[string]bool{
 // upstream schema: flat engine keys, devices and env on the stage, the
 // connectors and edges at the top level, edge defaults folded into each
 // edge, topology keys dropped, and `pipeline:` naming the PD variant.
+// Connectors and edges keep their keys' comments; the comments of the
+// top-level keys not written go to the next key written.
 func (d *Document) ToStages(pipelineKey string) *Document {
 	src := d.Top()
 	top := NewMap()
 	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
 	MapSet(top, "pipeline", StrNode(pipelineKey))
 	runtime := MapGet(src, "runtime")
+	// The comments of the keys not written (`runtime:`, an old
+	// `pipeline:`) go to the next key written; connectors and edges keep
+	// the comments of their keys under runtime.
+	var pending []string
+	put := func(k, v *yaml.Node) {
+		cp := *k
+		cp.HeadComment = JoinComments(append(pending, k.HeadComment))
+		pending = nil
+		top.Content = append(top.Content, &cp, v)
+	}
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, v := src.Content[i], src.Content[i+1]
 		switch k.Value {
 		case "pipeline", "runtime":
-			continue
+			pending = append(pending, k.HeadComment, k.LineComment, k.FootComment)
+			if v.Kind == yaml.ScalarNode {
+				pending = append(pending, v.HeadComment, v.LineComment, v.FootComment)
+			}
 		case "stage_args":
 			if conns := MapGet(runtime, "connectors"); conns != nil {
-				top.Content = append(top.Content, KeyNode("connectors"), conns)
+				put(PathKey(runtime, "connectors"), conns)
 			}
 			list := NewSeq()
 			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
@@ -40,9 +55,9 @@ func (d *Document) ToStages(pipelineKey string) *Document {
 			}
 			key := KeyNode("stages")
 			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
-			top.Content = append(top.Content, key, list)
+			put(key, list)
 		default:
-			top.Content = append(top.Content, k, v)
+			put(k, v)
 		}
 	}
 	if edges := MapGet(runtime, "edges"); edges != nil {
@@ -57,8 +72,13 @@ func (d *Document) ToStages(pipelineKey string) *Document {
 				}
 			}
 		}
-		MapSet(top, "edges", edges)
+		if MapGet(top, "edges") != nil {
+			MapSet(top, "edges", edges)
+		} else {
+			put(PathKey(runtime, "edges"), edges)
+		}
 	}
+	top.FootComment = JoinComments(append(pending, top.FootComment))
 	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: d.Root.HeadComment, FootComment: d.Root.FootComment}, Dialect: Stages}
 }
 
@@ -112,6 +132,15 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 			keep(k, v)
 		}
 	}
-	out.FootComment = JoinComments(append(append([]string{}, pending...), out.FootComment))
+	// Comments left over from keys dropped at the end go below the last
+	// key kept: yaml.v3 writes a foot comment of a mapping inside a list
+	// after the next entry's dash or after the next top-level key, so on
+	// the mapping itself they would describe another stage.
+	if last := len(out.Content) - 2; last >= 0 {
+		k := out.Content[last]
+		k.FootComment = JoinComments(append([]string{k.FootComment}, pending...))
+	} else {
+		out.FootComment = JoinComments(append(append([]string{}, pending...), out.FootComment))
+	}
 	return out
 }

@@ -150,16 +150,13 @@ func TestValueNode(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			n, err := ValueNode(tc.v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := renderNode(t, n); got != tc.want {
+			got := valueYAML(t, tc.v)
+			if got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 			// What is written reads back as the same value.
 			var back any
-			if err := yaml.Unmarshal([]byte(renderNode(t, n)), &back); err != nil {
+			if err := yaml.Unmarshal([]byte(got), &back); err != nil {
 				t.Fatal(err)
 			}
 			if !deepEqual(normalize(back), normalize(tc.v)) {
