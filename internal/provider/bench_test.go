@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -205,4 +206,59 @@ func BenchmarkResourcePlanUnchanged(b *testing.B) { benchResourcePlan(b, newServ
 // BenchmarkResourcePlanUnchangedFramework: the same through the framework.
 func BenchmarkResourcePlanUnchangedFramework(b *testing.B) {
 	benchResourcePlan(b, providerserver.NewProtocol6(New("bench")())(), true)
+}
+
+// benchInputsConfigs are the seed's configuration (one reserved port, as
+// scripts/bench.sh plans it) for the data source and the resource, as
+// readPipeline and planResource receive them.
+func benchInputsConfigs(b *testing.B) (dataSource, resource tfsdk.Config) {
+	b.Helper()
+	set := map[string]tftypes.Value{
+		"model": tftypes.NewValue(tftypes.String, seedModel),
+		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
+			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
+	}
+	dataSource = tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: objectValue(b, pdPipelineDataSourceType(), set)}
+	resource = tfsdk.Config{Schema: pdPipelineResourceSchema(), Raw: objectValue(b, pdPipelineResourceType(), set)}
+	return dataSource, resource
+}
+
+// BenchmarkInputsFrom: reading the seed's inputs out of the data source's
+// configuration with inputsFrom.
+func BenchmarkInputsFrom(b *testing.B) {
+	ctx := context.Background()
+	config, _ := benchInputsConfigs(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, diags := inputsFrom(ctx, config.Schema.Type(), config.Raw); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkInputsConfigGet: the same with Config.Get into the data
+// source's model.
+func BenchmarkInputsConfigGet(b *testing.B) {
+	ctx := context.Background()
+	config, _ := benchInputsConfigs(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		var m pipelineModel
+		if diags := config.Get(ctx, &m); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkInputsConfigGetResource: Config.Get into the resource's model.
+func BenchmarkInputsConfigGetResource(b *testing.B) {
+	ctx := context.Background()
+	_, config := benchInputsConfigs(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		var m pipelineResourceModel
+		if diags := config.Get(ctx, &m); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
 }
