@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -258,6 +259,72 @@ func BenchmarkInputsConfigGetResource(b *testing.B) {
 	for b.Loop() {
 		var m pipelineResourceModel
 		if diags := config.Get(ctx, &m); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// benchPlannedSeed is the data source's configuration and the outputs
+// planned from it, what readPipeline writes.
+func benchPlannedSeed(b *testing.B) (tfsdk.Config, pipelineModel) {
+	b.Helper()
+	ctx := context.Background()
+	config, _ := benchInputsConfigs(b)
+	var m pipelineModel
+	if diags := config.Get(ctx, &m); diags.HasError() {
+		b.Fatal(diags)
+	}
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	if !ok || diags.HasError() {
+		b.Fatal(diags)
+	}
+	m.pipelineOutputs = out
+	return config, m
+}
+
+// BenchmarkWriteOutputs: writing the planned outputs into the data source's
+// state with writeOutputs, as readPipeline does.
+func BenchmarkWriteOutputs(b *testing.B) {
+	ctx := context.Background()
+	config, m := benchPlannedSeed(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		state := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+		if diags := writeOutputs(ctx, &state, m.pipelineOutputs); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkWriteStateSet: the same state written with State.Set of the
+// whole model, the computed inputs set to what the plan used.
+func BenchmarkWriteStateSet(b *testing.B) {
+	ctx := context.Background()
+	config, m := benchPlannedSeed(b)
+	m.VLLMOmniVersion, m.ConfigPath = m.EffectiveVersion, m.EffectiveConfigPath
+	m.APIPort, m.Format = m.EffectiveAPIPort, m.EffectiveFormat
+	for _, o := range []struct {
+		name  string
+		field *types.Object
+	}{{"prefill", &m.Prefill}, {"decode", &m.Decode}, {"connector", &m.Connector}, {"port_range", &m.PortRange}} {
+		v, ok := m.EffectiveObjects[o.name].(types.Object)
+		if !ok {
+			b.Fatalf("%s: %T", o.name, m.EffectiveObjects[o.name])
+		}
+		*o.field = v
+	}
+	want := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+	if diags := writeOutputs(ctx, &want, m.pipelineOutputs); diags.HasError() {
+		b.Fatal(diags)
+	}
+	got := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+	if diags := got.Set(ctx, &m); diags.HasError() || !got.Raw.Equal(want.Raw) {
+		b.Fatalf("State.Set wrote another state than writeOutputs: %v", diags)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		state := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+		if diags := state.Set(ctx, &m); diags.HasError() {
 			b.Fatal(diags)
 		}
 	}

