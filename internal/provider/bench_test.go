@@ -329,3 +329,29 @@ func BenchmarkWriteStateSet(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkResourceApplyCreate: ApplyResourceChange storing the seed's
+// planned creation, which always goes through the framework.
+func BenchmarkResourceApplyCreate(b *testing.B) {
+	ctx := context.Background()
+	srv := newServer("bench")()
+	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	create, _ := resourcePlanRequests(b, srv)
+	plan, err := srv.PlanResourceChange(ctx, create)
+	if err != nil || len(plan.Diagnostics) > 0 {
+		b.Fatalf("%v %v", err, plan.Diagnostics)
+	}
+	req := &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: pdPipelineTypeName, Config: create.Config,
+		PriorState: create.PriorState, PlannedState: plan.PlannedState,
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := srv.ApplyResourceChange(ctx, req)
+		if err != nil || len(resp.Diagnostics) > 0 || resp.NewState == nil {
+			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+	}
+}
