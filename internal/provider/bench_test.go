@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -352,6 +354,40 @@ func BenchmarkResourceApplyCreate(b *testing.B) {
 		resp, err := srv.ApplyResourceChange(ctx, req)
 		if err != nil || len(resp.Diagnostics) > 0 || resp.NewState == nil {
 			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+	}
+}
+
+// BenchmarkFunctionParseStageConfig: parse_stage_config on the seed's
+// config_yaml.
+func BenchmarkFunctionParseStageConfig(b *testing.B) {
+	ctx := context.Background()
+	_, m := benchPlannedSeed(b)
+	args := function.NewArgumentsData([]attr.Value{m.ConfigYAML})
+	f := NewParseStageConfigFunction()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp := function.RunResponse{Result: function.NewResultData(types.ObjectUnknown(summaryType))}
+		f.Run(ctx, function.RunRequest{Arguments: args}, &resp)
+		if resp.Error != nil {
+			b.Fatal(resp.Error)
+		}
+	}
+}
+
+// BenchmarkFunctionValidateStageConfig: validate_stage_config on the
+// seed's config_yaml.
+func BenchmarkFunctionValidateStageConfig(b *testing.B) {
+	ctx := context.Background()
+	_, m := benchPlannedSeed(b)
+	args := function.NewArgumentsData([]attr.Value{m.ConfigYAML, types.TupleValueMust(nil, nil)})
+	f := NewValidateStageConfigFunction()
+	b.ReportAllocs()
+	for b.Loop() {
+		resp := function.RunResponse{Result: function.NewResultData(types.ListUnknown(types.StringType))}
+		f.Run(ctx, function.RunRequest{Arguments: args}, &resp)
+		if resp.Error != nil {
+			b.Fatal(resp.Error)
 		}
 	}
 }
