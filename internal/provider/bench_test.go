@@ -291,7 +291,7 @@ func BenchmarkWriteOutputs(b *testing.B) {
 	config, m := benchPlannedSeed(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		state := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+		state := tfsdk.State(config)
 		if diags := writeOutputs(ctx, &state, m.pipelineOutputs); diags.HasError() {
 			b.Fatal(diags)
 		}
@@ -315,17 +315,17 @@ func BenchmarkWriteStateSet(b *testing.B) {
 		}
 		*o.field = v
 	}
-	want := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+	want := tfsdk.State(config)
 	if diags := writeOutputs(ctx, &want, m.pipelineOutputs); diags.HasError() {
 		b.Fatal(diags)
 	}
-	got := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+	got := tfsdk.State(config)
 	if diags := got.Set(ctx, &m); diags.HasError() || !got.Raw.Equal(want.Raw) {
 		b.Fatalf("State.Set wrote another state than writeOutputs: %v", diags)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		state := tfsdk.State{Schema: config.Schema, Raw: config.Raw}
+		state := tfsdk.State(config)
 		if diags := state.Set(ctx, &m); diags.HasError() {
 			b.Fatal(diags)
 		}

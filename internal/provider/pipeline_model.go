@@ -173,7 +173,7 @@ var inputFields = sync.OnceValue(func() map[string]int {
 // Get finds the struct's fields again on every call, compiling a regular
 // expression per field; this uses the fields found once. On the seed, in
 // process (BenchmarkInputsFrom, BenchmarkInputsConfigGet*): 48 µs and 468
-// allocations here, 120-130 µs and 1 762-1 850 through Get. The data
+// allocations here, 119-145 µs and 1 762-1 850 through Get. The data
 // source's read and the resource's plan read the inputs on every plan of
 // every instance, where Get would add a tenth to the call's time and a
 // fifth to its allocations (DESIGN.md); anything else uses Get.
