@@ -138,6 +138,16 @@ func BenchmarkDataSourcePlanInstance(b *testing.B) {
 	}
 }
 
+// benchSeedInputs are the inputs the benchmarks plan: the seed with one
+// reserved port, as scripts/bench.sh plans it.
+func benchSeedInputs() map[string]tftypes.Value {
+	return map[string]tftypes.Value{
+		"model": tftypes.NewValue(tftypes.String, seedModel),
+		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
+			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
+	}
+}
+
 // resourcePlanRequests are the plans Terraform asks for one resource
 // instance: a create of the seed (with one reserved port, as
 // scripts/bench.sh plans it) and the update that re-plans it unchanged,
@@ -146,11 +156,7 @@ func resourcePlanRequests(b *testing.B, srv tfprotov6.ProviderServer) (create, u
 	b.Helper()
 	ctx := context.Background()
 	typ := pdPipelineResourceType()
-	config := objectValue(b, typ, map[string]tftypes.Value{
-		"model": tftypes.NewValue(tftypes.String, seedModel),
-		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
-			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
-	})
+	config := objectValue(b, typ, benchSeedInputs())
 	encode := func(v tftypes.Value) *tfprotov6.DynamicValue {
 		dv, err := tfprotov6.NewDynamicValue(typ, v)
 		if err != nil {
@@ -216,11 +222,7 @@ func BenchmarkResourcePlanUnchangedFramework(b *testing.B) {
 // readPipeline and planResource receive them.
 func benchInputsConfigs(b *testing.B) (dataSource, resource tfsdk.Config) {
 	b.Helper()
-	set := map[string]tftypes.Value{
-		"model": tftypes.NewValue(tftypes.String, seedModel),
-		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
-			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
-	}
+	set := benchSeedInputs()
 	dataSource = tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: objectValue(b, pdPipelineDataSourceType(), set)}
 	resource = tfsdk.Config{Schema: pdPipelineResourceSchema(), Raw: objectValue(b, pdPipelineResourceType(), set)}
 	return dataSource, resource
@@ -242,24 +244,22 @@ func BenchmarkInputsFrom(b *testing.B) {
 // BenchmarkInputsConfigGet: the same with Config.Get into the data
 // source's model.
 func BenchmarkInputsConfigGet(b *testing.B) {
-	ctx := context.Background()
 	config, _ := benchInputsConfigs(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		var m pipelineModel
-		if diags := config.Get(ctx, &m); diags.HasError() {
-			b.Fatal(diags)
-		}
-	}
+	benchConfigGet[pipelineModel](b, config)
 }
 
 // BenchmarkInputsConfigGetResource: Config.Get into the resource's model.
 func BenchmarkInputsConfigGetResource(b *testing.B) {
-	ctx := context.Background()
 	_, config := benchInputsConfigs(b)
+	benchConfigGet[pipelineResourceModel](b, config)
+}
+
+// benchConfigGet measures Config.Get of config into a model M.
+func benchConfigGet[M any](b *testing.B, config tfsdk.Config) {
+	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		var m pipelineResourceModel
+		var m M
 		if diags := config.Get(ctx, &m); diags.HasError() {
 			b.Fatal(diags)
 		}
@@ -361,31 +361,27 @@ func BenchmarkResourceApplyCreate(b *testing.B) {
 // BenchmarkFunctionParseStageConfig: parse_stage_config on the seed's
 // config_yaml.
 func BenchmarkFunctionParseStageConfig(b *testing.B) {
-	ctx := context.Background()
 	_, m := benchPlannedSeed(b)
-	args := function.NewArgumentsData([]attr.Value{m.ConfigYAML})
-	f := NewParseStageConfigFunction()
-	b.ReportAllocs()
-	for b.Loop() {
-		resp := function.RunResponse{Result: function.NewResultData(types.ObjectUnknown(summaryType))}
-		f.Run(ctx, function.RunRequest{Arguments: args}, &resp)
-		if resp.Error != nil {
-			b.Fatal(resp.Error)
-		}
-	}
+	benchFunction(b, NewParseStageConfigFunction(), []attr.Value{m.ConfigYAML}, types.ObjectUnknown(summaryType))
 }
 
 // BenchmarkFunctionValidateStageConfig: validate_stage_config on the
 // seed's config_yaml.
 func BenchmarkFunctionValidateStageConfig(b *testing.B) {
-	ctx := context.Background()
 	_, m := benchPlannedSeed(b)
-	args := function.NewArgumentsData([]attr.Value{m.ConfigYAML, types.TupleValueMust(nil, nil)})
-	f := NewValidateStageConfigFunction()
+	benchFunction(b, NewValidateStageConfigFunction(),
+		[]attr.Value{m.ConfigYAML, types.TupleValueMust(nil, nil)}, types.ListUnknown(types.StringType))
+}
+
+// benchFunction measures f's Run on args; result is a value of its return
+// type.
+func benchFunction(b *testing.B, f function.Function, args []attr.Value, result attr.Value) {
+	ctx := context.Background()
+	req := function.RunRequest{Arguments: function.NewArgumentsData(args)}
 	b.ReportAllocs()
 	for b.Loop() {
-		resp := function.RunResponse{Result: function.NewResultData(types.ListUnknown(types.StringType))}
-		f.Run(ctx, function.RunRequest{Arguments: args}, &resp)
+		resp := function.RunResponse{Result: function.NewResultData(result)}
+		f.Run(ctx, req, &resp)
 		if resp.Error != nil {
 			b.Fatal(resp.Error)
 		}

@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"context"
-	"math/big"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -22,11 +21,7 @@ import (
 func TestResourceStore_KeepsThePlan(t *testing.T) {
 	ctx := context.Background()
 	typ := pdPipelineResourceType()
-	seed := objectValue(t, typ, map[string]tftypes.Value{
-		"model": tftypes.NewValue(tftypes.String, seedModel),
-		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
-			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
-	})
+	seed := objectValue(t, typ, benchSeedInputs())
 	planned, diags := planResource(ctx, seed, seed, tftypes.NewValue(typ, nil))
 	if diags.HasError() {
 		t.Fatal(diags)
