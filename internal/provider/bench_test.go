@@ -5,7 +5,11 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -134,6 +138,16 @@ func BenchmarkDataSourcePlanInstance(b *testing.B) {
 	}
 }
 
+// benchSeedInputs are the inputs the benchmarks plan: the seed with one
+// reserved port, as scripts/bench.sh plans it.
+func benchSeedInputs() map[string]tftypes.Value {
+	return map[string]tftypes.Value{
+		"model": tftypes.NewValue(tftypes.String, seedModel),
+		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
+			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
+	}
+}
+
 // resourcePlanRequests are the plans Terraform asks for one resource
 // instance: a create of the seed (with one reserved port, as
 // scripts/bench.sh plans it) and the update that re-plans it unchanged,
@@ -142,11 +156,7 @@ func resourcePlanRequests(b *testing.B, srv tfprotov6.ProviderServer) (create, u
 	b.Helper()
 	ctx := context.Background()
 	typ := pdPipelineResourceType()
-	config := objectValue(b, typ, map[string]tftypes.Value{
-		"model": tftypes.NewValue(tftypes.String, seedModel),
-		"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
-			[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))}),
-	})
+	config := objectValue(b, typ, benchSeedInputs())
 	encode := func(v tftypes.Value) *tfprotov6.DynamicValue {
 		dv, err := tfprotov6.NewDynamicValue(typ, v)
 		if err != nil {
@@ -205,4 +215,175 @@ func BenchmarkResourcePlanUnchanged(b *testing.B) { benchResourcePlan(b, newServ
 // BenchmarkResourcePlanUnchangedFramework: the same through the framework.
 func BenchmarkResourcePlanUnchangedFramework(b *testing.B) {
 	benchResourcePlan(b, providerserver.NewProtocol6(New("bench")())(), true)
+}
+
+// benchInputsConfigs are the seed's configuration (one reserved port, as
+// scripts/bench.sh plans it) for the data source and the resource, as
+// readPipeline and planResource receive them.
+func benchInputsConfigs(b *testing.B) (dataSource, resource tfsdk.Config) {
+	b.Helper()
+	set := benchSeedInputs()
+	dataSource = tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: objectValue(b, pdPipelineDataSourceType(), set)}
+	resource = tfsdk.Config{Schema: pdPipelineResourceSchema(), Raw: objectValue(b, pdPipelineResourceType(), set)}
+	return dataSource, resource
+}
+
+// BenchmarkInputsFrom: reading the seed's inputs out of the data source's
+// configuration with inputsFrom.
+func BenchmarkInputsFrom(b *testing.B) {
+	ctx := context.Background()
+	config, _ := benchInputsConfigs(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, diags := inputsFrom(ctx, config.Schema.Type(), config.Raw); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkInputsConfigGet: the same with Config.Get into the data
+// source's model.
+func BenchmarkInputsConfigGet(b *testing.B) {
+	config, _ := benchInputsConfigs(b)
+	benchConfigGet[pipelineModel](b, config)
+}
+
+// BenchmarkInputsConfigGetResource: Config.Get into the resource's model.
+func BenchmarkInputsConfigGetResource(b *testing.B) {
+	_, config := benchInputsConfigs(b)
+	benchConfigGet[pipelineResourceModel](b, config)
+}
+
+// benchConfigGet measures Config.Get of config into a model M.
+func benchConfigGet[M any](b *testing.B, config tfsdk.Config) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		var m M
+		if diags := config.Get(ctx, &m); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// benchPlannedSeed is the data source's configuration and the outputs
+// planned from it, what readPipeline writes.
+func benchPlannedSeed(b *testing.B) (tfsdk.Config, pipelineModel) {
+	b.Helper()
+	ctx := context.Background()
+	config, _ := benchInputsConfigs(b)
+	var m pipelineModel
+	if diags := config.Get(ctx, &m); diags.HasError() {
+		b.Fatal(diags)
+	}
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	if !ok || diags.HasError() {
+		b.Fatal(diags)
+	}
+	m.pipelineOutputs = out
+	return config, m
+}
+
+// BenchmarkWriteOutputs: writing the planned outputs into the data source's
+// state with writeOutputs, as readPipeline does.
+func BenchmarkWriteOutputs(b *testing.B) {
+	ctx := context.Background()
+	config, m := benchPlannedSeed(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		state := tfsdk.State(config)
+		if diags := writeOutputs(ctx, &state, m.pipelineOutputs); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkWriteStateSet: the same state written with State.Set of the
+// whole model, the computed inputs set to what the plan used.
+func BenchmarkWriteStateSet(b *testing.B) {
+	ctx := context.Background()
+	config, m := benchPlannedSeed(b)
+	m.VLLMOmniVersion, m.ConfigPath = m.EffectiveVersion, m.EffectiveConfigPath
+	m.APIPort, m.Format = m.EffectiveAPIPort, m.EffectiveFormat
+	for _, o := range []struct {
+		name  string
+		field *types.Object
+	}{{"prefill", &m.Prefill}, {"decode", &m.Decode}, {"connector", &m.Connector}, {"port_range", &m.PortRange}} {
+		v, ok := m.EffectiveObjects[o.name].(types.Object)
+		if !ok {
+			b.Fatalf("%s: %T", o.name, m.EffectiveObjects[o.name])
+		}
+		*o.field = v
+	}
+	want := tfsdk.State(config)
+	if diags := writeOutputs(ctx, &want, m.pipelineOutputs); diags.HasError() {
+		b.Fatal(diags)
+	}
+	got := tfsdk.State(config)
+	if diags := got.Set(ctx, &m); diags.HasError() || !got.Raw.Equal(want.Raw) {
+		b.Fatalf("State.Set wrote another state than writeOutputs: %v", diags)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		state := tfsdk.State(config)
+		if diags := state.Set(ctx, &m); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
+}
+
+// BenchmarkResourceApplyCreate: ApplyResourceChange storing the seed's
+// planned creation, which always goes through the framework.
+func BenchmarkResourceApplyCreate(b *testing.B) {
+	ctx := context.Background()
+	srv := newServer("bench")()
+	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	create, _ := resourcePlanRequests(b, srv)
+	plan, err := srv.PlanResourceChange(ctx, create)
+	if err != nil || len(plan.Diagnostics) > 0 {
+		b.Fatalf("%v %v", err, plan.Diagnostics)
+	}
+	req := &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: pdPipelineTypeName, Config: create.Config,
+		PriorState: create.PriorState, PlannedState: plan.PlannedState,
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := srv.ApplyResourceChange(ctx, req)
+		if err != nil || len(resp.Diagnostics) > 0 || resp.NewState == nil {
+			b.Fatalf("%v %v", err, resp.Diagnostics)
+		}
+	}
+}
+
+// BenchmarkFunctionParseStageConfig: parse_stage_config on the seed's
+// config_yaml.
+func BenchmarkFunctionParseStageConfig(b *testing.B) {
+	_, m := benchPlannedSeed(b)
+	benchFunction(b, NewParseStageConfigFunction(), []attr.Value{m.ConfigYAML}, types.ObjectUnknown(summaryType))
+}
+
+// BenchmarkFunctionValidateStageConfig: validate_stage_config on the
+// seed's config_yaml.
+func BenchmarkFunctionValidateStageConfig(b *testing.B) {
+	_, m := benchPlannedSeed(b)
+	benchFunction(b, NewValidateStageConfigFunction(),
+		[]attr.Value{m.ConfigYAML, types.TupleValueMust(nil, nil)}, types.ListUnknown(types.StringType))
+}
+
+// benchFunction measures f's Run on args; result is a value of its return
+// type.
+func benchFunction(b *testing.B, f function.Function, args []attr.Value, result attr.Value) {
+	ctx := context.Background()
+	req := function.RunRequest{Arguments: function.NewArgumentsData(args)}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp := function.RunResponse{Result: function.NewResultData(result)}
+		f.Run(ctx, req, &resp)
+		if resp.Error != nil {
+			b.Fatal(resp.Error)
+		}
+	}
 }

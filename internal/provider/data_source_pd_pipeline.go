@@ -73,6 +73,8 @@ func readPipeline(ctx context.Context, config tftypes.Value) (tftypes.Value, dia
 		return state.Raw, diags
 	}
 
+	// inputsFrom, not Config.Get: every plan reads every instance, and Get
+	// costs 1 295 more allocations per read (see inputsFrom).
 	in, d := inputsFrom(ctx, state.Schema.Type(), config)
 	if diags.Append(d...); diags.HasError() {
 		return state.Raw, diags

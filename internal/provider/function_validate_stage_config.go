@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -75,9 +74,9 @@ func (f *validateStageConfigFunction) Run(ctx context.Context, req function.RunR
 			return
 		}
 	}
-	problems := []attr.Value{}
+	problems := []string{} // not nil: no problem is an empty list, not null
 	for _, d := range pipeline.CheckFor([]byte(src), version) {
-		problems = append(problems, types.StringValue(d.String()))
+		problems = append(problems, d.String())
 	}
-	resp.Error = resp.Result.Set(ctx, types.ListValueMust(types.StringType, problems))
+	resp.Error = resp.Result.Set(ctx, problems)
 }

@@ -48,6 +48,32 @@ func TestInputsFrom_AgreesWithGet(t *testing.T) {
 func checkInputsFrom(t *testing.T, state tfsdk.State, get func(tfsdk.Config) (pipelineInputs, diag.Diagnostics)) {
 	t.Helper()
 	ctx := context.Background()
+	setEveryInput(t, &state)
+
+	config := tfsdk.Config(state)
+	want, diags := get(config)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	got, diags := inputsFrom(ctx, state.Schema.Type(), config.Raw)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+	for i := range g.NumField() {
+		gv, ok1 := g.Field(i).Interface().(attr.Value)
+		wv, ok2 := w.Field(i).Interface().(attr.Value)
+		if !ok1 || !ok2 || !gv.Equal(wv) || gv.IsNull() {
+			t.Errorf("%s: inputsFrom read %s, Get read %s", g.Type().Field(i).Name, gv, wv)
+		}
+	}
+}
+
+// setEveryInput sets every input attribute of state, nested fields and
+// dynamic values included; the test fails if an input is left out.
+func setEveryInput(t *testing.T, state *tfsdk.State) {
+	t.Helper()
+	ctx := context.Background()
 
 	engineArgs := types.DynamicValue(types.ObjectValueMust(
 		map[string]attr.Type{"enforce_eager": types.BoolType}, map[string]attr.Value{"enforce_eager": types.BoolValue(false)}))
@@ -92,24 +118,6 @@ func checkInputsFrom(t *testing.T, state tfsdk.State, get func(tfsdk.Config) (pi
 	for name := range inputFields() {
 		if !setAttrs[name] {
 			t.Errorf("input %q is not set in this test; add it so the comparison covers it", name)
-		}
-	}
-
-	config := tfsdk.Config(state)
-	want, diags := get(config)
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
-	got, diags := inputsFrom(ctx, state.Schema.Type(), config.Raw)
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
-	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
-	for i := range g.NumField() {
-		gv, ok1 := g.Field(i).Interface().(attr.Value)
-		wv, ok2 := w.Field(i).Interface().(attr.Value)
-		if !ok1 || !ok2 || !gv.Equal(wv) || gv.IsNull() {
-			t.Errorf("%s: inputsFrom read %s, Get read %s", g.Type().Field(i).Name, gv, wv)
 		}
 	}
 }

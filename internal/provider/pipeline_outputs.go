@@ -230,8 +230,11 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 
 // setOutputs writes top-level attributes into a plan or a state. It builds
 // the new object once: SetAttribute rebuilds the whole value and resolves
-// the path through the schema on every call, ten times per plan. Any other
-// target goes through SetAttribute.
+// the path through the schema on every call, ten times per plan, and Set
+// of the whole model finds the struct's fields again and converts every
+// input back: on the seed's read, 1 938 allocations here against 8 765
+// (BenchmarkWriteOutputs, BenchmarkWriteStateSet), on every plan of every
+// instance. Any other target goes through SetAttribute.
 func setOutputs(ctx context.Context, target attributeSetter, vals map[string]attr.Value) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var raw *tftypes.Value

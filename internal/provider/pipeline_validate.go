@@ -45,6 +45,8 @@ func engineErrorsBeside(ctx context.Context, config tfsdk.Config, schemaDiags di
 	if len(faulted) < len(schemaDiags.Errors()) {
 		return nil // an error without a path: nothing can be left out safely
 	}
+	// Config has no setter, and a faulted path may lie inside an object
+	// (port_range): the fields are cleared in the value itself.
 	cleared, err := tftypes.Transform(config.Raw, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if fp, ok := namePath(p); ok && covered(fp, faulted) {
 			return tftypes.NewValue(v.Type(), nil), nil
@@ -54,7 +56,7 @@ func engineErrorsBeside(ctx context.Context, config tfsdk.Config, schemaDiags di
 	if err != nil {
 		return nil
 	}
-	in, d := inputsFrom(ctx, config.Schema.Type(), cleared)
+	in, d := configInputs(ctx, tfsdk.Config{Schema: config.Schema, Raw: cleared})
 	if d.HasError() {
 		return nil
 	}
@@ -66,6 +68,21 @@ func engineErrorsBeside(ctx context.Context, config tfsdk.Config, schemaDiags di
 		}
 	}
 	return out
+}
+
+// configInputs reads the inputs with Config.Get into the model of the
+// entity whose schema config carries. Validation reads them only after the
+// schema's checks failed, so the cost of Get over inputsFrom (see there)
+// is paid once per faulty configuration, never in a valid plan.
+func configInputs(ctx context.Context, config tfsdk.Config) (pipelineInputs, diag.Diagnostics) {
+	if _, ok := config.Schema.GetAttributes()["triggers"]; ok {
+		var m pipelineResourceModel
+		diags := config.Get(ctx, &m)
+		return m.pipelineInputs, diags
+	}
+	var m pipelineModel
+	diags := config.Get(ctx, &m)
+	return m.pipelineInputs, diags
 }
 
 // clearable is the attribute to leave unset for an error at p: p itself,

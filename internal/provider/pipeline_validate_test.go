@@ -16,8 +16,18 @@ import (
 // engine sees it unset), nothing that follows from leaving it out, nothing
 // for a valid or not yet known configuration, which are planned at plan.
 func TestValidateWithEngine(t *testing.T) {
+	t.Run("data source", func(t *testing.T) {
+		testValidateWithEngine(t, tfsdk.Config{Schema: pdPipelineDataSourceSchema()}, pdPipelineDataSourceType(), dataSourceAttributesForValidation())
+	})
+	t.Run("resource", func(t *testing.T) {
+		testValidateWithEngine(t, tfsdk.Config{Schema: pdPipelineResourceSchema()}, pdPipelineResourceType(), resourceAttributesForValidation())
+	})
+}
+
+// testValidateWithEngine runs the cases on one entity's schema (empty
+// carries it, typ is its type).
+func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, attrs map[string]schemaAttribute) {
 	ctx := context.Background()
-	typ := pdPipelineDataSourceType()
 	num := func(f float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
 	role := func(set map[string]tftypes.Value) tftypes.Value {
 		return objectValue(t, attributeType(t, typ, "decode"), set)
@@ -44,7 +54,9 @@ func TestValidateWithEngine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			diags := validateWithEngine(ctx, tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: c.config}, dataSourceAttributesForValidation())
+			config := empty
+			config.Raw = c.config
+			diags := validateWithEngine(ctx, config, attrs)
 			var got []string
 			for _, d := range diags {
 				got = append(got, diagnosticPath(d)+": "+d.Summary())

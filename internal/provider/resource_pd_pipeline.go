@@ -107,8 +107,8 @@ func planResource(ctx context.Context, config, plan, prior tftypes.Value) (tftyp
 		return planned.Raw, diags
 	}
 
-	// inputsFrom, not Plan.Get: Get reflects over the whole model on every
-	// plan of every instance (PERFORMANCE.md).
+	// inputsFrom, not Config.Get: every plan of every instance reads them,
+	// and Get costs 1 376 more allocations per plan (see inputsFrom).
 	in, d := inputsFrom(ctx, planned.Schema.Type(), config)
 	if diags.Append(d...); diags.HasError() {
 		return planned.Raw, diags
@@ -168,16 +168,30 @@ func attributeOf(v tftypes.Value, name string) tftypes.Value {
 
 // Create stores the plan: ModifyPlan computed everything, and recomputing
 // here could only risk a result that differs from what was shown.
-func (r *pdPipelineResource) Create(_ context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	resp.State.Raw = req.Plan.Raw.Copy()
+func (r *pdPipelineResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.Diagnostics.Append(storePlan(ctx, req.Plan, &resp.State)...)
 }
 
 // Read keeps the state: there is nothing outside Terraform to refresh from.
 func (r *pdPipelineResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
 
 // Update stores the plan, as Create does.
-func (r *pdPipelineResource) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	resp.State.Raw = req.Plan.Raw.Copy()
+func (r *pdPipelineResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.Diagnostics.Append(storePlan(ctx, req.Plan, &resp.State)...)
+}
+
+// storePlan writes the planned resource into the new state, through the
+// model. An apply runs once per change, not on every plan: Get and Set
+// bring the framework's ApplyResourceChange on the seed from 50 220 to
+// 61 344 allocations, within its 9-17 ms (BenchmarkResourceApplyCreate).
+func storePlan(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State) diag.Diagnostics {
+	var m pipelineResourceModel
+	diags := plan.Get(ctx, &m)
+	if diags.HasError() {
+		return diags
+	}
+	diags.Append(state.Set(ctx, &m)...)
+	return diags
 }
 
 // ImportState says what to do instead: the resource is a plan, not an
