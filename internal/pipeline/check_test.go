@@ -324,3 +324,41 @@ func TestInspect(t *testing.T) {
 		t.Error("Inspect accepted a non-config")
 	}
 }
+
+// checkGraph, run by Plan on the base config, refuses a stage graph
+// vllm-omni would not run.
+func TestCheckGraphDiagnostics(t *testing.T) {
+	m := seedModel
+	runPlanDiagnostics(t, []planDiagCase{
+		{"input from a missing stage", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "engine_input_source: [1]", "engine_input_source: [5]")}
+		}, "input_unknown", "base_config"},
+		{"stage reads itself", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "engine_input_source: [1]", "engine_input_source: [2]")}
+		}, "input_self", "base_config"},
+		{"cycle", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "final_output_type: text\n", "final_output_type: text\n    engine_input_source: [2]\n")}
+		}, "graph_cycle", "base_config"},
+		{"no entry stage", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "final_output_type: text\n", "final_output_type: text\n    engine_input_source: [2]\n")}
+		}, "no_entry_stage", "base_config"},
+		{"no final output", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: strings.ReplaceAll(miniBase, "final_output: true", "final_output: false")}
+		}, "no_final_output", "base_config"},
+		{"edge not in the inputs", func(*testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBase + "runtime:\n  edges:\n    - {from: 0, to: 1}\n    - {from: 1, to: 2}\n    - {from: 0, to: 2}\n"}
+		}, "edge_not_in_inputs", "base_config"},
+		{"input without an edge", func(*testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBase + "runtime:\n  edges:\n    - {from: 0, to: 1}\n"}
+		}, "edge_missing", "base_config"},
+		{"undefined connector", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "engine_input_source: [0]", "engine_input_source: [0]\n    input_connectors: {from_stage_0: nope}") +
+				"runtime:\n  connectors:\n    shm: {name: SharedMemoryConnector}\n"}
+		}, "connector_undefined", "base_config"},
+		{"two connectors on one edge", func(t *testing.T) Spec {
+			b := miniBaseWith(t, "engine_input_source: [0]", "engine_input_source: [0]\n    input_connectors: {from_stage_0: a}")
+			b = strings.Replace(b, "final_output_type: text\n", "final_output_type: text\n    output_connectors: {to_stage_1: b}\n", 1)
+			return Spec{Model: m, BaseConfig: b + "runtime:\n  connectors:\n    a: {name: SharedMemoryConnector}\n    b: {name: MooncakeConnector}\n"}
+		}, "connector_conflict", "base_config"},
+	})
+}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -237,4 +238,50 @@ func TestHostsCanonical(t *testing.T) {
 	if res := mustPlan(t, Spec{Model: seedModel}); res.Launches[0].Host != SingleHost {
 		t.Errorf("single-host launch host %q, want %q", res.Launches[0].Host, SingleHost)
 	}
+}
+
+// checkConnector refuses a connector block vLLM or vllm-omni would not run.
+func TestConnectorDiagnostics(t *testing.T) {
+	m := seedModel
+	runPlanDiagnostics(t, []planDiagCase{
+		{"P2pNccl proxy_ip null", func(*testing.T) Spec {
+			return Spec{Model: m, VLLMOmniVersion: "0.22", Connector: ConnectorSpec{Name: "P2pNcclConnector", ExtraConfig: map[string]any{"proxy_ip": nil, "proxy_port": int64(30001)}}}
+		}, "connector_extra_missing", "connector.extra_config"},
+		{"MultiConnector child sets a role", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+				map[string]any{"kv_connector": "NixlConnector", "kv_role": "kv_both"}}}}}
+		}, "multi_connector_child_managed_key", "connector.extra_config.connectors[0].kv_role"},
+		{"MultiConnector child sets a bootstrap port", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+				map[string]any{"kv_connector": "MooncakeConnector", "kv_connector_extra_config": map[string]any{"mooncake_bootstrap_port": int64(9000)}}}}}}
+		}, "multi_connector_child_managed_key", "connector.extra_config.connectors[0].kv_connector_extra_config.mooncake_bootstrap_port"},
+		{"unknown connector", func(*testing.T) Spec { return Spec{Model: m, Connector: ConnectorSpec{Name: "RedisConnector"}} }, "connector_unknown", "connector.name"},
+		{"protocol on NIXL", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "NixlConnector", Protocol: "tcp"}}
+		}, "connector_protocol_unsupported", "connector.protocol"},
+		{"unknown protocol", func(*testing.T) Spec { return Spec{Model: m, Connector: ConnectorSpec{Protocol: "udp"}} }, "connector_protocol_unknown", "connector.protocol"},
+		{"device_name over tcp", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Protocol: "tcp", DeviceName: "mlx5_0"}}
+		}, "connector_device_name_unused", "connector.device_name"},
+		{"managed extra_config key", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{ExtraConfig: map[string]any{"mooncake_bootstrap_port": int64(1)}}}
+		}, "connector_extra_managed_key", "connector.extra_config.mooncake_bootstrap_port"},
+		{"extra_config value not writable", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{ExtraConfig: map[string]any{"x": math.NaN()}}}
+		}, "engine_args_value", "connector.extra_config.x"},
+		{"kv_both on P2pNccl", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "P2pNcclConnector", KVBoth: true,
+				ExtraConfig: map[string]any{"proxy_ip": "10.0.0.9", "proxy_port": int64(30001)}}}
+		}, "connector_kv_both_unsupported", "connector.kv_both"},
+		{"P2pNccl without its proxy", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "P2pNcclConnector"}}
+		}, "connector_extra_missing", "connector.extra_config"},
+		{"MultiConnector without children", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector"}}
+		}, "multi_connector_children", "connector.extra_config.connectors"},
+		{"MultiConnector with an unknown child", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector",
+				ExtraConfig: map[string]any{"connectors": []any{map[string]any{"kv_connector": "Nope"}}}}}
+		}, "multi_connector_children", "connector.extra_config.connectors[0].kv_connector"},
+	})
 }
