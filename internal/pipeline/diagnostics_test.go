@@ -1,8 +1,3 @@
-// The bad-input tables live beside the step that reports each error
-// (spec_check_test.go, base_test.go, graph_test.go, ...); this file holds
-// the fixture and the runner they share, and the test that one plan
-// reports the problems of every step together.
-
 package pipeline
 
 import (
@@ -11,8 +6,13 @@ import (
 	"testing"
 )
 
+// The bad-input tables live beside the step that reports each error
+// (spec_check_test.go, base_test.go, graph_test.go, ...); this file holds
+// the fixture and the runner they share, and the test that one plan
+// reports the problems of every step together.
+
 // miniBase is a small valid stage_args config: thinker → talker → code2wav.
-// The error cases below break one thing in it at a time.
+// The bad-input tables break one thing in it at a time.
 const miniBase = `stage_args:
   - stage_id: 0
     engine_args: {model_stage: thinker, worker_type: ar, gpu_memory_utilization: 0.5}

@@ -168,3 +168,13 @@ func yamlComments(t testing.TB, src string) []string {
 	walk(&n)
 	return out
 }
+
+func codesOf(ds Diagnostics, code string) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range ds {
+		if d.Code == code {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -20,4 +21,26 @@ func TestHostDiagnostics(t *testing.T) {
 			return Spec{Model: m, StageOverrides: map[string]StageOverride{"talker": {Host: "talker.local"}}}
 		}, "host_invalid", "stage_overrides.talker.host"},
 	})
+}
+
+// Hosts are compared as addresses: two spellings of one machine are one
+// host, and every output writes the canonical one.
+func TestHostsCanonical(t *testing.T) {
+	res := mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Host: "::ffff:10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.1"}})
+	if len(res.Launches) != 1 || res.Launches[0].Host != "10.0.0.1" || strings.Contains(res.ConfigYAML, "ffff") {
+		t.Errorf("one machine in two spellings: launches %+v", res.Launches)
+	}
+	// IPv6 on one host is written canonically; across hosts vllm-omni's
+	// unbracketed ZMQ endpoints cannot take it.
+	res = mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Host: "FD00:0000::0001"}})
+	if res.Launches[0].Host != "fd00::1" {
+		t.Errorf("IPv6 host is not canonical: %s", res.Launches[0].Host)
+	}
+	if _, ds := Plan(Spec{Model: seedModel, Prefill: RoleSpec{Host: "fd00::1"}, Decode: RoleSpec{Host: "10.0.0.2"}}); !hasCode(ds, "host_ipv6_unsupported", "prefill.host") {
+		t.Errorf("IPv6 across hosts: %v", ds.Codes())
+	}
+	// No host at all: the launch still has a key.
+	if res := mustPlan(t, Spec{Model: seedModel}); res.Launches[0].Host != SingleHost {
+		t.Errorf("single-host launch host %q, want %q", res.Launches[0].Host, SingleHost)
+	}
 }
