@@ -8,20 +8,6 @@ import (
 	"testing"
 )
 
-// digPath reads decoded YAML by a dotted path whose numeric parts are list
-// indices: "stage_args.0.engine_args.kv_transfer_config.kv_role".
-func digPath(v any, path string) any {
-	var steps []any
-	for _, part := range strings.Split(path, ".") {
-		if n, err := strconv.Atoi(part); err == nil {
-			steps = append(steps, n)
-		} else {
-			steps = append(steps, part)
-		}
-	}
-	return dig(v, steps...)
-}
-
 func portsByName(res *Result) map[string]int {
 	out := map[string]int{}
 	for _, p := range res.Ports {

@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -48,15 +46,7 @@ func TestConvertStagesToStageArgs(t *testing.T) {
 		"async_chunk":                                         true,
 	}
 	for path, w := range want {
-		var steps []any
-		for _, part := range strings.Split(path, ".") {
-			if n, err := strconv.Atoi(part); err == nil {
-				steps = append(steps, n)
-			} else {
-				steps = append(steps, part)
-			}
-		}
-		if g := dig(got, steps...); !reflect.DeepEqual(g, w) {
+		if g := digPath(got, path); !reflect.DeepEqual(g, w) {
 			t.Errorf("%s = %#v, want %#v", path, g, w)
 		}
 	}

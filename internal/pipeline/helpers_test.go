@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -177,4 +178,18 @@ func codesOf(ds Diagnostics, code string) []Diagnostic {
 		}
 	}
 	return out
+}
+
+// digPath reads decoded YAML by a dotted path whose numeric parts are list
+// indices: "stage_args.0.engine_args.kv_transfer_config.kv_role".
+func digPath(v any, path string) any {
+	var steps []any
+	for _, part := range strings.Split(path, ".") {
+		if n, err := strconv.Atoi(part); err == nil {
+			steps = append(steps, n)
+		} else {
+			steps = append(steps, part)
+		}
+	}
+	return dig(v, steps...)
 }
