@@ -295,32 +295,70 @@ func TestCheckUpstreamNoCrash(t *testing.T) {
 	}
 }
 
-func TestInspect(t *testing.T) {
-	sum, err := Inspect([]byte(pdConfig))
-	if err != nil {
-		t.Fatal(err)
+// checkGraph, run by Plan on the base config, refuses a stage graph
+// vllm-omni would not run.
+func TestCheckGraphDiagnostics(t *testing.T) {
+	m := seedModel
+	runPlanDiagnostics(t, []planDiagCase{
+		{"input from a missing stage", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "engine_input_source: [1]", "engine_input_source: [5]")}
+		}, "input_unknown", "base_config"},
+		{"stage reads itself", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "engine_input_source: [1]", "engine_input_source: [2]")}
+		}, "input_self", "base_config"},
+		{"cycle", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "final_output_type: text\n", "final_output_type: text\n    engine_input_source: [2]\n")}
+		}, "graph_cycle", "base_config"},
+		{"no entry stage", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "final_output_type: text\n", "final_output_type: text\n    engine_input_source: [2]\n")}
+		}, "no_entry_stage", "base_config"},
+		{"no final output", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: strings.ReplaceAll(miniBase, "final_output: true", "final_output: false")}
+		}, "no_final_output", "base_config"},
+		{"edge not in the inputs", func(*testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBase + "runtime:\n  edges:\n    - {from: 0, to: 1}\n    - {from: 1, to: 2}\n    - {from: 0, to: 2}\n"}
+		}, "edge_not_in_inputs", "base_config"},
+		{"input without an edge", func(*testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBase + "runtime:\n  edges:\n    - {from: 0, to: 1}\n"}
+		}, "edge_missing", "base_config"},
+		{"undefined connector", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "engine_input_source: [0]", "engine_input_source: [0]\n    input_connectors: {from_stage_0: nope}") +
+				"runtime:\n  connectors:\n    shm: {name: SharedMemoryConnector}\n"}
+		}, "connector_undefined", "base_config"},
+		{"two connectors on one edge", func(t *testing.T) Spec {
+			b := miniBaseWith(t, "engine_input_source: [0]", "engine_input_source: [0]\n    input_connectors: {from_stage_0: a}")
+			b = strings.Replace(b, "final_output_type: text\n", "final_output_type: text\n    output_connectors: {to_stage_1: b}\n", 1)
+			return Spec{Model: m, BaseConfig: b + "runtime:\n  connectors:\n    a: {name: SharedMemoryConnector}\n    b: {name: MooncakeConnector}\n"}
+		}, "connector_conflict", "base_config"},
+	})
+}
+
+// The planner and the config checks share one tensor-parallel rule:
+// vllm-omni's PD validator demands equal sizes whatever the connector.
+func TestTPProblem(t *testing.T) {
+	nixlOnly := connector{name: connectorMulti}
+	tests := []struct {
+		conn             connector
+		prefill, decode  int
+		wantOK           bool
+		wantMentionsName bool
+	}{
+		{connectorTable[connectorMooncake], 2, 2, true, false},
+		{connectorTable[connectorMooncake], 1, 2, false, true},
+		{connectorTable[connectorNixl], 1, 2, false, true},
+		{connectorTable[connectorNixl], 2, 1, false, true},
+		{connectorTable[connectorNixl], 2, 2, true, false},
+		{nixlOnly, 2, 4, false, true},
+		{nixlOnly, 4, 2, false, true},
+		{connector{name: "SomeFutureConnector"}, 1, 2, false, true},
 	}
-	if sum.Format != "stage_args" || len(sum.Stages) != 3 {
-		t.Fatalf("summary %+v", sum)
-	}
-	if s := sum.Stages[1]; s.StageID != 1 || s.ModelStage != "thinker" || !s.FinalOutput || len(s.Inputs) != 1 || s.Inputs[0] != 0 || len(s.Devices) != 1 || s.Devices[0] != 1 {
-		t.Errorf("stage 1 = %+v", s)
-	}
-	// Without written edges, the edges are the ones the inputs imply.
-	if len(sum.Edges) != 2 || sum.Edges[0] != (Edge{From: 0, To: 1}) || sum.Edges[1] != (Edge{From: 1, To: 2}) {
-		t.Errorf("edges = %v", sum.Edges)
-	}
-	// Written edges are reported as written.
-	sum, err = Inspect([]byte(pdConfig + "runtime:\n  edges:\n    - {from: 1, to: 2}\n"))
-	if err != nil || len(sum.Edges) != 1 || sum.Edges[0] != (Edge{From: 1, To: 2}) {
-		t.Errorf("written edges = %v, %v", sum.Edges, err)
-	}
-	// The stages dialect's inputs come from its connectors and edges.
-	sum, err = Inspect([]byte(readLocal(t, stagesQwen3)))
-	if err != nil || sum.Format != "stages" || len(sum.Stages) != 3 || len(sum.Stages[2].Inputs) != 1 || sum.Stages[2].Inputs[0] != 1 {
-		t.Errorf("stages summary %+v, %v", sum, err)
-	}
-	if _, err := Inspect([]byte("nope: 1\n")); err == nil {
-		t.Error("Inspect accepted a non-config")
+	for _, tc := range tests {
+		msg := tpProblem(tc.conn, tc.prefill, tc.decode)
+		if (msg == "") != tc.wantOK {
+			t.Errorf("%s prefill %d decode %d: %q", tc.conn.name, tc.prefill, tc.decode, msg)
+		}
+		if tc.wantMentionsName && !strings.Contains(msg, tc.conn.name) {
+			t.Errorf("%q does not name %s", msg, tc.conn.name)
+		}
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
+// These tests hold Plan and Check as a whole to determinism, so they stay
+// here and not beside one step's file.
+
 // Plan must be a pure function of its Spec (Terraform calls it at every
 // plan and diffs the bytes): same input, same output, whatever the map
 // iteration order, the call count or the goroutine.

@@ -14,6 +14,9 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
+// The fuzz targets drive Plan, Check and the step functions they reach with
+// shared seeds; they stay together here rather than beside each step.
+
 // fuzzSeeds are the base configs the fuzz targets start from: the
 // upstream copies, the presets and the hand-written fixtures.
 func fuzzSeeds(f *testing.F) []string {

@@ -10,6 +10,8 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
+// Whole-plan checks over the goldens: they stay beside golden_test.go.
+
 // TestGoldenConform runs the release conformance checks over the committed
 // golden files themselves, each against the release it was planned for:
 // what the provider ships for release R is what R starts.

@@ -9,6 +9,9 @@ import (
 	"testing"
 )
 
+// The goldens pin whole plans byte for byte, across every step, so they stay
+// here and not beside one step's file.
+
 // goldenCase is one planned config pinned byte for byte. Any change to the
 // engine's output shows up here as a diff to review; when the change is
 // intended, rerun with -update and commit the new files.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -167,4 +168,28 @@ func yamlComments(t testing.TB, src string) []string {
 	}
 	walk(&n)
 	return out
+}
+
+func codesOf(ds Diagnostics, code string) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range ds {
+		if d.Code == code {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// digPath reads decoded YAML by a dotted path whose numeric parts are list
+// indices: "stage_args.0.engine_args.kv_transfer_config.kv_role".
+func digPath(v any, path string) any {
+	var steps []any
+	for _, part := range strings.Split(path, ".") {
+		if n, err := strconv.Atoi(part); err == nil {
+			steps = append(steps, n)
+		} else {
+			steps = append(steps, part)
+		}
+	}
+	return dig(v, steps...)
 }

@@ -123,3 +123,14 @@ func TestPlan_ParallelSizesOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// stageParallel refuses a parallel size in stage_overrides that is not a
+// positive whole number.
+func TestParallelDiagnostics(t *testing.T) {
+	m := seedModel
+	runPlanDiagnostics(t, []planDiagCase{
+		{"override TP not a number", func(*testing.T) Spec {
+			return Spec{Model: m, StageOverrides: map[string]StageOverride{"talker": {EngineArgs: map[string]any{"tensor_parallel_size": "2"}}}}
+		}, "tensor_parallel_size_range", "stage_overrides.talker.engine_args.tensor_parallel_size"},
+	})
+}

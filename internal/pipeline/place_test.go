@@ -199,3 +199,39 @@ func readPreset(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// place refuses devices and parallel sizes the GPUs cannot hold.
+func TestPlaceDiagnostics(t *testing.T) {
+	m := seedModel
+	tp := tpSizes
+	runPlanDiagnostics(t, []planDiagCase{
+		{"gpus too few", func(*testing.T) Spec { return Spec{Model: m, GPUs: ptr(2)} }, "gpus_exceeded", "gpus"},
+		{"override devices of the wrong size", func(*testing.T) Spec {
+			return Spec{Model: m, StageOverrides: map[string]StageOverride{"code2wav": {Devices: []int{2, 3}}}}
+		}, "devices_world_size", "stage_overrides.code2wav.devices"},
+		{"P and D overlap", func(*testing.T) Spec {
+			return Spec{Model: m, Prefill: RoleSpec{Devices: []int{1}}, Decode: RoleSpec{Devices: []int{1}}}
+		}, "pd_devices_overlap", "decode.devices"},
+		{"device count below TP", func(*testing.T) Spec {
+			p, d := tp(2, 2)
+			p.Devices = []int{0}
+			return Spec{Model: m, Prefill: p, Decode: d}
+		}, "devices_world_size", "prefill.devices"},
+		{"memory over-subscribed", func(*testing.T) Spec {
+			return Spec{Model: m, StageOverrides: map[string]StageOverride{"code2wav": {GPUMemoryUtilization: ptr(0.5)}}}
+		}, "gpu_memory_oversubscribed", "stage_overrides.code2wav.gpu_memory_utilization"},
+		// Parallel sizes too large to place: placement would build a device
+		// list that long (a plan used to take seconds at 65536 and never
+		// finish at 4194304).
+		{"absurd prefill TP", func(*testing.T) Spec {
+			p, d := tp(1<<22, 1<<22)
+			return Spec{Model: m, Prefill: p, Decode: d}
+		}, "world_size_range", "prefill.tensor_parallel_size"},
+		{"absurd TP in the base config", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "{model_stage: thinker,", "{tensor_parallel_size: 100000000, model_stage: thinker,")}
+		}, "world_size_range", "base_config"},
+		{"absurd replicas of a stage", func(*testing.T) Spec {
+			return Spec{Model: m, StageOverrides: map[string]StageOverride{"talker": {NumReplicas: ptr(1 << 30)}}}
+		}, "world_size_range", "stage_overrides.talker"},
+	})
+}

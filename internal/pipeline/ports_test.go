@@ -171,3 +171,21 @@ func TestNixlSideChannelBlocks(t *testing.T) {
 		t.Errorf("want port_range_exhausted, got %v", ds.Codes())
 	}
 }
+
+// allocatePorts refuses ports that collide, are reserved, do not fit the
+// range, or are not used.
+func TestPortDiagnostics(t *testing.T) {
+	m := seedModel
+	runPlanDiagnostics(t, []planDiagCase{
+		{"api_port is a bootstrap port", func(*testing.T) Spec {
+			return Spec{Model: m, APIPort: ptr(25300), Decode: RoleSpec{BootstrapPort: ptr(25300)}}
+		}, "port_collision", "decode.bootstrap_port"},
+		{"given port reserved", func(*testing.T) Spec {
+			return Spec{Model: m, Prefill: RoleSpec{BootstrapPort: ptr(26000)}, ReservedPorts: []int{26000}}
+		}, "port_reserved", "prefill.bootstrap_port"},
+		{"no room in port_range", func(*testing.T) Spec { return Spec{Model: m, PortRange: &PortRange{First: 30000, Last: 30000}} }, "port_range_exhausted", "port_range"},
+		{"bootstrap_port on a side with no port", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "LMCacheConnectorV1"}, Prefill: RoleSpec{BootstrapPort: ptr(26000)}}
+		}, "bootstrap_port_unused", "prefill.bootstrap_port"},
+	})
+}

@@ -12,6 +12,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// Whole planned configs read back by Python: kept here rather than beside
+// one step's file.
+
 // pythonReaders are the ways vllm-omni reads a deploy config: PyYAML's safe
 // loader, and OmegaConf.load, which the config loaders use (PyYAML with
 // OmegaConf's own float rule, interpolations left unresolved here). Each

@@ -12,6 +12,9 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
+// The seed recipe is checked against the whole plan, so these tests stay
+// here and not beside one step's file.
+
 // The seed recipe is the product's acceptance test: with only the model
 // set, the planned config must be the recipe's. TestSeedFacts states each
 // fact of the recipe on its own so that a failure names the fact;
@@ -427,67 +430,5 @@ func TestSeedLaunchLine(t *testing.T) {
 	}
 	if got := mustPlan(t, Spec{Model: seedModel, ConfigPath: path}).ServeCommand; got != want {
 		t.Errorf("serve_command %q, want the recipe's %q with %v", got, want, flag.Planned)
-	}
-}
-
-// A stage_args base's keys that no release reads are translated: the value
-// moves to the key the runtime reads, its comments with it; where the stage
-// already sets that key (not to null) it wins; each move is a warning.
-func TestTranslateIgnoredKeys(t *testing.T) {
-	base := strings.Replace(strings.Replace(readLocal(t, legacyQwen3), "      max_batch_size: 1\n", "      # sixteen at once\n      max_batch_size: 1\n", 1),
-		"    custom_process_input_func: vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker\n",
-		"    custom_process_input_func: null\n    sync_process_input_func: vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker_token_only\n", 1)
-	if !strings.Contains(base, "# sixteen at once") || !strings.Contains(base, "sync_process_input_func") {
-		t.Fatal("the fixture did not take the edits")
-	}
-	res, ds := Plan(Spec{Model: seedModel, BaseConfig: base})
-	if res == nil {
-		t.Fatal(describeDiags(ds))
-	}
-	st := stageList(t, config(t, res.ConfigYAML))
-	if got := st[2]["custom_process_input_func"]; got != processorPrefix+"thinker2talker" || has(st[2], "sync_process_input_func") {
-		t.Errorf("talker processor = %v (a null custom_process_input_func must not win)", got)
-	}
-	if !strings.Contains(res.ConfigYAML, "# sixteen at once\n      max_num_seqs: 16") {
-		t.Errorf("the comment on max_batch_size did not move with it:\n%s", res.ConfigYAML)
-	}
-	if n := len(codesOf(ds.Warnings(), "ignored_key_translated")); n < 2 {
-		t.Errorf("%d translation warnings, want one per moved key: %v", n, ds.Codes())
-	}
-	// The preset's own keys are documented, not warned about.
-	if _, ds := Plan(Spec{Model: seedModel}); len(ds.Warnings()) > 0 {
-		t.Errorf("the default plan warns: %v", ds)
-	}
-}
-
-func codesOf(ds Diagnostics, code string) []Diagnostic {
-	var out []Diagnostic
-	for _, d := range ds {
-		if d.Code == code {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// With vllm_omni_version unset, a resource keeps the release it planned
-// for while that release still runs the plan, as it keeps its ports; one
-// that no longer does gives way to the default.
-func TestPreviousReleaseKept(t *testing.T) {
-	for _, tc := range []struct{ prev, want string }{
-		{"0.22.0", "0.22.0"},
-		{"0.26.0rc1", "0.26.0rc1"},
-		{"0.28.0", "0.24.0"}, // loads no stage_args
-		{"0.99.0", "0.24.0"}, // a row a later provider dropped
-		{"", "0.24.0"},
-	} {
-		res := mustPlan(t, Spec{Model: seedModel, Previous: &Allocations{Release: tc.prev}})
-		if res.Release != tc.want || res.Version != tc.want || res.Allocations.Release != tc.want {
-			t.Errorf("previous %q: release %s, version %s, kept %s; want %s", tc.prev, res.Release, res.Version, res.Allocations.Release, tc.want)
-		}
-	}
-	// Set, the version wins over the previous release.
-	if res := mustPlan(t, Spec{Model: seedModel, VLLMOmniVersion: "0.20", Previous: &Allocations{Release: "0.22.0"}}); res.Release != "0.20.0" || res.Version != "0.20" {
-		t.Errorf("set version: release %s, version %s", res.Release, res.Version)
 	}
 }

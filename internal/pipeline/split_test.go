@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -247,4 +248,21 @@ func TestSplitStageSelection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chooseSplit and checkNotSplit refuse a split_stage the base config cannot
+// be split at, and a base already split.
+func TestSplitDiagnostics(t *testing.T) {
+	m := seedModel
+	runPlanDiagnostics(t, []planDiagCase{
+		{"split_stage not in the base", func(*testing.T) Spec { return Spec{Model: m, SplitStage: ptr(7)} }, "split_stage_unknown", "split_stage"},
+		{"split_stage a generation stage", func(*testing.T) Spec { return Spec{Model: m, SplitStage: ptr(2)} }, "split_stage_not_autoregressive", "split_stage"},
+		{"split_stage a diffusion stage", func(t *testing.T) Spec {
+			return Spec{Model: m, SplitStage: ptr(1), BaseConfig: miniBaseWith(t, "  - stage_id: 1\n", "  - stage_id: 1\n    stage_type: diffusion\n")}
+		}, "split_stage_not_autoregressive", "split_stage"},
+		{"nothing to split", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: strings.ReplaceAll(miniBase, "worker_type: ar", "worker_type: generation")}
+		}, "split_stage_not_found", "split_stage"},
+		{"base already split", func(t *testing.T) Spec { return Spec{Model: m, BaseConfig: readLocal(t, legacyQwen3PD)} }, "base_already_split", "base_config"},
+	})
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
+// YAML fidelity across the whole plan, from the base config read to the
+// config written: kept here rather than beside one step's file.
+
 // A base config is read as vllm-omni reads it (OmegaConf.load), and each
 // value the planner cannot read that way ends as an error at base_config
 // with its line and the fix; everything else is planned, and what the

@@ -1,0 +1,73 @@
+package pipeline
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Upstream's current Qwen3-Omni deploy (stages dialect) written as
+// stage_args: the embedded preset supplies the topology the stages dialect
+// leaves to vllm-omni's Python pipeline, and the result passes every check.
+func TestConvertStagesToStageArgs(t *testing.T) {
+	base := readUpstream(t, "deploy/qwen3_omni_moe@e2aa6aad.yaml")
+	res, ds := Plan(Spec{Model: "Qwen/Qwen3-Omni-30B-A3B-Instruct", BaseConfig: base, Format: "stage_args"})
+	if ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	if !hasDiagCode(ds.Warnings(), "format_conversion_dropped_key") {
+		t.Errorf("platforms dropped without a warning: %v", ds.Codes())
+	}
+	if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
+		t.Errorf("converted config fails the checks: %v", errs)
+	}
+	got := decodeYAML(t, res.ConfigYAML)
+	want := map[string]any{
+		"stage_args.0.is_prefill_only":                        true,
+		"stage_args.0.engine_args.model_stage":                "thinker",
+		"stage_args.0.engine_args.kv_transfer_config.kv_role": "kv_producer",
+		"stage_args.0.final_output":                           false,
+		"stage_args.0.runtime.devices":                        "0",
+		"stage_args.1.is_decode_only":                         true,
+		"stage_args.1.engine_input_source":                    []any{0},
+		"stage_args.1.final_output_type":                      "text",
+		"stage_args.1.engine_args.kv_transfer_config.kv_role": "kv_consumer",
+		"stage_args.2.engine_args.model_stage":                "talker",
+		"stage_args.2.engine_input_source":                    []any{1},
+		"stage_args.2.custom_process_input_func":              "vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker",
+		"stage_args.2.input_connectors.from_stage_1":          "connector_of_shared_memory",
+		"stage_args.2.engine_args.gpu_memory_utilization":     0.6,
+		"stage_args.3.engine_args.worker_type":                "generation",
+		"stage_args.3.engine_args.max_num_batched_tokens":     51200,
+		"stage_args.3.final_output_type":                      "audio",
+		"runtime.enabled":                                     true,
+		"runtime.connectors.connector_of_shared_memory.name":  "SharedMemoryConnector",
+		"runtime.edges.2.from":                                2,
+		"runtime.edges.2.to":                                  3,
+		"async_chunk":                                         true,
+	}
+	for path, w := range want {
+		if g := digPath(got, path); !reflect.DeepEqual(g, w) {
+			t.Errorf("%s = %#v, want %#v", path, g, w)
+		}
+	}
+}
+
+// A stages pipeline no embedded preset describes cannot be written as
+// stage_args: the error says so instead of writing a config without its
+// topology.
+func TestConvertStagesToStageArgs_NoTopology(t *testing.T) {
+	base := readUpstream(t, "deploy/hunyuan_image_3_moe@7bf72476.yaml")
+	_, ds := Plan(Spec{Model: "tencent/HunyuanImage-3.0-Instruct", BaseConfig: base, Format: "stage_args"})
+	if !hasDiagCode(ds.Errors(), "format_conversion_unsupported") {
+		t.Fatalf("want format_conversion_unsupported, got %v", ds.Codes())
+	}
+}
+
+func hasDiagCode(ds Diagnostics, code string) bool {
+	for _, d := range ds {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
+}
