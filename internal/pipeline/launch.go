@@ -91,7 +91,7 @@ func (p *planner) launches(res *Result, doc *stageconfig.Document, serveArgs []s
 			proc := &l.Processes[i]
 			proc.Command = ShellJoin(proc.Argv)
 			proc.Preflight = p.preflightArgv(svc.PythonPath, res.ConfigSHA256)
-			proc.PreflightCommand = ShellJoin(proc.Preflight)
+			proc.PreflightCommand = shellJoin(proc.Preflight)
 			unit, err := unitFor(c, *proc)
 			if err != nil {
 				return nil, err
