@@ -2,7 +2,8 @@
 # Plan-time benchmark (`make bench`): how long `terraform plan` takes for N
 # pipelines, N = 1, 100, 300, 1000, planned three ways:
 #   a  N omni_pd_pipeline data sources (the seed input with its own reserved
-#      port each; bench/data_source),
+#      port each, or with BENCH_LAYOUT=count its own api_port, port_range
+#      and tensor_parallel_size; bench/data_source),
 #   b  the same layout written by hand in HCL and yamlencode()d
 #      (bench/plain_hcl),
 #   c  N terraform_data resources holding the same inputs: Terraform's own
@@ -103,10 +104,24 @@ if [[ -n ${OMNI_BENCH_BASELINE:-} ]]; then override baseline "$OMNI_BENCH_BASELI
 #             what users write, one module per cluster;
 #   for_each  for_each over a set on the data source and on terraform_data
 #             themselves (b stays a module);
-#   count     like for_each, with count.
+#   count     count on the data source and on terraform_data themselves
+#             (b is a module with count), and every instance differs in
+#             more than a port: its own api_port and port_range, and
+#             tensor_parallel_size 1 and 2 in turn on prefill and decode.
+# The input lines are the same for a, b, c and r: the data source's
+# arguments, the module's variables, terraform_data's input object.
 write_config() {
-  local v=$1 n=$2 dir=$3 repeat="for_each = local.ids" port="30000 + tonumber(each.key)" module
-  if [[ $layout == count ]]; then repeat="count = $n" port="30000 + count.index"; fi
+  local v=$1 n=$2 dir=$3 repeat="for_each = local.ids" inputs module
+  inputs="model          = \"$model\"
+  reserved_ports = [30000 + tonumber(each.key)]"
+  if [[ $layout == count ]]; then
+    repeat="count = $n"
+    inputs="model      = \"$model\"
+  api_port   = 10000 + count.index
+  port_range = { first = 20000 + 4 * count.index, last = 20003 + 4 * count.index }
+  prefill    = { tensor_parallel_size = 1 + count.index % 2 }
+  decode     = { tensor_parallel_size = 1 + count.index % 2 }"
+  fi
   mkdir -p "$dir"
   case $v in
   a | a0) module=data_source ;;
@@ -121,9 +136,8 @@ write_config() {
       cat <<HCL
 module "p" {
   $repeat
-  source         = "./$module"
-  model          = "$model"
-  reserved_ports = [$port]
+  source = "./$module"
+  $inputs
 }
 HCL
       if [[ $v == c ]]; then
@@ -145,8 +159,7 @@ terraform {
 }
 $block {
   $repeat
-  model          = "$model"
-  reserved_ports = [$port]
+  $inputs
 }
 output "bytes" { value = sum([for p in $ref : length(p.config_yaml) + length(p.serve_command)]) }
 HCL
@@ -155,8 +168,7 @@ HCL
 resource "terraform_data" "p" {
   $repeat
   input = {
-    model          = "$model"
-    reserved_ports = [$port]
+  $inputs
   }
 }
 output "count" { value = length(terraform_data.p) }
@@ -259,7 +271,7 @@ report() {
   case $layout in
   module) echo "- One module instance per pipeline, \`for_each\` over a set of strings on the module (bench/data_source, bench/plain_hcl, bench/terraform_data)." ;;
   for_each) echo "- \`for_each\` over a set of strings on the data sources and the \`terraform_data\` resources themselves; b is one module instance per pipeline." ;;
-  count) echo "- \`count\` on the data sources and the \`terraform_data\` resources themselves; b is one module instance per pipeline." ;;
+  count) echo "- \`count\` on the data sources and the \`terraform_data\` resources themselves, b one module instance per pipeline; every instance has its own \`api_port\` and \`port_range\`, and \`tensor_parallel_size\` 1 and 2 in turn on prefill and decode." ;;
   esac
   echo "- Load from other processes while the plans ran, in busy cores outside Terraform and the provider" \
     "(min / median / max over the plans): $loads."

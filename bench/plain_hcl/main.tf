@@ -21,15 +21,38 @@ variable "api_port" {
   default = 8091
 }
 
+variable "port_range" {
+  type    = object({ first = number, last = number })
+  default = { first = 25201, last = 25300 }
+}
+
+variable "prefill" {
+  type    = object({ tensor_parallel_size = optional(number, 1) })
+  default = {}
+}
+
+variable "decode" {
+  type    = object({ tensor_parallel_size = optional(number, 1) })
+  default = {}
+}
+
 variable "config_path" {
   type    = string
   default = "/etc/vllm-omni/deploy-config.yaml"
 }
 
 locals {
-  # The first two free ports of 25201-25300 become the bootstrap ports.
-  free_ports = [for p in range(25201, 25301) : p if !contains(var.reserved_ports, p)]
+  # The first two free ports of the range become the bootstrap ports.
+  free_ports = [for p in range(var.port_range.first, var.port_range.last + 1) : p if !contains(var.reserved_ports, p)]
   bootstrap  = slice(local.free_ports, 0, 2)
+
+  # Prefill takes the first GPUs, decode the next ones, and the talker and
+  # code2wav share the GPU after them.
+  prefill_tp      = var.prefill.tensor_parallel_size
+  decode_tp       = var.decode.tensor_parallel_size
+  prefill_devices = join(",", range(local.prefill_tp))
+  decode_devices  = join(",", range(local.prefill_tp, local.prefill_tp + local.decode_tp))
+  shared_device   = tostring(local.prefill_tp + local.decode_tp)
 
   common_engine_args = {
     model_arch                   = "Qwen3OmniMoeForConditionalGeneration"
@@ -47,7 +70,6 @@ locals {
     engine_output_type     = "latent"
     max_num_batched_tokens = 32768
     hf_config_name         = "thinker_config"
-    tensor_parallel_size   = 1
   })
 
   thinker_sampling = {
@@ -78,10 +100,14 @@ locals {
         stage_id        = 0
         stage_type      = "llm"
         is_prefill_only = true
-        runtime         = { devices = "0" }
+        runtime = {
+          devices = local.prefill_devices
+          env     = { VLLM_MOONCAKE_BOOTSTRAP_PORT = tostring(local.bootstrap[0]) }
+        }
         engine_args = merge(local.thinker_engine_args, {
-          max_num_seqs       = 16
-          kv_transfer_config = local.kv_transfer.kv_producer
+          max_num_seqs         = 16
+          tensor_parallel_size = local.prefill_tp
+          kv_transfer_config   = local.kv_transfer.kv_producer
         })
         final_output            = false
         is_comprehension        = true
@@ -91,10 +117,14 @@ locals {
         stage_id       = 1
         stage_type     = "llm"
         is_decode_only = true
-        runtime        = { devices = "1" }
+        runtime = {
+          devices = local.decode_devices
+          env     = { VLLM_MOONCAKE_BOOTSTRAP_PORT = tostring(local.bootstrap[1]) }
+        }
         engine_args = merge(local.thinker_engine_args, {
-          max_num_seqs       = 64
-          kv_transfer_config = local.kv_transfer.kv_consumer
+          max_num_seqs         = 64
+          tensor_parallel_size = local.decode_tp
+          kv_transfer_config   = local.kv_transfer.kv_consumer
         })
         engine_input_source     = [0]
         final_output            = true
@@ -105,7 +135,7 @@ locals {
       {
         stage_id   = 2
         stage_type = "llm"
-        runtime    = { devices = "2" }
+        runtime    = { devices = local.shared_device }
         engine_args = merge(local.common_engine_args, {
           max_num_seqs           = 64
           model_stage            = "talker"
@@ -116,8 +146,8 @@ locals {
           max_num_batched_tokens = 32768
           hf_config_name         = "talker_config"
         })
-        engine_input_source     = [1]
-        sync_process_input_func = "vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker_token_only"
+        engine_input_source       = [1]
+        custom_process_input_func = "vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker"
         default_sampling_params = {
           temperature        = 0.9
           top_k              = 50
@@ -131,7 +161,7 @@ locals {
       {
         stage_id   = 3
         stage_type = "llm"
-        runtime    = { devices = "2" }
+        runtime    = { devices = local.shared_device }
         engine_args = merge(local.common_engine_args, {
           max_num_seqs           = 1
           model_stage            = "code2wav"
@@ -143,10 +173,10 @@ locals {
           max_num_batched_tokens = 1000000
           hf_config_name         = "thinker_config"
         })
-        engine_input_source     = [2]
-        sync_process_input_func = "vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav_token_only"
-        final_output            = true
-        final_output_type       = "audio"
+        engine_input_source       = [2]
+        custom_process_input_func = "vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav"
+        final_output              = true
+        final_output_type         = "audio"
         default_sampling_params = {
           temperature        = 0.0
           top_p              = 1.0

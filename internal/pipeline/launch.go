@@ -125,7 +125,7 @@ func launches(lp launchPlan) ([]Launch, error) {
 			proc := &l.Processes[i]
 			proc.Command = ShellJoin(proc.Argv)
 			proc.Preflight = lp.preflightArgv()
-			proc.PreflightCommand = ShellJoin(proc.Preflight)
+			proc.PreflightCommand = shellJoin(proc.Preflight)
 			unit, err := unitFor(c, *proc)
 			if err != nil {
 				return nil, err

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
@@ -160,7 +161,11 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(yamlBytes)
+	// The content id hashes the config first: its hash so far is the
+	// config's SHA-256, so the config is hashed once.
+	id := sha256.New()
+	id.Write(yamlBytes)
+	sum := id.Sum(nil)
 	res := &Result{
 		Release:      p.release.Release.Version,
 		Version:      p.effectiveVersion(),
@@ -168,7 +173,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		ConfigPath:   p.configPath(),
 		APIPort:      p.ports.api,
 		ConfigYAML:   string(yamlBytes),
-		ConfigSHA256: hex.EncodeToString(sum[:]),
+		ConfigSHA256: hex.EncodeToString(sum),
 		Ports:        p.ports.list,
 	}
 	for _, s := range p.stages {
@@ -197,25 +202,39 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		res.PortRange = *p.spec.PortRange
 	}
 	res.Prefill, res.Decode = p.byKey[prefillKey].settings(), p.byKey[decodeKey].settings()
-	res.ID = contentID(yamlBytes, res.Launches)
+	res.ID = contentID(id, res.Launches)
 	return res, nil
 }
 
 // contentID hashes what a machine runs: the config, and each process's
 // command and unit, so that an id change means the machines must change. A
-// NUL separates the parts; none of them can hold one.
-func contentID(config []byte, launches []Launch) string {
-	h := sha256.New()
-	h.Write(config)
-	for _, l := range launches {
-		h.Write([]byte{0})
-		h.Write([]byte(l.Host))
-		for _, proc := range l.Processes {
-			h.Write([]byte{0})
-			h.Write([]byte(proc.Command))
-			h.Write([]byte{0})
-			h.Write([]byte(proc.SystemdUnit))
+// NUL separates the parts; none of them can hold one. h holds the config
+// already.
+func contentID(h hash.Hash, launches []Launch) string {
+	// The strings go through one buffer, not a copy of each (a unit is
+	// 8 KB).
+	buf := make([]byte, 0, 2048)
+	write := func(s string) {
+		for len(s) > 0 {
+			n := min(len(s), cap(buf)-len(buf))
+			buf = append(buf, s[:n]...)
+			s = s[n:]
+			if len(buf) == cap(buf) {
+				h.Write(buf)
+				buf = buf[:0]
+			}
 		}
 	}
+	for _, l := range launches {
+		write("\x00")
+		write(l.Host)
+		for _, proc := range l.Processes {
+			write("\x00")
+			write(proc.Command)
+			write("\x00")
+			write(proc.SystemdUnit)
+		}
+	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
@@ -202,4 +204,37 @@ func serveOnce(t *testing.T, body string) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1/models"
+}
+
+// shellJoin and systemdCommand take the preflight script's quoted forms
+// from package variables; they must give what quoting every word gives,
+// errors included, wherever the script is and whatever comes around it.
+func TestPreflightQuotedOnce_SameAsQuotingEveryWord(t *testing.T) {
+	cases := [][]string{
+		{"/usr/bin/python3", "-c", preflightScript, "0.24", "line", "0.11", "/etc/vllm-omni/deploy-config.yaml", "abc"},
+		{"/opt/venv/bin/python3", "-c", preflightScript, "0.24.0", "release", "0.11", "/x y/it's.yaml", "abc", "--",
+			"/opt/venv/bin/vllm", "serve", "m", "--port", "8091", "%h$HOME", `a"b\c`},
+		{"python3", "-c", preflightScript, "0.24.0"},                 // not an absolute path: systemd refuses it
+		{"/usr/bin/python3", "-c", preflightScript, "a\nb", "c\x01"}, // control characters after the script
+		{"/usr/bin/python3", "-c\x01", preflightScript},              // and before it
+		{"if", "x=y", preflightScript, "if", "x=y"},                  // first-word rules apply to the first word only
+		{"/usr/bin/python3", "-c", "print(1)"},                       // no script
+		{"/usr/bin/python3", "-c", preflightScript[:len(preflightScript)-1] + "x"},
+	}
+	for _, argv := range cases {
+		if got, want := shellJoin(argv), ShellJoin(argv); got != want {
+			t.Errorf("shellJoin(%.60q...) =\n%.200s\nwant\n%.200s", argv, got, want)
+		}
+		got, gotErr := systemdCommand(argv)
+		want, wantErr := systemd.Command(argv)
+		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Errorf("systemdCommand(%.60q...) = %.200s, %v; want %.200s, %v", argv, got, gotErr, want, wantErr)
+		}
+	}
+	if preflightScriptSysErr != nil {
+		t.Fatalf("the preflight script does not quote for systemd: %v", preflightScriptSysErr)
+	}
+	if i := scriptAt(cases[0]); i != 2 {
+		t.Fatalf("scriptAt = %d, want 2", i)
+	}
 }

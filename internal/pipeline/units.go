@@ -40,7 +40,7 @@ func execArgv(proc Process, s ServiceSpec) []string {
 // unitFor renders the systemd unit of one process.
 func unitFor(c unitContext, proc Process) (string, error) {
 	s := c.service
-	execStart, err := systemd.Command(execArgv(proc, s))
+	execStart, err := systemdCommand(execArgv(proc, s))
 	if err != nil {
 		return "", err
 	}

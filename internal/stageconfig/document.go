@@ -46,7 +46,7 @@ func (d *Document) Clone() *Document {
 // depends only on the node tree, so equal trees give equal bytes.
 func (d *Document) Render() ([]byte, error) {
 	var buf bytes.Buffer
-	buf.Grow(4096)
+	buf.Grow(8192) // the presets' configs are 4-5 KB
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(d.Root); err != nil {

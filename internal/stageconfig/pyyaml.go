@@ -74,6 +74,21 @@ var (
 		`|\.(?:nan|NaN|NAN))$`)
 )
 
+// isPlainFloat reports whether s is digits, a dot and digits (0.9, 1.,
+// 32.50): a float to the loader, the first form pyFloatRE matches.
+func isPlainFloat(s string) bool {
+	dot := strings.IndexByte(s, '.')
+	if dot < 1 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if i != dot && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // pyPlainKind is the kind the loader resolves a plain (unquoted, untagged)
 // scalar with this text to.
 func pyPlainKind(s string) pyKind {
@@ -84,10 +99,15 @@ func pyPlainKind(s string) pyKind {
 		return pyInt // the common case, without the regexps
 	}
 	c := s[0]
-	if strings.IndexByte("yYnNtTfFoO", c) >= 0 && pyBoolRE.MatchString(s) {
+	// The length checks skip regexps that cannot match: the booleans
+	// are 2-5 letters long, the nulls at most 4.
+	if len(s) <= 5 && strings.IndexByte("yYnNtTfFoO", c) >= 0 && pyBoolRE.MatchString(s) {
 		return pyBool
 	}
 	number := strings.IndexByte("-+0123456789.", c) >= 0
+	if number && isPlainFloat(s) {
+		return pyFloat // such as 0.9, without the regexps
+	}
 	if number && pyFloatRE.MatchString(s) {
 		return pyFloat
 	}
@@ -97,7 +117,7 @@ func pyPlainKind(s string) pyKind {
 	switch {
 	case s == "<<":
 		return pyMerge
-	case strings.IndexByte("~nN", c) >= 0 && pyNullRE.MatchString(s):
+	case len(s) <= 4 && strings.IndexByte("~nN", c) >= 0 && pyNullRE.MatchString(s):
 		return pyNull
 	case s == "=":
 		return pyValue

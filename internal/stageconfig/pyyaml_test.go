@@ -237,3 +237,59 @@ func TestPlainDecimal(t *testing.T) {
 		}
 	}
 }
+
+// pyPlainKind skips regexps that cannot match and reads digits.digits
+// without one; over every short string of the characters that matter, it
+// must classify as the regexps alone do.
+func TestPyPlainKindShortcutsChangeNothing(t *testing.T) {
+	byRegexps := func(s string) pyKind {
+		c := s[0]
+		number := strings.IndexByte("-+0123456789.", c) >= 0
+		switch {
+		case isDecimal(s):
+			return pyInt
+		case pyBoolRE.MatchString(s):
+			return pyBool
+		case number && pyFloatRE.MatchString(s):
+			return pyFloat
+		case number && c != '.' && pyIntRE.MatchString(s):
+			return pyInt
+		case s == "<<":
+			return pyMerge
+		case pyNullRE.MatchString(s):
+			return pyNull
+		case s == "=":
+			return pyValue
+		case number && omegaconfFloat.MatchString(s):
+			return pyFloat
+		}
+		return pyStr
+	}
+	const alphabet = "09._eE+-:ynNtTfFoOuslrA~<="
+	var check func(prefix string, depth int)
+	n := 0
+	check = func(prefix string, depth int) {
+		if prefix != "" {
+			n++
+			if got, want := pyPlainKind(prefix), byRegexps(prefix); got != want {
+				t.Fatalf("pyPlainKind(%q) = %v, the regexps say %v", prefix, got, want)
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			check(prefix+alphabet[i:i+1], depth-1)
+		}
+	}
+	check("", 3)
+	for _, s := range []string{"yes", "False", "OFF", "null", "NULL", "Null", "~", "0.9", "1.", "32.50", "1.05", "1.2.3",
+		"0.0", "10.", ".5", "1_0.5", "+1.5", "1e5", "1.0e+5", "thinker", "talker_config", "true_", "nulls", "noway", "12:30.5"} {
+		if got, want := pyPlainKind(s), byRegexps(s); got != want {
+			t.Errorf("pyPlainKind(%q) = %v, the regexps say %v", s, got, want)
+		}
+	}
+	if n < 10000 {
+		t.Fatalf("checked %d strings", n)
+	}
+}

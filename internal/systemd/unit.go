@@ -33,6 +33,7 @@ type Unit struct {
 // Render writes the unit. The output depends only on the value.
 func (u Unit) Render() string {
 	var b strings.Builder
+	b.Grow(u.size())
 	for _, line := range splitComment(u.Comment) {
 		b.WriteString("# " + line + "\n")
 	}
@@ -49,6 +50,25 @@ func (u Unit) Render() string {
 		}
 	}
 	return b.String()
+}
+
+// size is at least the length of the rendered unit, so that Render
+// writes into one buffer.
+func (u Unit) size() int {
+	comment := func(c string) int {
+		if c == "" {
+			return 0
+		}
+		return len(c) + 3*(strings.Count(c, "\n")+1) // "# " and "\n" per line
+	}
+	n := comment(u.Comment)
+	for _, s := range u.Sections {
+		n += len(s.Name) + 4 // "\n[" and "]\n"
+		for _, d := range s.Directives {
+			n += comment(d.Comment) + len(d.Key) + len(d.Value) + 2
+		}
+	}
+	return n
 }
 
 func splitComment(c string) []string {
@@ -77,7 +97,7 @@ func Command(argv []string) (string, error) {
 		if i == 0 {
 			continue
 		}
-		w, err := word(a)
+		w, err := Arg(a)
 		if err != nil {
 			return "", err
 		}
@@ -86,8 +106,10 @@ func Command(argv []string) (string, error) {
 	return strings.Join(words, " "), nil
 }
 
-// word quotes one argument.
-func word(a string) (string, error) {
+// Arg quotes one argument after the executable, as Command does: a
+// command line is its executable and its quoted arguments joined with
+// spaces, so a caller can quote an argument it passes often just once.
+func Arg(a string) (string, error) {
 	for _, r := range a {
 		if r < 0x20 || r == 0x7f {
 			return "", fmt.Errorf("%q holds a control character, which has no place on a systemd command line", a)
