@@ -127,7 +127,7 @@ func (p *planner) writeKVConfig(st stageconfig.Stage, s *plannedStage) error {
 	w := p.wiringFor(s)
 	entries := make([]stageconfig.KV, len(w.kv))
 	for i, e := range w.kv {
-		entries[i] = stageconfig.KV{Key: e.key, Value: kvValue(e.value)}
+		entries[i] = stageconfig.KV{Key: e.key, Value: e.value} // a quoted value stays in double quotes
 	}
 	if err := st.SetKVTransfer(entries); err != nil {
 		return err
@@ -141,15 +141,6 @@ func (p *planner) writeKVConfig(st stageconfig.Stage, s *plannedStage) error {
 		st.SetEnv(e.key, fmt.Sprint(e.value))
 	}
 	return nil
-}
-
-// kvValue is how a kv_transfer_config value is written: a quoted string
-// in double quotes, as the recipe writes it.
-func kvValue(v any) any {
-	if q, ok := v.(quoted); ok {
-		return stageconfig.Quoted(q)
-	}
-	return plainValue(v)
 }
 
 func plainValue(v any) any {

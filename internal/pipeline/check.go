@@ -184,7 +184,7 @@ func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
 		if !s.hasDevices {
 			continue
 		}
-		devs, x := s.devices, s.par
+		devs, x := s.devices, baseParallel(s.stage)
 		if s.stageType == "llm" && len(devs) != x.world() {
 			ds.errorf(diagcode.DevicesWorldSize, path, "a stage's device count does not match its parallelism",
 				"%s runs on %d device(s) (%s) but %s needs %s; list %s or change the parallel sizes.",
@@ -264,7 +264,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	if pkv.BufferSize != "" && dkv.BufferSize != "" && pkv.BufferSize != dkv.BufferSize {
 		ds.errorf(diagcode.KVBufferSizeMismatch, path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.BufferSize, dkv.BufferSize)
 	}
-	ptp, dtp := p.par.tp, d.par.tp
+	ptp, dtp := baseParallel(p.stage).tp, baseParallel(d.stage).tp
 	conn, known := connectorTable[pkv.Connector]
 	if !known {
 		conn = connector{name: pkv.Connector} // unknown rules: ask for equal sizes

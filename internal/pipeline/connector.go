@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // Connector names the provider wires.
@@ -372,7 +373,7 @@ type kv struct {
 }
 
 // quoted marks a string the recipe writes in double quotes.
-type quoted string
+type quoted = stageconfig.Quoted
 
 func portName(base string, rank int, perRank bool) string {
 	if perRank {

@@ -26,8 +26,7 @@ type graphStage struct {
 	devices    []int
 	hasDevices bool
 	devicesErr error
-	host       string   // VLLM_HOST_IP in the stage's environment; "" on one host
-	par        parallel // the parallel sizes the config gives the stage
+	host       string // VLLM_HOST_IP in the stage's environment; "" on one host
 }
 
 // graph is a config's stages and the data paths between them.
@@ -46,7 +45,7 @@ func readGraph(doc *stageconfig.Document, ds *Diagnostics, path Path) *graph {
 	g := &graph{doc: doc, byID: map[int]int{}}
 	g.edges, g.hasEdges = readEdges(doc, ds, path)
 	for _, s := range doc.Stages() {
-		gs := graphStage{stage: s, modelStage: s.ModelStage(), stageType: s.StageType(), par: baseParallel(s)}
+		gs := graphStage{stage: s, modelStage: s.ModelStage(), stageType: s.StageType()}
 		gs.id, gs.hasID = s.ID()
 		gs.devices, gs.hasDevices, gs.devicesErr = s.Devices()
 		gs.host, _ = s.EnvVar("VLLM_HOST_IP")

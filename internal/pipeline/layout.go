@@ -226,7 +226,7 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	// Unset, both sides keep the split stage's own tensor_parallel_size.
 	// Pipeline and data parallel sizes come from its engine args over the
 	// base's, as the merge into the config will write them.
-	s.par = s.base.par.withEngineArgs(r.EngineArgs, s.path, &p.ds)
+	s.par = baseParallel(s.base.stage).withEngineArgs(r.EngineArgs, s.path, &p.ds)
 	s.par.tp = engineInt(s.base.stage, "tensor_parallel_size", DefaultTensorParallel)
 	if r.TensorParallelSize != nil {
 		s.par.tp = *r.TensorParallelSize
@@ -251,10 +251,10 @@ func (p *planner) configureStage(s *plannedStage) {
 	s.memory = baseMemory(s.base.stage)
 	o := s.override
 	if o == nil {
-		s.par = s.base.par
+		s.par = baseParallel(s.base.stage)
 		return
 	}
-	s.par = s.base.par.withEngineArgs(o.EngineArgs, s.path, &p.ds)
+	s.par = baseParallel(s.base.stage).withEngineArgs(o.EngineArgs, s.path, &p.ds)
 	if o.NumReplicas != nil && *o.NumReplicas >= 1 {
 		s.par.replicas = *o.NumReplicas
 	}

@@ -85,15 +85,16 @@ func (x parallel) needs() string {
 // the engine's own keys, else its parallel_config; 1 for any unset.
 func baseParallel(s stageconfig.Stage) parallel {
 	x := parallel{tp: 0, pp: 1, dp: 1, replicas: s.NumReplicas(), other: 1}
+	pc := s.ParallelConfig()
 	x.tp = engineInt(s, "tensor_parallel_size", 0)
 	if x.tp == 0 {
-		x.tp, _ = s.ParallelConfigInt("tensor_parallel_size")
+		x.tp, _ = pc.Int("tensor_parallel_size")
 	}
 	x.tp = max(x.tp, 1)
 	x.pp = engineInt(s, "pipeline_parallel_size", 1)
 	x.dp = engineInt(s, "data_parallel_size", 1)
 	for _, k := range []string{"pipeline_parallel_size", "data_parallel_size", "sequence_parallel_size", "cfg_parallel_size"} {
-		if v, ok := s.ParallelConfigInt(k); ok && v > 1 {
+		if v, ok := pc.Int(k); ok && v > 1 {
 			x.other *= min(v, maxWorldSize+1)
 		}
 	}

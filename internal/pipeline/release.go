@@ -112,11 +112,12 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 	for _, st := range doc.Stages() {
 		for _, ig := range rt.Ignored {
 			done, text, newText := st.TranslateKey(ig.Key, ig.ReadAs, ig.Value)
+			if done == stageconfig.NotSet {
+				continue
+			}
 			from, to := strings.Join(ig.Key, "."), strings.Join(ig.ReadAs, ".")
 			var what string
 			switch done {
-			case stageconfig.NotSet:
-				continue
 			case stageconfig.TargetKept:
 				what = fmt.Sprintf("%s is removed and %s, which the stage also sets, is kept", from, to)
 			case stageconfig.Renamed:

@@ -30,9 +30,17 @@ func (s Stage) EngineString(key string) (string, bool) { return ScalarString(s.E
 
 // ParallelConfigInt reads an integer from the engine's nested
 // `parallel_config:` mapping.
-func (s Stage) ParallelConfigInt(key string) (int, bool) {
-	return ScalarInt(MapGet(s.Engine("parallel_config"), key))
-}
+func (s Stage) ParallelConfigInt(key string) (int, bool) { return s.ParallelConfig().Int(key) }
+
+// Settings is a view of a mapping of settings, such as parallel_config.
+type Settings struct{ n *yaml.Node }
+
+// ParallelConfig returns the engine's nested `parallel_config:` mapping;
+// reading from it when it is unset finds nothing.
+func (s Stage) ParallelConfig() Settings { return Settings{s.Engine("parallel_config")} }
+
+// Int reads a setting vllm-omni reads as an integer.
+func (m Settings) Int(key string) (int, bool) { return ScalarInt(MapGet(m.n, key)) }
 
 // EnvVar reads one variable of the stage's environment.
 func (s Stage) EnvVar(name string) (string, bool) { return ScalarString(MapGet(s.Env(), name)) }

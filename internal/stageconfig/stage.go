@@ -180,29 +180,46 @@ func (s Stage) Devices() (devs []int, ok bool, err error) {
 // ParseDevices reads a device list written as "0,1", 0 or [0, 1].
 func ParseDevices(n *yaml.Node) ([]int, error) {
 	n = resolve(n)
-	var parts []string
 	switch n.Kind {
 	case yaml.ScalarNode:
 		if strings.TrimSpace(n.Value) == "" {
 			return nil, errAt(n, "devices is empty: list device indices such as \"0,1\"")
 		}
-		parts = strings.Split(n.Value, ",")
+		devs := make([]int, 0, strings.Count(n.Value, ",")+1)
+		for rest := n.Value; ; {
+			part, tail, more := strings.Cut(rest, ",")
+			d, err := deviceIndex(n, part)
+			if err != nil {
+				return nil, err
+			}
+			devs = append(devs, d)
+			if !more {
+				return devs, nil
+			}
+			rest = tail
+		}
 	case yaml.SequenceNode:
+		devs := make([]int, 0, len(n.Content))
 		for _, c := range n.Content {
-			parts = append(parts, resolve(c).Value)
+			d, err := deviceIndex(n, resolve(c).Value)
+			if err != nil {
+				return nil, err
+			}
+			devs = append(devs, d)
 		}
-	default:
-		return nil, errAt(n, "devices must be a comma-separated string such as \"0,1\"")
+		return devs, nil
 	}
-	devs := make([]int, 0, len(parts))
-	for _, p := range parts {
-		v, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || v < 0 {
-			return nil, errAt(n, "device %q is not a GPU index (a whole number from 0)", strings.TrimSpace(p))
-		}
-		devs = append(devs, v)
+	return nil, errAt(n, "devices must be a comma-separated string such as \"0,1\"")
+}
+
+// deviceIndex reads one GPU index of a device list.
+func deviceIndex(list *yaml.Node, s string) (int, error) {
+	s = strings.TrimSpace(s)
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		return 0, errAt(list, "device %q is not a GPU index (a whole number from 0)", s)
 	}
-	return devs, nil
+	return v, nil
 }
 
 // FormatDevices writes device indices the way vllm-omni's configs do: "0,1".
