@@ -21,12 +21,7 @@ func (p *planner) apply() (*stageconfig.Document, error) {
 		}
 	}
 	k := p.split.id
-	doc.RenumberConnectorKeys(func(old int, output bool) int {
-		if output && old == k {
-			return old // what fed the split stage now feeds prefill, which keeps its id
-		}
-		return p.newID(old)
-	})
+	doc.RenumberConnectorKeys(k, p.newID)
 	p.writeCrossHostConnectors(doc)
 	doc.WriteEdges(p.plannedEdges(), stageconfig.EdgeRewrite{
 		Renumber: func(e Edge) Edge {

@@ -49,7 +49,7 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 		return
 	}
 	where := doc.ConnectorsWhere()
-	if bad := doc.ConnectorsShape(); bad != nil {
+	if bad := doc.EnsureConnectors(); bad != nil {
 		if bad.Key == "runtime" {
 			p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's runtime is not a mapping",
 				"runtime (line %d) must be a mapping to hold the connectors of the edges between hosts; write it out as one.", bad.Line)
@@ -59,7 +59,6 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 		}
 		return
 	}
-	doc.EnsureConnectors()
 	stages := doc.Stages()
 	for _, e := range edges {
 		name := fmt.Sprintf("cross_host_%d_%d", e.From, e.To)

@@ -1,6 +1,10 @@
 package stageconfig
 
-import "go.yaml.in/yaml/v3"
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // ConnectorsWhere is where the dialect keeps named connectors, as a user
 // would write the path: "connectors" or "runtime.connectors".
@@ -19,8 +23,8 @@ type NotAMapping struct {
 }
 
 // ConnectorsShape reports the first key on the way to the named
-// connectors that exists and is not a mapping, or nil when DefineConnector
-// can add to them.
+// connectors that exists and is not a mapping, or nil when connectors can
+// be added there.
 func (d *Document) ConnectorsShape() *NotAMapping {
 	if d.Dialect == StageArgs {
 		if rt := MapGet(d.Top(), "runtime"); rt != nil && rt.Kind != yaml.MappingNode {
@@ -37,21 +41,31 @@ func (d *Document) ConnectorsShape() *NotAMapping {
 func (d *Document) HasConnector(name string) bool { return MapGet(d.connectorsNode(), name) != nil }
 
 // EnsureConnectors creates the named connectors' mapping where the dialect
-// keeps it, when absent. ConnectorsShape must have found no problem.
-func (d *Document) EnsureConnectors() {
+// keeps it, when absent. When a key on the way is not a mapping it changes
+// nothing and returns that key (ConnectorsShape).
+func (d *Document) EnsureConnectors() *NotAMapping {
+	if bad := d.ConnectorsShape(); bad != nil {
+		return bad
+	}
 	container := d.Top()
 	if d.Dialect == StageArgs {
 		container = MapEnsure(d.Top(), "runtime")
 	}
 	MapEnsure(container, "connectors")
+	return nil
 }
 
-// DefineConnector adds, or replaces, the named connector's definition.
-// EnsureConnectors must have run.
+// DefineConnector adds, or replaces, the named connector's definition,
+// creating the connectors' mapping when absent. It fails, changing
+// nothing, when that cannot be done (EnsureConnectors) or def holds a value
+// ValueNode cannot write.
 func (d *Document) DefineConnector(name string, def Map) error {
 	n, err := ValueNode(def)
 	if err != nil {
 		return err
+	}
+	if bad := d.EnsureConnectors(); bad != nil {
+		return fmt.Errorf("%s (line %d) is not a mapping", bad.Key, bad.Line)
 	}
 	MapSet(d.connectorsNode(), name, n)
 	return nil

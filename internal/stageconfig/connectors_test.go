@@ -46,7 +46,6 @@ func TestDefineConnector(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mustParse(t, tc.src)
-			d.EnsureConnectors()
 			if err := d.DefineConnector("mc", def); err != nil {
 				t.Fatal(err)
 			}
@@ -59,9 +58,15 @@ func TestDefineConnector(t *testing.T) {
 		})
 	}
 	d := mustParse(t, "stages: []\n")
-	d.EnsureConnectors()
 	if err := d.DefineConnector("bad", Map{{"size", math.NaN()}}); err == nil {
 		t.Error("DefineConnector wrote a NaN")
+	}
+	d = mustParse(t, "stage_args: []\nruntime: [x]\n")
+	if err := d.DefineConnector("mc", def); err == nil || err.Error() != "runtime (line 2) is not a mapping" {
+		t.Errorf("DefineConnector under a runtime list: %v", err)
+	}
+	if got := mustRender(t, d); got != "stage_args: []\nruntime: [x]\n" {
+		t.Errorf("a failed DefineConnector changed the document:\n%s", got)
 	}
 }
 

@@ -10,6 +10,10 @@ import (
 // change where they were, with their comments, and places a new key where
 // the recipes write it.
 
+// afterSettings are the keys a stage's topology keys (final_output, its
+// inputs, its connectors) follow, nearest first, when the stage gains one.
+var afterSettings = []string{"engine_input_source", "engine_args", "runtime"}
+
 // SplitStage returns a copy of d in which the stage at index is written
 // twice, one after the other: the first copy becomes prefill and the
 // second decode. The second does not repeat the stage's head comment.
@@ -43,7 +47,8 @@ func (s Stage) Delete(key string) bool { return MapDelete(s.Node, key) }
 // no such keys: there the registered PD pipeline gives the roles.
 func (s Stage) MarkPrefill() { s.markRole("is_prefill_only") }
 
-// MarkDecode: see MarkPrefill.
+// MarkDecode sets is_decode_only next to the stage's identity, in the
+// stage_args dialect only (see MarkPrefill).
 func (s Stage) MarkDecode() { s.markRole("is_decode_only") }
 
 func (s Stage) markRole(key string) {
@@ -60,7 +65,7 @@ func (s Stage) SetNotFinal() {
 	if s.Dialect == Stages && s.Get("final_output") == nil {
 		return
 	}
-	MapInsertAfter(s.Node, "final_output", BoolNode(false), "engine_input_source", "engine_args", "runtime")
+	MapInsertAfter(s.Node, "final_output", BoolNode(false), afterSettings...)
 	MapDelete(s.Node, "final_output_type")
 }
 
@@ -84,7 +89,7 @@ func (s Stage) SetInputs(ids []int) {
 	if old != nil && old.Kind == yaml.SequenceNode {
 		n.Style = old.Style
 	}
-	MapInsertAfter(s.Node, "engine_input_source", n, "engine_args", "runtime")
+	MapInsertAfter(s.Node, "engine_input_source", n, afterSettings[1:]...)
 }
 
 // SetEngineInt writes an integer engine setting.
@@ -96,11 +101,7 @@ func (s Stage) SetEngineFloat(key string, v float64) { s.SetEngine(key, FloatNod
 // SetKVTransfer writes entries into the stage's `kv_transfer_config`,
 // keeping any other keys it already had there (kv_buffer_size, ...).
 func (s Stage) SetKVTransfer(entries []KV) error {
-	kv := s.Engine("kv_transfer_config")
-	if kv == nil || kv.Kind != yaml.MappingNode {
-		kv = NewMap()
-		s.SetEngine("kv_transfer_config", kv)
-	}
+	kv := s.ensureKVTransfer()
 	for _, e := range entries {
 		n, err := ValueNode(e.Value)
 		if err != nil {
@@ -112,11 +113,22 @@ func (s Stage) SetKVTransfer(entries []KV) error {
 }
 
 // MergeKVExtra merges a value into
-// `kv_transfer_config.kv_connector_extra_config`, as MergeValue does. It
-// expects SetKVTransfer to have made kv_transfer_config a mapping.
+// `kv_transfer_config.kv_connector_extra_config`, as MergeValue does,
+// creating either mapping when absent.
 func (s Stage) MergeKVExtra(key string, v any) error {
-	extra := MapEnsure(s.Engine("kv_transfer_config"), "kv_connector_extra_config")
+	extra := MapEnsure(s.ensureKVTransfer(), "kv_connector_extra_config")
 	return MergeValue(extra, key, v)
+}
+
+// ensureKVTransfer returns `kv_transfer_config`, written as an empty
+// mapping when it is absent or not a mapping.
+func (s Stage) ensureKVTransfer() *yaml.Node {
+	kv := s.Engine("kv_transfer_config")
+	if kv == nil || kv.Kind != yaml.MappingNode {
+		kv = NewMap()
+		s.SetEngine("kv_transfer_config", kv)
+	}
+	return kv
 }
 
 // NameConnector points the stage's `input_connectors` or
@@ -127,7 +139,7 @@ func (s Stage) NameConnector(key, ref, name string) (was string, replaced bool) 
 	m := s.Get(key)
 	if m == nil || m.Kind != yaml.MappingNode {
 		m = NewMap()
-		MapInsertAfter(s.Node, key, m, "engine_input_source", "engine_args", "runtime")
+		MapInsertAfter(s.Node, key, m, afterSettings...)
 	}
 	if old := MapGet(m, ref); old != nil {
 		was, _ = ScalarString(old)
@@ -138,10 +150,11 @@ func (s Stage) NameConnector(key, ref, name string) (was string, replaced bool) 
 }
 
 // RenumberConnectorKeys renames every stage's `input_connectors`
-// `from_stage_<n>` and `output_connectors` `to_stage_<n>` keys to the ids
-// newID gives, so that connectors keep joining the same stages after a
-// renumbering. output is true for a to_stage_ key.
-func (d *Document) RenumberConnectorKeys(newID func(old int, output bool) int) {
+// `from_stage_<n>` and `output_connectors` `to_stage_<n>` keys after the
+// split of stage split, so that connectors keep joining the same stages:
+// each id becomes newID(id), except that to_stage_<split> keeps its id,
+// since what fed the split stage now feeds its first half (prefill).
+func (d *Document) RenumberConnectorKeys(split int, newID func(int) int) {
 	for _, st := range d.Stages() {
 		for _, c := range []struct {
 			key, prefix string
@@ -153,9 +166,15 @@ func (d *Document) RenumberConnectorKeys(newID func(old int, output bool) int) {
 			}
 			for i := 0; i+1 < len(m.Content); i += 2 {
 				k := m.Content[i]
-				if old, ok := ConnectorStageID(k.Value, c.prefix); ok {
-					k.Value = fmt.Sprintf("%s%d", c.prefix, newID(old, c.output))
+				old, ok := ConnectorStageID(k.Value, c.prefix)
+				if !ok {
+					continue
 				}
+				id := newID(old)
+				if c.output && old == split {
+					id = old
+				}
+				k.Value = fmt.Sprintf("%s%d", c.prefix, id)
 			}
 		}
 	}

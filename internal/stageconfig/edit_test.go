@@ -186,28 +186,27 @@ func TestRenumberConnectorKeys(t *testing.T) {
 `
 	d := mustParse(t, src)
 	var calls []string
-	d.RenumberConnectorKeys(func(old int, output bool) int {
-		calls = append(calls, fmt.Sprint(old, output))
-		if output {
-			return old + 10
-		}
-		return old + 20
+	// Stage 1 is split: what fed it (to_stage_1) keeps its id, every
+	// other id is renumbered.
+	d.RenumberConnectorKeys(1, func(old int) int {
+		calls = append(calls, fmt.Sprint(old))
+		return old + 10
 	})
 	want := `stages:
   - stage_id: 0
     output_connectors:
-      to_stage_11: a # to talker
+      to_stage_1: a # to talker
       to_stage_x: b
   - stage_id: 1
     input_connectors:
-      from_stage_20: a
-      from_stage_21: c
+      from_stage_10: a
+      from_stage_11: c
     output_connectors: none
 `
 	if got := mustRender(t, d); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := strings.Join(calls, ","); got != "1 true,0 false,1 false" {
+	if got := strings.Join(calls, ","); got != "1,0,1" {
 		t.Errorf("newID called for %s, want the three numbered keys", got)
 	}
 }

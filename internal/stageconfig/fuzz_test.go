@@ -76,8 +76,7 @@ func FuzzParse(f *testing.F) {
 		if a, b := loaderData(d.Root), loaderData(d2.Root); !deepEqual(a, b) {
 			t.Fatalf("vllm-omni's loader would read the rendered output differently:\n%q\n--- rendered:\n%s\n--- read: %v\n--- then: %v", src, out, a, b)
 		}
-		d.Lint()
-		d.Interpolations()
+		d.LintAll()
 		// The stage views must read any accepted document without panicking.
 		for _, s := range d.Stages() {
 			s.ID()

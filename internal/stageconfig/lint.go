@@ -124,15 +124,10 @@ type Interpolation struct {
 	Text string
 }
 
-// Interpolations returns the strings of the document, outside the values
-// Lint checks, that OmegaConf reads as interpolations (`${...}`), in
-// document order. vllm-omni resolves them when it loads the config.
-func (d *Document) Interpolations() []Interpolation {
-	_, interps := d.LintAll()
-	return interps
-}
-
-// LintAll is Lint and Interpolations in one pass of the rules.
+// LintAll is Lint, and in the same pass the strings of the document,
+// outside the values Lint checks, that OmegaConf reads as interpolations
+// (`${...}`), in document order. vllm-omni resolves those when it loads the
+// config.
 func (d *Document) LintAll() ([]Finding, []Interpolation) {
 	findings, checked := d.lint()
 	var out []Interpolation

@@ -205,7 +205,8 @@ func TestInterpolationsElsewhere(t *testing.T) {
 	src := "stage_args:\n  - stage_id: 0\n    engine_args:\n      model: \"${oc.env:MODEL}\"\n      tensor_parallel_size: 2\n    default_sampling_params: {stop: 'a\\${b}'}\nruntime:\n  connectors:\n    c:\n      name: MooncakeConnector\n      extra: {host: \"${MOONCAKE_HOST}\", plain: x}\n\"${k}\": key\n"
 	d := mustParse(t, src)
 	var got []string
-	for _, n := range d.Interpolations() {
+	_, interps := d.LintAll()
+	for _, n := range interps {
 		got = append(got, fmt.Sprintf("%d:%s", n.Line, n.Text))
 	}
 	if want := `[4:${oc.env:MODEL} 6:a\${b} 11:${MOONCAKE_HOST}]`; fmt.Sprint(got) != want {

@@ -9,9 +9,6 @@ import "go.yaml.in/yaml/v3"
 // built in memory.
 func (s Stage) Line() int { return s.Node.Line }
 
-// Has reports whether the stage sets a key at its own level, null included.
-func (s Stage) Has(key string) bool { return s.Get(key) != nil }
-
 // Flag reads a stage-level boolean (final_output, is_prefill_only, ...);
 // false when unset or not a boolean.
 func (s Stage) Flag(key string) bool {
@@ -27,10 +24,6 @@ func (s Stage) EngineFloat(key string) (float64, bool) { return ScalarFloat(s.En
 
 // EngineString reads an engine setting's text; null reads as absent.
 func (s Stage) EngineString(key string) (string, bool) { return ScalarString(s.Engine(key)) }
-
-// ParallelConfigInt reads an integer from the engine's nested
-// `parallel_config:` mapping.
-func (s Stage) ParallelConfigInt(key string) (int, bool) { return s.ParallelConfig().Int(key) }
 
 // Settings is a view of a mapping of settings, such as parallel_config.
 type Settings struct{ n *yaml.Node }
@@ -117,9 +110,6 @@ func (s Stage) ConnectorRefs(key string) []ConnectorRef {
 
 // TopString reads a top-level key's text, such as `pipeline`.
 func (d *Document) TopString(key string) (string, bool) { return ScalarString(MapGet(d.Top(), key)) }
-
-// HasTop reports whether the document sets a top-level key.
-func (d *Document) HasTop(key string) bool { return MapGet(d.Top(), key) != nil }
 
 // connectorsNode is the mapping of named connectors: top-level in the
 // `stages` dialect, under `runtime:` in `stage_args`.

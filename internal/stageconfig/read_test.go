@@ -69,11 +69,11 @@ func TestStageReads(t *testing.T) {
 			s := mustParse(t, tc.src).Stages()[0]
 			var got reads
 			got.line = s.Line()
-			got.hasFinal, got.final, got.prefill = s.Has("final_output"), s.Flag("final_output"), s.Flag("is_prefill_only")
+			got.hasFinal, got.final, got.prefill = s.Get("final_output") != nil, s.Flag("final_output"), s.Flag("is_prefill_only")
 			got.seqs, got.hasSeqs = s.EngineInt("max_num_seqs")
 			got.mem, _ = s.EngineFloat("gpu_memory_utilization")
 			got.model, _ = s.EngineString("model_stage")
-			got.tp, _ = s.ParallelConfigInt("tensor_parallel_size")
+			got.tp, _ = s.ParallelConfig().Int("tensor_parallel_size")
 			got.env, _ = s.EnvVar("A")
 			got.envs = s.EnvVars()
 			got.kv, got.hasKV = s.KVTransfer()
@@ -129,8 +129,8 @@ func TestDocumentReads(t *testing.T) {
 			if got, ok := d.TopString("pipeline"); got != tc.pipeline || ok != (tc.pipeline != "") {
 				t.Errorf("TopString(pipeline) = %q, %t", got, ok)
 			}
-			if got := d.HasTop("pipeline"); got != tc.hasPipe {
-				t.Errorf("HasTop(pipeline) = %t, want %t", got, tc.hasPipe)
+			if got := MapGet(d.Top(), "pipeline") != nil; got != tc.hasPipe {
+				t.Errorf("pipeline set = %t, want %t", got, tc.hasPipe)
 			}
 			if names, defined := d.ConnectorNames(); !deepEqual(names, tc.names) || defined != tc.defined {
 				t.Errorf("ConnectorNames() = %q, %t; want %q, %t", names, defined, tc.names, tc.defined)
