@@ -217,7 +217,7 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 // the new object once: SetAttribute rebuilds the whole value and resolves
 // the path through the schema on every call, ten times per plan, and Set
 // of the whole model finds the struct's fields again and converts every
-// input back: on the seed's read, 1 938 allocations here against 8 765
+// value: on the seed's read, 74 allocations here against 8 760
 // (BenchmarkWriteOutputs, BenchmarkWriteStateSet), on every plan of every
 // instance. Any other target goes through SetAttribute, with each value
 // read back into the framework value of the schema's type.
