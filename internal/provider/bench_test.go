@@ -268,55 +268,47 @@ func benchConfigGet[M any](b *testing.B, config tfsdk.Config) {
 
 // benchPlannedSeed is the data source's configuration and the outputs
 // planned from it, what readPipeline writes.
-func benchPlannedSeed(b *testing.B) (tfsdk.Config, pipelineModel) {
+func benchPlannedSeed(b *testing.B) (tfsdk.Config, plannedOutputs) {
 	b.Helper()
 	ctx := context.Background()
 	config, _ := benchInputsConfigs(b)
-	var m pipelineModel
-	if diags := config.Get(ctx, &m); diags.HasError() {
+	in, diags := inputsFrom(ctx, config.Schema.Type(), config.Raw)
+	if diags.HasError() {
 		b.Fatal(diags)
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	out, ok, diags := planOutputs(ctx, in, nil)
 	if !ok || diags.HasError() {
 		b.Fatal(diags)
 	}
-	m.pipelineOutputs = out
-	return config, m
+	return config, out
 }
 
 // BenchmarkWriteOutputs: writing the planned outputs into the data source's
 // state with writeOutputs, as readPipeline does.
 func BenchmarkWriteOutputs(b *testing.B) {
 	ctx := context.Background()
-	config, m := benchPlannedSeed(b)
+	config, out := benchPlannedSeed(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		state := tfsdk.State(config)
-		if diags := writeOutputs(ctx, &state, m.pipelineOutputs); diags.HasError() {
+		if diags := writeOutputs(ctx, &state, out); diags.HasError() {
 			b.Fatal(diags)
 		}
 	}
 }
 
 // BenchmarkWriteStateSet: the same state written with State.Set of the
-// whole model, the computed inputs set to what the plan used.
+// whole model, read back from what writeOutputs wrote (the computed inputs
+// hold what the plan used).
 func BenchmarkWriteStateSet(b *testing.B) {
 	ctx := context.Background()
-	config, m := benchPlannedSeed(b)
-	m.VLLMOmniVersion, m.ConfigPath = m.EffectiveVersion, m.EffectiveConfigPath
-	m.APIPort, m.Format = m.EffectiveAPIPort, m.EffectiveFormat
-	for _, o := range []struct {
-		name  string
-		field *types.Object
-	}{{"prefill", &m.Prefill}, {"decode", &m.Decode}, {"connector", &m.Connector}, {"port_range", &m.PortRange}} {
-		v, ok := m.EffectiveObjects[o.name].(types.Object)
-		if !ok {
-			b.Fatalf("%s: %T", o.name, m.EffectiveObjects[o.name])
-		}
-		*o.field = v
-	}
+	config, out := benchPlannedSeed(b)
 	want := tfsdk.State(config)
-	if diags := writeOutputs(ctx, &want, m.pipelineOutputs); diags.HasError() {
+	if diags := writeOutputs(ctx, &want, out); diags.HasError() {
+		b.Fatal(diags)
+	}
+	var m pipelineModel
+	if diags := want.Get(ctx, &m); diags.HasError() {
 		b.Fatal(diags)
 	}
 	got := tfsdk.State(config)
@@ -361,16 +353,25 @@ func BenchmarkResourceApplyCreate(b *testing.B) {
 // BenchmarkFunctionParseStageConfig: parse_stage_config on the seed's
 // config_yaml.
 func BenchmarkFunctionParseStageConfig(b *testing.B) {
-	_, m := benchPlannedSeed(b)
-	benchFunction(b, NewParseStageConfigFunction(), []attr.Value{m.ConfigYAML}, types.ObjectUnknown(summaryType))
+	benchFunction(b, NewParseStageConfigFunction(), []attr.Value{benchSeedConfigYAML(b)}, types.ObjectUnknown(summaryType))
 }
 
 // BenchmarkFunctionValidateStageConfig: validate_stage_config on the
 // seed's config_yaml.
 func BenchmarkFunctionValidateStageConfig(b *testing.B) {
-	_, m := benchPlannedSeed(b)
 	benchFunction(b, NewValidateStageConfigFunction(),
-		[]attr.Value{m.ConfigYAML, types.TupleValueMust(nil, nil)}, types.ListUnknown(types.StringType))
+		[]attr.Value{benchSeedConfigYAML(b), types.TupleValueMust(nil, nil)}, types.ListUnknown(types.StringType))
+}
+
+// benchSeedConfigYAML is the seed's planned config_yaml.
+func benchSeedConfigYAML(b *testing.B) types.String {
+	b.Helper()
+	_, out := benchPlannedSeed(b)
+	var yaml string
+	if err := out["config_yaml"].As(&yaml); err != nil {
+		b.Fatal(err)
+	}
+	return types.StringValue(yaml)
 }
 
 // benchFunction measures f's Run on args; result is a value of its return

@@ -3,11 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -82,7 +84,7 @@ func TestPlanOutputs_Concurrent(t *testing.T) {
 		}
 		return in
 	}
-	want := make([]pipelineOutputs, 21)
+	want := make([]plannedOutputs, 21)
 	for i := range want {
 		out, ok, diags := planOutputs(ctx, inputs(i), nil)
 		if !ok {
@@ -101,8 +103,7 @@ func TestPlanOutputs_Concurrent(t *testing.T) {
 			switch {
 			case !ok:
 				errs <- fmt.Errorf("goroutine %d: %v", g, diags)
-			case !out.ID.Equal(want[i].ID) || !out.ConfigYAML.Equal(want[i].ConfigYAML) ||
-				!out.Stages.Equal(want[i].Stages) || !out.Ports.Equal(want[i].Ports) || !out.Launches.Equal(want[i].Launches):
+			case !maps.EqualFunc(out, want[i], tftypes.Value.Equal):
 				errs <- fmt.Errorf("goroutine %d: outputs differ from a plan made alone", g)
 			}
 		}(g)

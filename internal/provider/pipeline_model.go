@@ -101,15 +101,6 @@ type pipelineOutputs struct {
 	Release      types.String `tfsdk:"vllm_omni_release"`
 	ConfigSHA256 types.String `tfsdk:"config_sha256"`
 	Health       types.Object `tfsdk:"health"`
-	// EffectiveVersion is what vllm_omni_version holds after planning: as
-	// written, or the release chosen when unset (pipelineComputedInputs).
-	EffectiveVersion    types.String `tfsdk:"-"`
-	EffectiveConfigPath types.String `tfsdk:"-"`
-	EffectiveAPIPort    types.Number `tfsdk:"-"`
-	EffectiveFormat     types.String `tfsdk:"-"`
-	// EffectiveObjects are prefill, decode, connector and port_range as
-	// they read back (nestedComputedInputs).
-	EffectiveObjects map[string]attr.Value `tfsdk:"-"`
 }
 
 type stageModel struct {

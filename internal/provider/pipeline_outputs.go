@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"math/big"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -20,170 +22,143 @@ type attributeSetter interface {
 	SetAttribute(ctx context.Context, p path.Path, val any) diag.Diagnostics
 }
 
-// outputsFromResult converts the engine's Result to the computed attributes.
-// It builds the framework values directly: types.ListValueFrom would walk
-// the model structs by reflection, which costs more than the plan itself
-// (PERFORMANCE.md). The model structs (stageModel, ...) are what the
-// values read back into; TestOutputsRoundTrip checks the two agree.
-func outputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.Result) (pipelineOutputs, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	objects := func(name string, n int, attrs func(i int) map[string]attr.Value) types.List {
-		t := outputObjectType(name)
-		elems := make([]attr.Value, n)
-		for i := range elems {
-			o, d := types.ObjectValue(t.AttrTypes, attrs(i))
-			diags.Append(d...)
-			elems[i] = o
+// plannedOutputs are the computed attributes by schema name, as Terraform
+// values: what readPipeline and planResource write into the state or the
+// plan.
+type plannedOutputs map[string]tftypes.Value
+
+// outputsFromResult converts the engine's Result to the computed
+// attributes. It builds the Terraform values directly, with the types the
+// schema declares (outputShapes): building framework values first and
+// converting them with ToTerraformValue computed every object's type again
+// and checked every value twice, a fifth of a read's time (PERFORMANCE.md).
+// The model structs (stageModel, ...) are what the values read back into;
+// TestOutputsRoundTrip checks the two agree, and
+// TestOutputsFromResult_MatchesFrameworkBuilder that the values are those
+// the framework values converted to.
+func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Result) (out plannedOutputs, diags diag.Diagnostics) {
+	// The values' shapes do not depend on the plan, so a mismatch with
+	// the schema (which tftypes.NewValue panics on) is a programming error
+	// that every test run hits; it is still reported, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			out = nil
+			diags.AddError("Internal error", fmt.Sprintf("the outputs do not match the schema: %v", p))
 		}
-		l, d := types.ListValue(t, elems)
-		diags.Append(d...)
-		return l
+	}()
+	t := outputShapes()
+
+	stages := make([]tftypes.Value, len(r.Stages))
+	for i, s := range r.Stages {
+		stages[i] = tftypes.NewValue(t.stage, map[string]tftypes.Value{
+			"stage_id":             tfInt(s.StageID),
+			"role":                 tfStr(s.Role),
+			"model_stage":          tfStr(s.ModelStage),
+			"devices":              tfInts(t.ints, s.Devices),
+			"tensor_parallel_size": tfInt(s.TensorParallelSize),
+			"inputs":               tfInts(t.ints, s.Inputs),
+			"kv_role":              tfStrPointer(s.KVRole),
+			"bootstrap_port":       tfIntPointer(s.BootstrapPort),
+			"host":                 tfStrOrNull(s.Host),
+		})
+	}
+	edges := make([]tftypes.Value, len(r.Edges))
+	for i, e := range r.Edges {
+		edges[i] = tftypes.NewValue(t.edge, map[string]tftypes.Value{"from": tfInt(e.From), "to": tfInt(e.To)})
+	}
+	ports := make([]tftypes.Value, len(r.Ports))
+	for i, p := range r.Ports {
+		ports[i] = tftypes.NewValue(t.port, map[string]tftypes.Value{
+			"name":     tfStr(p.Name),
+			"port":     tfInt(p.Port),
+			"stage_id": tfIntPointer(p.StageID),
+			"host":     tfStrOrNull(p.Host),
+		})
+	}
+	launches := make([]tftypes.Value, len(r.Launches))
+	for i, l := range r.Launches {
+		procs := make([]tftypes.Value, len(l.Processes))
+		for j, p := range l.Processes {
+			procPorts := make([]tftypes.Value, len(p.Ports))
+			for k, np := range p.Ports {
+				procPorts[k] = tftypes.NewValue(t.processPort, map[string]tftypes.Value{"name": tfStr(np.Name), "port": tfInt(np.Port)})
+			}
+			procs[j] = tftypes.NewValue(t.process, map[string]tftypes.Value{
+				"stage_id":          tfIntPointer(p.StageID),
+				"role":              tfStr(p.Role),
+				"argv":              tfStrs(t.strs, p.Argv),
+				"command":           tfStr(p.Command),
+				"env":               tfStrMap(t.env, p.Env),
+				"devices":           tfInts(t.ints, p.Devices),
+				"ports":             tftypes.NewValue(t.processPorts, procPorts),
+				"unit_name":         tfStr(p.UnitName),
+				"systemd_unit":      tfStr(p.SystemdUnit),
+				"preflight":         tfStrs(t.strs, p.Preflight),
+				"preflight_command": tfStr(p.PreflightCommand),
+			})
+		}
+		argv := tftypes.NewValue(t.strs, nil)
+		if l.Argv != nil {
+			argv = tfStrs(t.strs, l.Argv)
+		}
+		launches[i] = tftypes.NewValue(t.launch, map[string]tftypes.Value{
+			"host":      tfStr(l.Host),
+			"stage_ids": tfInts(t.ints, l.StageIDs),
+			"argv":      argv,
+			"command":   tfStrOrNull(l.Command),
+			"env":       tfStrMap(t.env, l.Env),
+			"ports":     tfInts(t.ints, l.Ports),
+			"gpu_count": tfInt(l.GPUCount),
+			"processes": tftypes.NewValue(t.processes, procs),
+		})
 	}
 
-	stages := objects("stages", len(r.Stages), func(i int) map[string]attr.Value {
-		s := r.Stages[i]
-		return map[string]attr.Value{
-			"stage_id":             types.Int64Value(int64(s.StageID)),
-			"role":                 types.StringValue(s.Role),
-			"model_stage":          types.StringValue(s.ModelStage),
-			"devices":              int64List(s.Devices),
-			"tensor_parallel_size": types.Int64Value(int64(s.TensorParallelSize)),
-			"inputs":               int64List(s.Inputs),
-			"kv_role":              types.StringPointerValue(s.KVRole),
-			"bootstrap_port":       int64Pointer(s.BootstrapPort),
-			"host":                 nullIfEmpty(s.Host),
-		}
-	})
-	edges := objects("edges", len(r.Edges), func(i int) map[string]attr.Value {
-		e := r.Edges[i]
-		return map[string]attr.Value{"from": types.Int64Value(int64(e.From)), "to": types.Int64Value(int64(e.To))}
-	})
-	ports := objects("ports", len(r.Ports), func(i int) map[string]attr.Value {
-		p := r.Ports[i]
-		return map[string]attr.Value{
-			"name":     types.StringValue(p.Name),
-			"port":     types.Int64Value(int64(p.Port)),
-			"stage_id": int64Pointer(p.StageID),
-			"host":     nullIfEmpty(p.Host),
-		}
-	})
-	processType := nestedObjectType(outputObjectType("launches"), "processes")
-	portType := nestedObjectType(processType, "ports")
-	launches := objects("launches", len(r.Launches), func(i int) map[string]attr.Value {
-		l := r.Launches[i]
-		procs := make([]attr.Value, len(l.Processes))
-		for j, p := range l.Processes {
-			ports := make([]attr.Value, len(p.Ports))
-			for k, np := range p.Ports {
-				o, d := types.ObjectValue(portType.AttrTypes, map[string]attr.Value{"name": types.StringValue(np.Name), "port": types.Int64Value(int64(np.Port))})
-				diags.Append(d...)
-				ports[k] = o
-			}
-			portList, d := types.ListValue(portType, ports)
-			diags.Append(d...)
-			o, d := types.ObjectValue(processType.AttrTypes, map[string]attr.Value{
-				"stage_id":          int64Pointer(p.StageID),
-				"role":              types.StringValue(p.Role),
-				"argv":              stringList(p.Argv),
-				"command":           types.StringValue(p.Command),
-				"env":               stringMap(p.Env),
-				"devices":           int64List(p.Devices),
-				"ports":             portList,
-				"unit_name":         types.StringValue(p.UnitName),
-				"systemd_unit":      types.StringValue(p.SystemdUnit),
-				"preflight":         stringList(p.Preflight),
-				"preflight_command": types.StringValue(p.PreflightCommand),
-			})
-			diags.Append(d...)
-			procs[j] = o
-		}
-		procList, d := types.ListValue(processType, procs)
-		diags.Append(d...)
-		argv := types.ListNull(types.StringType)
-		if l.Argv != nil {
-			argv = stringList(l.Argv)
-		}
-		return map[string]attr.Value{
-			"host":      types.StringValue(l.Host),
-			"stage_ids": int64List(l.StageIDs),
-			"argv":      argv,
-			"command":   nullIfEmpty(l.Command),
-			"env":       stringMap(l.Env),
-			"ports":     int64List(l.Ports),
-			"gpu_count": types.Int64Value(int64(l.GPUCount)),
-			"processes": procList,
-		}
-	})
+	out = plannedOutputs{
+		"id":            tfStr(r.ID),
+		"config_yaml":   tfStr(r.ConfigYAML),
+		"stages":        tftypes.NewValue(t.stages, stages),
+		"edges":         tftypes.NewValue(t.edges, edges),
+		"ports":         tftypes.NewValue(t.ports, ports),
+		"gpu_count":     tfInt(r.GPUCount),
+		"serve_command": tfStr(r.ServeCommand),
+		"serve_args":    tfStrs(t.strs, r.ServeArgs),
+		"diagram":       tfStr(r.Diagram),
+		"launches":      tftypes.NewValue(t.launches, launches),
+		"health": tftypes.NewValue(t.health, map[string]tftypes.Value{
+			"host":              tfStr(r.Health.Host),
+			"port":              tfInt(r.Health.Port),
+			"liveness_url":      tfStr(r.Health.LivenessURL),
+			"readiness_url":     tfStr(r.Health.ReadinessURL),
+			"readiness_argv":    tfStrs(t.strs, r.Health.ReadinessArgv),
+			"readiness_command": tfStr(pipeline.ShellJoin(r.Health.ReadinessArgv)),
+		}),
 
-	healthType, _ := outputTypes()["health"].(types.ObjectType)
-	health, d := types.ObjectValue(healthType.AttrTypes, map[string]attr.Value{
-		"host":              types.StringValue(r.Health.Host),
-		"port":              types.Int64Value(int64(r.Health.Port)),
-		"liveness_url":      types.StringValue(r.Health.LivenessURL),
-		"readiness_url":     types.StringValue(r.Health.ReadinessURL),
-		"readiness_argv":    stringList(r.Health.ReadinessArgv),
-		"readiness_command": types.StringValue(pipeline.ShellJoin(r.Health.ReadinessArgv)),
-	})
-	diags.Append(d...)
+		"vllm_omni_release": tfStr(r.Release),
+		"config_sha256":     tfStr(r.ConfigSHA256),
+		"vllm_omni_version": tfStr(r.Version),
+		"config_path":       tfStr(r.ConfigPath),
+		"api_port":          tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(r.APIPort))),
+		"format":            tfStr(r.Format),
+	}
 
+	// The nested computed inputs merge the configuration's framework
+	// values (effectiveObjects); four small objects per plan.
 	effective, d := effectiveObjects(in, r)
 	diags.Append(d...)
-
-	return pipelineOutputs{
-		EffectiveObjects: effective,
-
-		ID:           types.StringValue(r.ID),
-		ConfigYAML:   types.StringValue(r.ConfigYAML),
-		Stages:       stages,
-		Edges:        edges,
-		Ports:        ports,
-		GPUCount:     types.Int64Value(int64(r.GPUCount)),
-		ServeCommand: types.StringValue(r.ServeCommand),
-		ServeArgs:    stringList(r.ServeArgs),
-		Diagram:      types.StringValue(r.Diagram),
-		Launches:     launches,
-		Release:      types.StringValue(r.Release),
-		ConfigSHA256: types.StringValue(r.ConfigSHA256),
-		Health:       health,
-
-		EffectiveVersion:    types.StringValue(r.Version),
-		EffectiveConfigPath: types.StringValue(r.ConfigPath),
-		EffectiveAPIPort:    number(r.APIPort),
-		EffectiveFormat:     types.StringValue(r.Format),
-	}, diags
-}
-
-// attributes pairs each output with its schema name.
-func (o pipelineOutputs) attributes() map[string]attr.Value {
-	out := map[string]attr.Value{
-		"id":            o.ID,
-		"config_yaml":   o.ConfigYAML,
-		"stages":        o.Stages,
-		"edges":         o.Edges,
-		"ports":         o.Ports,
-		"gpu_count":     o.GPUCount,
-		"serve_command": o.ServeCommand,
-		"serve_args":    o.ServeArgs,
-		"diagram":       o.Diagram,
-		"launches":      o.Launches,
-
-		"vllm_omni_release": o.Release,
-		"config_sha256":     o.ConfigSHA256,
-		"health":            o.Health,
-		"vllm_omni_version": o.EffectiveVersion,
-		"config_path":       o.EffectiveConfigPath,
-		"api_port":          o.EffectiveAPIPort,
-		"format":            o.EffectiveFormat,
+	for name, v := range effective {
+		tv, err := v.ToTerraformValue(ctx)
+		if err != nil {
+			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+			continue
+		}
+		out[name] = tv
 	}
-	for name := range nestedComputedInputs {
-		out[name] = o.EffectiveObjects[name]
-	}
-	return out
+	return out, diags
 }
 
 // writeOutputs sets every output and leaves the inputs untouched.
-func writeOutputs(ctx context.Context, target attributeSetter, o pipelineOutputs) diag.Diagnostics {
-	return setOutputs(ctx, target, o.attributes())
+func writeOutputs(ctx context.Context, target attributeSetter, o plannedOutputs) diag.Diagnostics {
+	return setOutputs(ctx, target, o)
 }
 
 // writeUnknownOutputs marks every output unknown: what Terraform shows as
@@ -225,17 +200,28 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 		}
 		vals[name] = v
 	}
-	return setOutputs(ctx, target, vals)
+	tvals := make(map[string]tftypes.Value, len(vals))
+	for name, v := range vals {
+		tv, err := v.ToTerraformValue(ctx)
+		if err != nil {
+			var diags diag.Diagnostics
+			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+			return diags
+		}
+		tvals[name] = tv
+	}
+	return setOutputs(ctx, target, tvals)
 }
 
 // setOutputs writes top-level attributes into a plan or a state. It builds
 // the new object once: SetAttribute rebuilds the whole value and resolves
 // the path through the schema on every call, ten times per plan, and Set
 // of the whole model finds the struct's fields again and converts every
-// input back: on the seed's read, 1 938 allocations here against 8 765
+// value: on the seed's read, 74 allocations here against 8 760
 // (BenchmarkWriteOutputs, BenchmarkWriteStateSet), on every plan of every
-// instance. Any other target goes through SetAttribute.
-func setOutputs(ctx context.Context, target attributeSetter, vals map[string]attr.Value) diag.Diagnostics {
+// instance. Any other target goes through SetAttribute, with each value
+// read back into the framework value of the schema's type.
+func setOutputs(ctx context.Context, target attributeSetter, vals map[string]tftypes.Value) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var raw *tftypes.Value
 	switch t := target.(type) {
@@ -246,7 +232,20 @@ func setOutputs(ctx context.Context, target attributeSetter, vals map[string]att
 	}
 	var current map[string]tftypes.Value
 	if raw == nil || raw.IsNull() || !raw.IsKnown() || raw.As(&current) != nil {
-		for name, v := range vals {
+		for name, tv := range vals {
+			t, ok := outputTypes()[name]
+			if !ok {
+				t = computedInputTypes()[name]
+			}
+			if t == nil {
+				diags.AddAttributeError(path.Root(name), "Internal error", "the schema declares no computed attribute of this name")
+				continue
+			}
+			v, err := t.ValueFromTerraform(ctx, tv)
+			if err != nil {
+				diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+				continue
+			}
 			diags.Append(target.SetAttribute(ctx, path.Root(name), v)...)
 		}
 		return diags
@@ -257,12 +256,7 @@ func setOutputs(ctx context.Context, target attributeSetter, vals map[string]att
 		attrs[name] = v
 	}
 	for name, v := range vals {
-		tv, err := v.ToTerraformValue(ctx)
-		if err != nil {
-			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
-			return diags
-		}
-		attrs[name] = tv
+		attrs[name] = v
 	}
 	if err := tftypes.ValidateValue(raw.Type(), attrs); err != nil {
 		diags.AddError("Internal error", "the outputs do not match the schema: "+err.Error())
@@ -291,6 +285,51 @@ var outputTypes = sync.OnceValue(func() map[string]attr.Type {
 	return out
 })
 
+// outputTypeSet are the Terraform types outputsFromResult builds values
+// of, each taken from the schema's attribute types (outputTypes). ints and
+// strs serve every list of whole numbers and of strings: the schema
+// declares them all as lists of Int64 and of String, and a list that
+// differs fails outputsFromResult in every test.
+type outputTypeSet struct {
+	stages, edges, ports, launches, processes, processPorts tftypes.List
+	stage, edge, port, launch, process, processPort, health tftypes.Object
+	ints, strs                                              tftypes.List
+	env                                                     tftypes.Map
+}
+
+// outputShapes are the outputs' Terraform types, derived once from the
+// schema. A type that is not what the code below expects is a programming
+// error, which every test run catches.
+var outputShapes = sync.OnceValue(func() outputTypeSet {
+	ctx := context.Background()
+	top := func(name string) tftypes.Type { return outputTypes()[name].TerraformType(ctx) }
+	var t outputTypeSet
+	t.stages, t.stage = listOfObjects(top("stages"))
+	t.edges, t.edge = listOfObjects(top("edges"))
+	t.ports, t.port = listOfObjects(top("ports"))
+	t.launches, t.launch = listOfObjects(top("launches"))
+	t.processes, t.process = listOfObjects(t.launch.AttributeTypes["processes"])
+	t.processPorts, t.processPort = listOfObjects(t.process.AttributeTypes["ports"])
+	t.health = mustType[tftypes.Object](top("health"))
+	t.ints = mustType[tftypes.List](t.stage.AttributeTypes["devices"])
+	t.strs = mustType[tftypes.List](top("serve_args"))
+	t.env = mustType[tftypes.Map](t.launch.AttributeTypes["env"])
+	return t
+})
+
+func listOfObjects(t tftypes.Type) (tftypes.List, tftypes.Object) {
+	l := mustType[tftypes.List](t)
+	return l, mustType[tftypes.Object](l.ElementType)
+}
+
+func mustType[T tftypes.Type](t tftypes.Type) T {
+	v, ok := t.(T)
+	if !ok {
+		panic(fmt.Sprintf("output type %v is not a %T", t, v))
+	}
+	return v
+}
+
 // outputElemType is the element type of a list output, from the schema, so
 // the values built here always match what the schema declares.
 // Asking for a name that is not a list output is a programming error, which
@@ -312,20 +351,6 @@ func outputObjectType(name string) types.ObjectType {
 	return o
 }
 
-// nestedObjectType is the object type of a list-of-objects attribute
-// inside an object type.
-func nestedObjectType(parent types.ObjectType, name string) types.ObjectType {
-	l, ok := parent.AttrTypes[name].(types.ListType)
-	if !ok {
-		panic("attribute " + name + " is not a list")
-	}
-	o, ok := l.ElemType.(types.ObjectType)
-	if !ok {
-		panic("attribute " + name + " is not a list of objects")
-	}
-	return o
-}
-
 func int64List(xs []int) types.List {
 	elems := make([]attr.Value, len(xs))
 	for i, x := range xs {
@@ -334,35 +359,55 @@ func int64List(xs []int) types.List {
 	return types.ListValueMust(types.Int64Type, elems)
 }
 
-func stringList(xs []string) types.List {
-	elems := make([]attr.Value, len(xs))
-	for i, x := range xs {
-		elems[i] = types.StringValue(x)
-	}
-	return types.ListValueMust(types.StringType, elems)
-}
+func tfInt(i int) tftypes.Value { return tftypes.NewValue(tftypes.Number, int64(i)) }
 
-func int64Pointer(p *int) types.Int64 {
+func tfStr(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+
+func tfIntPointer(p *int) tftypes.Value {
 	if p == nil {
-		return types.Int64Null()
+		return tftypes.NewValue(tftypes.Number, nil)
 	}
-	return types.Int64Value(int64(*p))
+	return tfInt(*p)
 }
 
-// nullIfEmpty: the engine says "one host" with "", Terraform with null.
-func nullIfEmpty(s string) types.String {
+func tfStrPointer(p *string) tftypes.Value {
+	if p == nil {
+		return tftypes.NewValue(tftypes.String, nil)
+	}
+	return tfStr(*p)
+}
+
+// tfStrOrNull: the engine says "one host" with "", Terraform with null.
+func tfStrOrNull(s string) tftypes.Value {
 	if s == "" {
-		return types.StringNull()
+		return tftypes.NewValue(tftypes.String, nil)
 	}
-	return types.StringValue(s)
+	return tfStr(s)
 }
 
-// stringMap makes a launch without environment an empty map, not null, so
-// `length(launch.env)` and `merge()` work without a null check.
-func stringMap(m map[string]string) types.Map {
-	elems := make(map[string]attr.Value, len(m))
-	for k, v := range m {
-		elems[k] = types.StringValue(v)
+// tfInts and tfStrs make a nil slice an empty list, never null.
+func tfInts(t tftypes.List, xs []int) tftypes.Value {
+	elems := make([]tftypes.Value, len(xs))
+	for i, x := range xs {
+		elems[i] = tftypes.NewValue(t.ElementType, int64(x))
 	}
-	return types.MapValueMust(types.StringType, elems)
+	return tftypes.NewValue(t, elems)
+}
+
+func tfStrs(t tftypes.List, xs []string) tftypes.Value {
+	elems := make([]tftypes.Value, len(xs))
+	for i, x := range xs {
+		elems[i] = tftypes.NewValue(t.ElementType, x)
+	}
+	return tftypes.NewValue(t, elems)
+}
+
+// tfStrMap makes a launch without environment an empty map, not null, so
+// `length(launch.env)` and `merge()` work without a null check.
+func tfStrMap(t tftypes.Map, m map[string]string) tftypes.Value {
+	elems := make(map[string]tftypes.Value, len(m))
+	for k, v := range m {
+		elems[k] = tftypes.NewValue(t.ElementType, v)
+	}
+	return tftypes.NewValue(t, elems)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
@@ -122,5 +123,32 @@ func TestPreviousAllocations_SkipsIncompletePorts(t *testing.T) {
 	}
 	if want := map[string]int{"api": 8091}; !reflect.DeepEqual(prev.Ports, want) {
 		t.Errorf("ports = %v, want %v", prev.Ports, want)
+	}
+}
+
+// A plan whose value is still null takes the outputs through SetAttribute,
+// each read back into its framework value first; it ends up holding what a
+// plan of the same inputs written in one step holds.
+func TestSetOutputs_NullTargetGoesThroughSetAttribute(t *testing.T) {
+	ctx := context.Background()
+	out, diags := outputsFromResult(ctx, pipelineInputs{}, sampleResult())
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	null := planWith(t, nil)
+	if !null.Raw.IsNull() {
+		t.Fatal("planWith(nil) is not a null plan")
+	}
+	if diags := writeOutputs(ctx, &null, out); diags.HasError() {
+		t.Fatal(diags)
+	}
+	var attrs map[string]tftypes.Value
+	if err := null.Raw.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range out {
+		if got := attrs[name]; !got.Equal(want) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
 	}
 }

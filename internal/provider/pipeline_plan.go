@@ -12,7 +12,7 @@ import (
 // and the resource share: inputs → Spec → pipeline.Plan → outputs. prev is
 // nil for the data source and for a resource being created or replaced.
 // It returns ok=false when an error was reported.
-func planOutputs(ctx context.Context, in pipelineInputs, prev *pipeline.Allocations) (pipelineOutputs, bool, diag.Diagnostics) {
+func planOutputs(ctx context.Context, in pipelineInputs, prev *pipeline.Allocations) (plannedOutputs, bool, diag.Diagnostics) {
 	// The engine runs even when an input could not be converted (that
 	// value is left unset), so that one plan reports every problem.
 	spec, overrideDiags, diags := specFromInputs(ctx, in)
@@ -22,7 +22,7 @@ func planOutputs(ctx context.Context, in pipelineInputs, prev *pipeline.Allocati
 	pds = append(overrideDiags, pds...)
 	addPipelineDiagnostics(&diags, pds)
 	if result == nil || diags.HasError() {
-		return pipelineOutputs{}, false, diags
+		return nil, false, diags
 	}
 
 	out, d := outputsFromResult(ctx, in, result)

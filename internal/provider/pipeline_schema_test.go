@@ -103,7 +103,11 @@ func TestSchema_OutputNames(t *testing.T) {
 		return out
 	}
 	attrs := map[string]any{}
-	for k := range (pipelineOutputs{}).attributes() {
+	planned, diags := outputsFromResult(context.Background(), pipelineInputs{}, sampleResult())
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	for k := range planned {
 		attrs[k] = nil
 	}
 	declared := map[string]any{}
