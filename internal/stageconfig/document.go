@@ -2,6 +2,7 @@ package stageconfig
 
 import (
 	"bytes"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -45,15 +46,95 @@ func (d *Document) Clone() *Document {
 // Render writes the document as YAML with two-space indentation. The output
 // depends only on the node tree, so equal trees give equal bytes.
 func (d *Document) Render() ([]byte, error) {
+	// yaml.v3 writes a scalar's tag only when its plain text would read as
+	// another type, and finds out by resolving the text, the most costly
+	// step of writing a stage config. For the scalars whose plain text can
+	// only read as their own tag (implicitTag), the tag is cleared while
+	// encoding, which skips that step and writes the same bytes
+	// (TestRenderSameAsEncoder), and set back after. So Render edits the
+	// tree while it runs: like any edit, it is not for a document other
+	// goroutines read (presets.Shared's); the planner renders its own copy.
+	cleared := clearImplicitTags(d.Root, make([]*yaml.Node, 0, 512))
+	defer func() {
+		for _, n := range cleared {
+			n.Tag = implicitTag(n)
+		}
+	}()
+	return encode(d.Root)
+}
+
+// encode writes a node tree with yaml.v3's encoder, two-space indented.
+func encode(root *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(8192) // the presets' configs are 4-5 KB
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(d.Root); err != nil {
+	if err := enc.Encode(root); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// clearImplicitTags clears the tag of every scalar below n whose plain
+// text resolves to that tag in yaml.v3 (implicitTag), and returns them,
+// appended to cleared.
+func clearImplicitTags(n *yaml.Node, cleared []*yaml.Node) []*yaml.Node {
+	if n.Kind == yaml.ScalarNode {
+		if n.Tag != "" && implicitTag(n) != "" {
+			n.Tag = ""
+			cleared = append(cleared, n)
+		}
+		return cleared
+	}
+	for _, c := range n.Content {
+		cleared = clearImplicitTags(c, cleared)
+	}
+	return cleared
+}
+
+// implicitTag is the tag a plain scalar's text resolves to in yaml.v3's
+// core schema, for the texts where that is certain without its resolver:
+// a snake_case name is a string (isIdentifier leaves out every boolean and
+// null word, and the names start with a letter or an underscore, so none
+// reads as a number, .inf or a merge key), a decimal is an integer,
+// digits around one point (0.9) a float, and true / false are booleans. "" for every other scalar, and for one whose
+// tag is not that one or that carries a tag or quotes of its own.
+func implicitTag(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode || n.Style != 0 {
+		return ""
+	}
+	var tag string
+	switch v := n.Value; {
+	case isIdentifier(v):
+		tag = tagStr
+	case isDecimal(v):
+		tag = tagInt
+	case v == "true" || v == "false":
+		tag = tagBool
+	case isPointDecimal(v):
+		tag = tagFloat
+	}
+	if tag == "" || (n.Tag != tag && n.Tag != "") {
+		return ""
+	}
+	return tag
+}
+
+// isPointDecimal reports whether s is digits, a point and digits, such as
+// 0.9 or 32.0: a float to every YAML reader.
+func isPointDecimal(s string) bool {
+	whole, frac, ok := strings.Cut(s, ".")
+	return ok && whole != "" && frac != "" && allDigits(whole) && allDigits(frac)
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

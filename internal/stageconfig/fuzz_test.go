@@ -46,9 +46,18 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		before := dumpTree(d.Root)
 		out, err := d.Render()
 		if err != nil {
 			t.Fatalf("Render of an accepted document failed: %v", err)
+		}
+		// Render's shortcut past yaml.v3's resolver writes what the
+		// encoder alone writes, and leaves the tree as it found it.
+		if plain, err := encode(d.Root); err != nil || string(plain) != string(out) {
+			t.Fatalf("Render differs from the encoder (%v):\n%s\n--- encoder:\n%s", err, out, plain)
+		}
+		if after := dumpTree(d.Root); after != before {
+			t.Fatalf("Render changed the tree:\n%s\n--- before:\n%s", after, before)
 		}
 		d2, err := Parse(out)
 		if err != nil {
