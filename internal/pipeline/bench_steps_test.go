@@ -38,8 +38,11 @@ func benchPlanner(b *testing.B) *planner {
 		b.Fatal(describeDiags(p.ds))
 	}
 	p.format = outputDialect(p.release, p.base.Dialect)
-	p.place()
+	if devices, ok := p.place(); ok {
+		p.keepDevices(devices)
+	}
 	p.ports = p.allocatePorts()
+	p.keepPorts(p.ports)
 	if p.ds.HasErrors() {
 		b.Fatal(describeDiags(p.ds))
 	}
@@ -161,7 +164,9 @@ func BenchmarkStepPlace(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.ds = p.ds[:0]
-		p.place()
+		if devices, ok := p.place(); ok {
+			p.keepDevices(devices)
+		}
 	}
 }
 

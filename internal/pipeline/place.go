@@ -8,15 +8,18 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// place gives every stage its devices. Devices the user lists are kept as
-// given. Prefill and decode get their own devices, lowest free index first
-// (or the devices an earlier plan gave them, while those still fit); the
-// other stages share the first device left after the PD pair, as the
-// recipe puts talker and code2wav together on one GPU.
-func (p *planner) place() {
+// place chooses every stage's devices, in stage order. Devices the user
+// lists are kept as given. Prefill and decode get their own devices,
+// lowest free index first (or the devices an earlier plan gave them, while
+// those still fit); the other stages share the first device left after the
+// PD pair, as the recipe puts talker and code2wav together on one GPU. ok
+// is false, with the problem reported, when a stage's parallel sizes ask
+// for more devices than any host has.
+func (p *planner) place() (devices [][]int, ok bool) {
 	if !p.checkWorldBounds() {
-		return
+		return nil, false
 	}
+	chosen := make(map[*plannedStage][]int, len(p.stages))
 	used := map[string]map[int]bool{} // host -> devices taken by P and D
 	take := func(host string, devs []int) {
 		if used[host] == nil {
@@ -30,6 +33,7 @@ func (p *planner) place() {
 	for _, s := range []*plannedStage{pre, dec} {
 		if s.devicesGiven {
 			p.checkWorld(s)
+			chosen[s] = s.devices
 			take(s.host, s.devices)
 		}
 	}
@@ -38,36 +42,49 @@ func (p *planner) place() {
 			continue
 		}
 		if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
-			s.devices = prev
+			chosen[s] = prev
 		} else {
-			s.devices = lowestFree(used[s.host], s.par.world())
+			chosen[s] = lowestFree(used[s.host], s.par.world())
 		}
-		take(s.host, s.devices)
+		take(s.host, chosen[s])
 	}
 	if pre.host == dec.host {
-		if shared := intersect(pre.devices, dec.devices); len(shared) > 0 {
+		if shared := intersect(chosen[pre], chosen[dec]); len(shared) > 0 {
 			p.ds.errorf(diagcode.PDDevicesOverlap, dec.path.Attr("devices"), "prefill and decode share GPUs",
 				"device(s) %s are in both prefill.devices and decode.devices; give each side its own GPUs (they run as separate engines).",
 				stageconfig.FormatDevices(shared))
 		}
 	}
 	for _, s := range p.stages {
-		if s.role != RoleStage {
-			continue
-		}
-		if s.devicesGiven {
+		switch {
+		case s.role != RoleStage:
+		case s.devicesGiven:
 			p.checkWorld(s)
-			continue
+			chosen[s] = s.devices
+		default:
+			if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
+				chosen[s] = prev
+				continue
+			}
+			// The other stages share GPUs among themselves, as the recipe
+			// runs talker and code2wav on one, but never the PD pair's: a
+			// stage of several devices (replicas, tensor parallel) takes
+			// the lowest ones prefill and decode leave free.
+			chosen[s] = lowestFree(used[s.host], s.par.world())
 		}
-		if prev, ok := p.previousDevices(s); ok && !anyUsed(pdDevices(pre, dec, s.host), prev) {
-			s.devices = prev
-			continue
-		}
-		// The other stages share GPUs among themselves, as the recipe runs
-		// talker and code2wav on one, but never the PD pair's: a stage of
-		// several devices (replicas, tensor parallel) takes the lowest
-		// ones prefill and decode leave free.
-		s.devices = lowestFree(used[s.host], s.par.world())
+	}
+	devices = make([][]int, len(p.stages))
+	for i, s := range p.stages {
+		devices[i] = chosen[s]
+	}
+	return devices, true
+}
+
+// keepDevices gives the planned stages the devices place chose, in stage
+// order, and checks each host's GPUs and memory with them.
+func (p *planner) keepDevices(devices [][]int) {
+	for i, d := range devices {
+		p.stages[i].devices = d
 	}
 	p.checkGPULimit()
 	p.checkMemory()
@@ -154,18 +171,6 @@ func (p *planner) previousDevices(s *plannedStage) ([]int, bool) {
 		seen[d] = true
 	}
 	return append([]int(nil), prev...), true
-}
-
-func pdDevices(pre, dec *plannedStage, host string) map[int]bool {
-	out := map[int]bool{}
-	for _, s := range []*plannedStage{pre, dec} {
-		if s.host == host {
-			for _, d := range s.devices {
-				out[d] = true
-			}
-		}
-	}
-	return out
 }
 
 func anyUsed(used map[int]bool, devs []int) bool {

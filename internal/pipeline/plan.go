@@ -82,8 +82,11 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	p.format = outputDialect(p.release, p.base.Dialect)
-	p.place()
+	if devices, ok := p.place(); ok {
+		p.keepDevices(devices)
+	}
 	p.ports = p.allocatePorts()
+	p.keepPorts(p.ports)
 	if p.ds.HasErrors() {
 		return nil, p.ds
 	}

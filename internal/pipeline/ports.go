@@ -90,9 +90,7 @@ type portRequest struct {
 }
 
 // portPlan is every port the plan listens on, and the ones other steps
-// write into the config or the launch by role. The ports of each side of
-// the PD pair are also on its plannedStage, where its connector wiring
-// reads them.
+// write into the config or the launch by role.
 type portPlan struct {
 	list         []Port // in request order
 	api          int
@@ -101,12 +99,17 @@ type portPlan struct {
 	// edges are the ports of the connectors that carry an edge across
 	// hosts, on the sending host.
 	edges map[Edge]int
+	// sides are each side of the PD pair's connector ports by suffix
+	// (_bootstrap, _side_channel, ...), by the side's key; handshake is
+	// the one its peer dials, if any (keepPorts puts both on the stage).
+	sides     map[string]map[string]int
+	handshake map[string]int
 }
 
 // allocatePorts claims every port the user gave, then hands out the rest
 // from port_range, preferring the ports an earlier plan chose.
 func (p *planner) allocatePorts() portPlan {
-	pp := portPlan{edges: map[Edge]int{}}
+	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}}
 	t := newPortTable(p.spec)
 	head := p.stages[0].host
 	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
@@ -121,7 +124,7 @@ func (p *planner) allocatePorts() portPlan {
 		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &pp.lmcacheProxy})
 	}
 	for _, key := range []string{prefillKey, decodeKey} {
-		p.sidePortRequests(p.byKey[key], &reqs)
+		p.sidePortRequests(p.byKey[key], &pp, &reqs)
 	}
 	p.edgePortRequests(pp.edges, &reqs)
 	for _, r := range reqs {
@@ -154,6 +157,15 @@ func (p *planner) allocatePorts() portPlan {
 	return pp
 }
 
+// keepPorts gives each side of the PD pair the ports allocatePorts chose
+// for it, where its connector wiring and its stage summary read them.
+func (p *planner) keepPorts(pp portPlan) {
+	for _, key := range []string{prefillKey, decodeKey} {
+		s := p.byKey[key]
+		s.ports, s.handshakePort = pp.sides[key], pp.handshake[key]
+	}
+}
+
 // edgePortRequests asks, for every edge between two hosts, for the port
 // its connector's sender listens on (zmq_port of
 // MooncakeTransferEngineConnector, on the sending host).
@@ -169,8 +181,9 @@ func edgePortName(e Edge) string { return fmt.Sprintf("edge_%d_%d", e.From, e.To
 
 // sidePortRequests asks for the ports one side of the PD pair listens on.
 // The side's bootstrap_port, when set, gives the port its peer dials.
-func (p *planner) sidePortRequests(s *plannedStage, reqs *[]*portRequest) {
-	s.ports = map[string]int{}
+func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portRequest) {
+	ports := map[string]int{}
+	pp.sides[s.key] = ports
 	given := p.spec.Prefill.BootstrapPort
 	if s.role == RoleDecode {
 		given = p.spec.Decode.BootstrapPort
@@ -185,9 +198,9 @@ func (p *planner) sidePortRequests(s *plannedStage, reqs *[]*portRequest) {
 		}
 		suffix := sp.suffix
 		r.done = func(port int) {
-			s.ports[suffix] = port
+			ports[suffix] = port
 			if isHandshake {
-				s.handshakePort = port
+				pp.handshake[s.key] = port
 			}
 		}
 		*reqs = append(*reqs, r)
