@@ -6,7 +6,7 @@ import (
 	"unicode"
 )
 
-//go:generate go run ./cmd/diagdoc ../../templates/guides/diagnostics.md.tmpl
+//go:generate go run ../cmd/docpage diagnostics ../../templates/guides/diagnostics.md.tmpl
 
 // Markdown renders the catalogue as the docs' guide page: an introduction,
 // then one section per area with a row per code. The page is a tfplugindocs

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-//go:generate go run ./cmd/releasedoc ../../templates/guides/vllm-omni-releases.md.tmpl
+//go:generate go run ../cmd/docpage releases ../../templates/guides/vllm-omni-releases.md.tmpl
 
 // Markdown renders the release table and the recipe's deviations as the
 // docs' guide page, from the same data the planner uses, saying for each
