@@ -42,18 +42,6 @@ func (p *planner) apply() (*stageconfig.Document, error) {
 	return doc, nil
 }
 
-// plannedEdges are the edges of the planned input graph, sorted.
-func (p *planner) plannedEdges() []Edge {
-	var want []Edge
-	for _, s := range p.stages {
-		for _, in := range s.inputs {
-			want = append(want, Edge{From: in, To: s.id})
-		}
-	}
-	sortEdges(want)
-	return want
-}
-
 func (p *planner) applyStage(st stageconfig.Stage, s *plannedStage) error {
 	switch s.role {
 	case RolePrefill:

@@ -17,14 +17,11 @@ import (
 // and the entry stage takes its input from it.
 func (p *planner) crossHostEdges() []Edge {
 	var out []Edge
-	for _, s := range p.stages {
-		for _, in := range s.inputs {
-			if src := p.stageByID(in); src != nil && src.host != s.host {
-				out = append(out, Edge{From: in, To: s.id})
-			}
+	for _, e := range p.plannedEdges() {
+		if src, dst := p.stageByID(e.From), p.stageByID(e.To); src != nil && src.host != dst.host {
+			out = append(out, e)
 		}
 	}
-	sortEdges(out)
 	return out
 }
 

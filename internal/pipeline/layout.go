@@ -144,6 +144,18 @@ func (p *planner) layout() []*plannedStage {
 	return stages
 }
 
+// plannedEdges are the edges of the planned input graph, sorted.
+func (p *planner) plannedEdges() []Edge {
+	var want []Edge
+	for _, s := range p.stages {
+		for _, in := range s.inputs {
+			want = append(want, Edge{From: in, To: s.id})
+		}
+	}
+	sortEdges(want)
+	return want
+}
+
 // indexStages gives the planned stages by key (unique: overrideKeys) and
 // their distinct hosts, in stage order.
 func indexStages(stages []*plannedStage) (byKey map[string]*plannedStage, hosts []string) {

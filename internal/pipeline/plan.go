@@ -181,11 +181,8 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	}
 	for _, s := range p.stages {
 		res.Stages = append(res.Stages, s.info())
-		for _, in := range s.inputs {
-			res.Edges = append(res.Edges, Edge{From: in, To: s.id})
-		}
 	}
-	sortEdges(res.Edges)
+	res.Edges = p.plannedEdges()
 	if res.Launches, err = launches(p.launchPlan(res, doc)); err != nil {
 		return nil, err
 	}
