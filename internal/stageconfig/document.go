@@ -2,7 +2,6 @@ package stageconfig
 
 import (
 	"bytes"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -100,7 +99,7 @@ func clearImplicitTags(n *yaml.Node, cleared []*yaml.Node) []*yaml.Node {
 // a snake_case name is a string (isIdentifier leaves out every boolean and
 // null word, and the names start with a letter or an underscore, so none
 // reads as a number, .inf or a merge key), a decimal is an integer,
-// digits around one point (0.9) a float, and true / false are booleans. "" for every other scalar, and for one whose
+// digits around one point (0.9, 1.) a float, and true / false are booleans. "" for every other scalar, and for one whose
 // tag is not that one or that carries a tag or quotes of its own.
 func implicitTag(n *yaml.Node) string {
 	if n.Kind != yaml.ScalarNode || n.Style != 0 {
@@ -114,27 +113,11 @@ func implicitTag(n *yaml.Node) string {
 		tag = tagInt
 	case v == "true" || v == "false":
 		tag = tagBool
-	case isPointDecimal(v):
+	case isPlainFloat(v):
 		tag = tagFloat
 	}
 	if tag == "" || (n.Tag != tag && n.Tag != "") {
 		return ""
 	}
 	return tag
-}
-
-// isPointDecimal reports whether s is digits, a point and digits, such as
-// 0.9 or 32.0: a float to every YAML reader.
-func isPointDecimal(s string) bool {
-	whole, frac, ok := strings.Cut(s, ".")
-	return ok && whole != "" && frac != "" && allDigits(whole) && allDigits(frac)
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

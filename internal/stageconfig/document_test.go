@@ -80,7 +80,7 @@ func TestImplicitTag(t *testing.T) {
 		{"k: stage_id", tagStr}, {"k: MooncakeConnector", tagStr}, {"k: _x1", tagStr},
 		{"k: 25201", tagInt}, {"k: 0", tagInt}, {"k: true", tagBool}, {"k: false", tagBool},
 		{"k: yes", ""}, {"k: null", ""}, {"k: 007", ""}, {"k: 1e3", ""},
-		{"k: a.b", ""}, {"k: 0.9", tagFloat}, {"k: 32.0", tagFloat}, {"k: .5", ""}, {"k: 1.", ""}, {"k: 1.2.3", ""}, {"k: \"stage_id\"", ""}, {"k: !!str 12", ""}, {"k: True", ""},
+		{"k: a.b", ""}, {"k: 0.9", tagFloat}, {"k: 32.0", tagFloat}, {"k: .5", ""}, {"k: 1.", tagFloat}, {"k: 1.2.3", ""}, {"k: \"stage_id\"", ""}, {"k: !!str 12", ""}, {"k: True", ""},
 		{"k: 1_000", ""}, {"k: -1", ""}, {"k: '25201'", ""},
 	} {
 		var n yaml.Node

@@ -73,14 +73,6 @@ func isIdentifier(s string) bool {
 	return !yaml11Words[s]
 }
 
-// yaml11Words are the words the loader reads as booleans or null.
-var yaml11Words = map[string]bool{
-	"yes": true, "Yes": true, "YES": true, "no": true, "No": true, "NO": true,
-	"true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true,
-	"on": true, "On": true, "ON": true, "off": true, "Off": true, "OFF": true,
-	"null": true, "Null": true, "NULL": true,
-}
-
 // PathGet follows a path of keys through nested mappings, resolving
 // aliases; nil when any step is missing.
 func PathGet(m *yaml.Node, keys ...string) *yaml.Node {

@@ -54,7 +54,6 @@ type pyScalar struct {
 // rule). Python's `$` also matches before a final newline, which a plain
 // scalar cannot end with.
 var (
-	pyBoolRE  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
 	pyFloatRE = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?` +
 		`|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
 		`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
@@ -99,9 +98,7 @@ func pyPlainKind(s string) pyKind {
 		return pyInt // the common case, without the regexps
 	}
 	c := s[0]
-	// The length checks skip regexps that cannot match: the booleans
-	// are 2-5 letters long, the nulls at most 4.
-	if len(s) <= 5 && strings.IndexByte("yYnNtTfFoO", c) >= 0 && pyBoolRE.MatchString(s) {
+	if yaml11Bools[s] {
 		return pyBool
 	}
 	number := strings.IndexByte("-+0123456789.", c) >= 0
@@ -117,6 +114,7 @@ func pyPlainKind(s string) pyKind {
 	switch {
 	case s == "<<":
 		return pyMerge
+	// The nulls are at most 4 characters: longer texts skip the regexp.
 	case len(s) <= 4 && strings.IndexByte("~nN", c) >= 0 && pyNullRE.MatchString(s):
 		return pyNull
 	case s == "=":
@@ -131,15 +129,8 @@ func pyPlainKind(s string) pyKind {
 // isDecimal reports whether s is 0 or a decimal number without a leading
 // zero, sign or underscore, which every YAML reader reads as that integer.
 func isDecimal(s string) bool {
-	if s == "" || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	_, ok := plainDecimal(s)
+	return ok
 }
 
 // pyRead reads a scalar node as vllm-omni's loader does. Other nodes read
@@ -205,7 +196,22 @@ func unsafeTagMessage(tag string) string {
 	return fmt.Sprintf("the tag %s is not supported in a stage config (vllm-omni's loader refuses most tags, and reads the rest into values a config cannot hold): remove it and write a plain value, list or mapping", tag)
 }
 
+// pyBoolWords are YAML 1.1's boolean words, in lower case, and their values.
 var pyBoolWords = map[string]bool{"yes": true, "no": false, "true": true, "false": false, "on": true, "off": false}
+
+// yaml11Bools are the spellings the loader reads as booleans: each of
+// pyBoolWords in lower case, capitalised or upper case (PyYAML's bool
+// resolver), and yaml11Words those and the spellings of null, which no key
+// or name can be without quotes.
+var yaml11Bools, yaml11Words = func() (bools, words map[string]bool) {
+	bools, words = map[string]bool{}, map[string]bool{"null": true, "Null": true, "NULL": true}
+	for w := range pyBoolWords {
+		for _, spelling := range []string{w, strings.ToUpper(w[:1]) + w[1:], strings.ToUpper(w)} {
+			bools[spelling], words[spelling] = true, true
+		}
+	}
+	return bools, words
+}()
 
 // pyConstruct builds the value of a scalar of a known kind, as PyYAML's
 // SafeConstructor does, or says why it fails.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -238,6 +239,9 @@ func TestPlainDecimal(t *testing.T) {
 	}
 }
 
+// pyBoolRE is PyYAML's bool resolver, which yaml11Bools spells out.
+var pyBoolRE = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+
 // pyPlainKind skips regexps that cannot match and reads digits.digits
 // without one; over every short string of the characters that matter, it
 // must classify as the regexps alone do.
@@ -291,5 +295,25 @@ func TestPyPlainKindShortcutsChangeNothing(t *testing.T) {
 	}
 	if n < 10000 {
 		t.Fatalf("checked %d strings", n)
+	}
+}
+
+// yaml11Bools spells out PyYAML's bool resolver, no word more or less.
+func TestYAML11BoolsAreTheResolversWords(t *testing.T) {
+	for w := range yaml11Bools {
+		if !pyBoolRE.MatchString(w) {
+			t.Errorf("%q is in yaml11Bools but not read as a boolean", w)
+		}
+		if !yaml11Words[w] {
+			t.Errorf("%q is a boolean word but not in yaml11Words", w)
+		}
+	}
+	if n := strings.Count(pyBoolRE.String(), "|") + 1; len(yaml11Bools) != n {
+		t.Errorf("yaml11Bools has %d words, the resolver %d", len(yaml11Bools), n)
+	}
+	for _, w := range []string{"null", "Null", "NULL"} {
+		if !yaml11Words[w] || yaml11Bools[w] {
+			t.Errorf("%q: a null word, not a boolean", w)
+		}
 	}
 }
