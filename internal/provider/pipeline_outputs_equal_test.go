@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 
@@ -220,6 +221,7 @@ func sortedMsgPack(t *testing.T, v tftypes.Value) []byte {
 		}
 		var elems []tftypes.Value
 		if v.As(&elems) == nil {
+			elems = slices.Clone(elems) // As hands out v's own slice
 			types := make([]tftypes.Type, len(elems))
 			for i, e := range elems {
 				elems[i], types[i] = sorted(e, elemType(i, ""))

@@ -45,8 +45,13 @@ import (
 type directServer struct{ tfprotov6.ProviderServer }
 
 // encodeOr encodes v as a protocol value of type typ; an encoding error
-// becomes an error diagnostic, as the framework reports it.
+// becomes an error diagnostic, as the framework reports it. The encoding is
+// marshalMsgPack's; a value it cannot encode goes to tftypes' encoder,
+// which reports it in the framework's words.
 func encodeOr(typ tftypes.Type, v tftypes.Value, what string, diags *[]*tfprotov6.Diagnostic) *tfprotov6.DynamicValue {
+	if b, err := marshalMsgPack(typ, v); err == nil {
+		return &tfprotov6.DynamicValue{MsgPack: b}
+	}
 	encoded, err := tfprotov6.NewDynamicValue(typ, v)
 	if err != nil {
 		*diags = append(*diags, &tfprotov6.Diagnostic{
