@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -42,10 +43,16 @@ var pdPipelineDataSourceSchema = sync.OnceValue(func() schema.Schema {
 	}
 })
 
+// pdPipelineDataSourceSchemaType is the schema's Type(), built once: it
+// builds every nested type again, 100 allocations and 15 µs a call.
+var pdPipelineDataSourceSchemaType = sync.OnceValue(func() attr.Type {
+	return pdPipelineDataSourceSchema().Type()
+})
+
 // pdPipelineDataSourceType is the Terraform type of the data source's
 // configuration and state.
 var pdPipelineDataSourceType = sync.OnceValue(func() tftypes.Type {
-	return pdPipelineDataSourceSchema().Type().TerraformType(context.Background())
+	return pdPipelineDataSourceSchemaType().TerraformType(context.Background())
 })
 
 // Read computes the outputs from the configuration. Terraform calls it during
@@ -75,7 +82,7 @@ func readPipeline(ctx context.Context, config tftypes.Value) (tftypes.Value, dia
 
 	// inputsFrom, not Config.Get: every plan reads every instance, and Get
 	// costs 1 295 more allocations per read (see inputsFrom).
-	in, d := inputsFrom(ctx, state.Schema.Type(), config)
+	in, d := inputsFrom(ctx, pdPipelineDataSourceSchemaType(), config)
 	if diags.Append(d...); diags.HasError() {
 		return state.Raw, diags
 	}

@@ -22,8 +22,8 @@ import (
 
 // validateWithEngine is what both entities' validation reports: the
 // schema's checks, then the engine's where those failed.
-func validateWithEngine(ctx context.Context, config tfsdk.Config, attrs map[string]schemaAttribute) diag.Diagnostics {
-	diags := validateConfig(ctx, config, attrs)
+func validateWithEngine(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
+	diags := validateConfig(ctx, config, vs)
 	diags.Append(engineErrorsBeside(ctx, config, diags)...)
 	return diags
 }
@@ -149,9 +149,9 @@ var (
 )
 
 func (d *pdPipelineDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
-	resp.Diagnostics.Append(engineErrorsBeside(ctx, req.Config, validateConfig(ctx, req.Config, dataSourceAttributesForValidation()))...)
+	resp.Diagnostics.Append(engineErrorsBeside(ctx, req.Config, validateConfig(ctx, req.Config, dataSourceValidationSchema()))...)
 }
 
 func (r *pdPipelineResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	resp.Diagnostics.Append(engineErrorsBeside(ctx, req.Config, validateConfig(ctx, req.Config, resourceAttributesForValidation()))...)
+	resp.Diagnostics.Append(engineErrorsBeside(ctx, req.Config, validateConfig(ctx, req.Config, resourceValidationSchema()))...)
 }

@@ -17,16 +17,16 @@ import (
 // for a valid or not yet known configuration, which are planned at plan.
 func TestValidateWithEngine(t *testing.T) {
 	t.Run("data source", func(t *testing.T) {
-		testValidateWithEngine(t, tfsdk.Config{Schema: pdPipelineDataSourceSchema()}, pdPipelineDataSourceType(), dataSourceAttributesForValidation())
+		testValidateWithEngine(t, tfsdk.Config{Schema: pdPipelineDataSourceSchema()}, pdPipelineDataSourceType(), dataSourceValidationSchema())
 	})
 	t.Run("resource", func(t *testing.T) {
-		testValidateWithEngine(t, tfsdk.Config{Schema: pdPipelineResourceSchema()}, pdPipelineResourceType(), resourceAttributesForValidation())
+		testValidateWithEngine(t, tfsdk.Config{Schema: pdPipelineResourceSchema()}, pdPipelineResourceType(), resourceValidationSchema())
 	})
 }
 
 // testValidateWithEngine runs the cases on one entity's schema (empty
 // carries it, typ is its type).
-func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, attrs map[string]schemaAttribute) {
+func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, attrs validationSchema) {
 	ctx := context.Background()
 	num := func(f float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
 	role := func(set map[string]tftypes.Value) tftypes.Value {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -69,9 +70,15 @@ var pdPipelineResourceSchema = sync.OnceValue(func() schema.Schema {
 	}
 })
 
+// pdPipelineResourceSchemaType is the schema's Type(), built once (see
+// pdPipelineDataSourceSchemaType).
+var pdPipelineResourceSchemaType = sync.OnceValue(func() attr.Type {
+	return pdPipelineResourceSchema().Type()
+})
+
 // pdPipelineResourceType is the Terraform type of the resource's state.
 var pdPipelineResourceType = sync.OnceValue(func() tftypes.Type {
-	return pdPipelineResourceSchema().Type().TerraformType(context.Background())
+	return pdPipelineResourceSchemaType().TerraformType(context.Background())
 })
 
 // ModifyPlan computes the outputs at plan time. The framework marks computed
@@ -109,7 +116,7 @@ func planResource(ctx context.Context, config, plan, prior tftypes.Value) (tftyp
 
 	// inputsFrom, not Config.Get: every plan of every instance reads them,
 	// and Get costs 1 376 more allocations per plan (see inputsFrom).
-	in, d := inputsFrom(ctx, planned.Schema.Type(), config)
+	in, d := inputsFrom(ctx, pdPipelineResourceSchemaType(), config)
 	if diags.Append(d...); diags.HasError() {
 		return planned.Raw, diags
 	}

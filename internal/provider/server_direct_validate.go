@@ -24,7 +24,7 @@ import (
 func (s directServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
 	if req.TypeName == pdPipelineTypeName {
 		diags, ok := validateRequest(ctx, req.Config, tfsdk.Config{Schema: pdPipelineDataSourceSchema()},
-			pdPipelineDataSourceType(), dataSourceAttributesForValidation())
+			pdPipelineDataSourceType(), dataSourceValidationSchema())
 		if ok {
 			return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: diags}, nil
 		}
@@ -37,7 +37,7 @@ func (s directServer) ValidateDataResourceConfig(ctx context.Context, req *tfpro
 func (s directServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if req.TypeName == pdPipelineTypeName {
 		diags, ok := validateRequest(ctx, req.Config, tfsdk.Config{Schema: pdPipelineResourceSchema()},
-			pdPipelineResourceType(), resourceAttributesForValidation())
+			pdPipelineResourceType(), resourceValidationSchema())
 		if ok {
 			return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: diags}, nil
 		}
@@ -48,7 +48,7 @@ func (s directServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6
 // validateRequest decodes a configuration into empty (which carries the
 // schema) and validates it. ok is false when there is no configuration or
 // it does not decode: the framework then answers.
-func validateRequest(ctx context.Context, raw *tfprotov6.DynamicValue, empty tfsdk.Config, typ tftypes.Type, attrs map[string]schemaAttribute) ([]*tfprotov6.Diagnostic, bool) {
+func validateRequest(ctx context.Context, raw *tfprotov6.DynamicValue, empty tfsdk.Config, typ tftypes.Type, vs validationSchema) ([]*tfprotov6.Diagnostic, bool) {
 	if raw == nil {
 		return nil, false
 	}
@@ -57,16 +57,23 @@ func validateRequest(ctx context.Context, raw *tfprotov6.DynamicValue, empty tfs
 		return nil, false
 	}
 	empty.Raw = config
-	return protoDiagnostics(ctx, validateWithEngine(ctx, empty, attrs)), true
+	return protoDiagnostics(ctx, validateWithEngine(ctx, empty, vs)), true
 }
 
-// The schemas' attributes as validateConfig takes them, built once.
+// validationSchema is an entity's schema as validateConfig takes it.
+type validationSchema struct {
+	attrs map[string]schemaAttribute
+	typ   attr.Type // the schema's Type(), built once
+
+}
+
+// The entities' schemas as validateConfig takes them, built once.
 var (
-	dataSourceAttributesForValidation = sync.OnceValue(func() map[string]schemaAttribute {
-		return asSchemaAttributes(pdPipelineDataSourceSchema().Attributes)
+	dataSourceValidationSchema = sync.OnceValue(func() validationSchema {
+		return validationSchema{attrs: asSchemaAttributes(pdPipelineDataSourceSchema().Attributes), typ: pdPipelineDataSourceSchemaType()}
 	})
-	resourceAttributesForValidation = sync.OnceValue(func() map[string]schemaAttribute {
-		return asSchemaAttributes(pdPipelineResourceSchema().Attributes)
+	resourceValidationSchema = sync.OnceValue(func() validationSchema {
+		return validationSchema{attrs: asSchemaAttributes(pdPipelineResourceSchema().Attributes), typ: pdPipelineResourceSchemaType()}
 	})
 )
 
@@ -122,15 +129,15 @@ func holdsObjects(a schemaAttribute) bool {
 // alongside the schema instead. Attributes are visited in name order, so
 // the diagnostics come in a stable order (the framework's follows map
 // iteration).
-func validateConfig(ctx context.Context, config tfsdk.Config, attrs map[string]schemaAttribute) diag.Diagnostics {
+func validateConfig(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
 	var diags diag.Diagnostics
-	v, err := config.Schema.Type().ValueFromTerraform(ctx, config.Raw)
+	v, err := vs.typ.ValueFromTerraform(ctx, config.Raw)
 	obj, ok := v.(types.Object)
 	if err != nil || !ok {
 		diags.AddError("Internal error", fmt.Sprintf("the configuration cannot be read as an object: %v", err))
 		return diags
 	}
-	validateObject(ctx, config, path.Empty(), attrs, obj.Attributes(), &diags)
+	validateObject(ctx, config, path.Empty(), vs.attrs, obj.Attributes(), &diags)
 	return diags
 }
 
