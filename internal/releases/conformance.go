@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
@@ -130,7 +128,7 @@ func (c *conformance) stageArgsKeys() {
 			continue // the release has no such runtime; loader() said so
 		}
 		for _, k := range c.r.StageArgs.Ignored {
-			if stageconfig.PathGet(s.Node, k.Key...) != nil {
+			if s.Sets(k.Key...) {
 				c.add(diagcode.ReleaseIgnoredKey, "%s sets %s, which vllm-omni %s never reads; it reads %s", s.Describe(), strings.Join(k.Key, "."), c.r.Version, strings.Join(k.ReadAs, "."))
 			}
 		}
@@ -139,8 +137,7 @@ func (c *conformance) stageArgsKeys() {
 
 // deployKeys: what the deploy loader needs of a stages file.
 func (c *conformance) deployKeys() {
-	top := c.d.Doc.Top()
-	key, _ := stageconfig.ScalarString(stageconfig.MapGet(top, "pipeline"))
+	key, _ := c.d.Doc.TopString("pipeline")
 	switch {
 	case key == "" && c.d.Planned == nil:
 		// A config checked alone may be a plain pipeline: no PD to select.
@@ -149,10 +146,10 @@ func (c *conformance) deployKeys() {
 	case !c.d.UserPipeline && !c.r.Registers(key):
 		c.add(diagcode.ReleasePipelineUnregistered, "pipeline %q is not registered in vllm-omni %s: the deploy loader raises KeyError", key, c.r.Version)
 	}
-	if stageconfig.MapGet(top, "async_chunk") == nil && c.r.Deploy != nil && c.r.Deploy.AsyncChunkDefault {
+	if !c.d.Doc.HasTop("async_chunk") && c.r.Deploy != nil && c.r.Deploy.AsyncChunkDefault {
 		c.add(diagcode.ReleaseAsyncChunkImplicit, "async_chunk is not written; vllm-omni %s's deploy loader then assumes true, which the sync input processors do not serve", c.r.Version)
 	}
-	if stageconfig.MapGet(top, "stage_args") != nil {
+	if c.d.Doc.HasTop("stage_args") {
 		c.add(diagcode.ReleaseStageArgsInStages, "a stages file also holds stage_args")
 	}
 }
@@ -161,11 +158,11 @@ func (c *conformance) deployKeys() {
 type pdSide struct {
 	stage stageconfig.Stage
 	id    int
-	kv    *yaml.Node
+	kv    stageconfig.Settings // kv_transfer_config
 }
 
 func (s pdSide) kvString(key string) string {
-	v, _ := stageconfig.ScalarString(stageconfig.MapGet(s.kv, key))
+	v, _ := s.kv.String(key)
 	return v
 }
 
@@ -176,14 +173,13 @@ func (s pdSide) kvString(key string) string {
 func (c *conformance) pdSides() (pre, dec []pdSide) {
 	for _, s := range c.d.Doc.Stages() {
 		id, _ := s.ID()
-		side := pdSide{stage: s, id: id, kv: s.Engine("kv_transfer_config")}
+		side := pdSide{stage: s, id: id, kv: s.KVTransferSettings()}
 		var isPre, isDec bool
 		switch {
 		case c.d.Planned != nil:
 			isPre, isDec = id == c.d.Planned.Prefill, id == c.d.Planned.Decode
 		case c.d.Doc.Dialect == StageArgs:
-			isPre, _ = stageconfig.ScalarBool(s.Get("is_prefill_only"))
-			isDec, _ = stageconfig.ScalarBool(s.Get("is_decode_only"))
+			isPre, isDec = s.Flag("is_prefill_only"), s.Flag("is_decode_only")
 		}
 		if isPre {
 			pre = append(pre, side)
@@ -209,7 +205,7 @@ func (c *conformance) pdPair() {
 	p, d := pre[0], dec[0]
 	if v.Has(CheckKVConfigPresent) {
 		for _, s := range []pdSide{p, d} {
-			if s.kv == nil || s.kv.Kind != yaml.MappingNode {
+			if !s.kv.IsMapping() {
 				c.add(diagcode.ReleaseKVTransferConfig, "%s has no kv_transfer_config mapping", s.stage.Describe())
 			}
 		}
@@ -234,8 +230,8 @@ func (c *conformance) pdPair() {
 	}
 	if v.Has(CheckBuffers) {
 		for _, k := range []string{"kv_buffer_device", "kv_buffer_size"} {
-			a, aok := stageconfig.ScalarString(stageconfig.MapGet(p.kv, k))
-			b, bok := stageconfig.ScalarString(stageconfig.MapGet(d.kv, k))
+			a, aok := p.kv.String(k)
+			b, bok := d.kv.String(k)
 			if aok && bok && a != b {
 				c.add(diagcode.ReleaseKVBuffer, "%s is %s on prefill and %s on decode", k, a, b)
 			}
@@ -254,7 +250,7 @@ func (c *conformance) pdPair() {
 }
 
 func tensorParallel(s stageconfig.Stage) int {
-	if v, ok := stageconfig.ScalarInt(s.Engine("tensor_parallel_size")); ok {
+	if v, ok := s.EngineInt("tensor_parallel_size"); ok {
 		return v
 	}
 	return 1
@@ -267,21 +263,16 @@ func (c *conformance) connectorsLoadable() {
 	pre, dec := c.pdSides()
 	for _, side := range append(pre, dec...) {
 		s, kv := side.stage, side.kv
-		if kv == nil || stageconfig.MapGet(kv, "kv_connector_module_path") != nil {
+		if kv.Has("kv_connector_module_path") {
 			continue
 		}
-		names := []*yaml.Node{stageconfig.MapGet(kv, "kv_connector")}
-		children := stageconfig.MapGet(stageconfig.MapGet(kv, "kv_connector_extra_config"), "connectors")
-		if children != nil {
-			for _, ch := range children.Content {
-				names = append(names, stageconfig.MapGet(ch, "kv_connector"))
-			}
-		}
-		for i, n := range names {
-			if i > 0 && stageconfig.MapGet(children.Content[i-1], "kv_connector_module_path") != nil {
+		// The connector, or MultiConnector's children but those loaded
+		// from their own module path.
+		for _, conf := range append([]stageconfig.Settings{kv}, kv.Get("kv_connector_extra_config").Entries("connectors")...) {
+			if conf.Has("kv_connector_module_path") {
 				continue
 			}
-			if name, ok := stageconfig.ScalarString(n); ok && !c.r.KVConnectors.Has(name) {
+			if name, ok := conf.String("kv_connector"); ok && !c.r.KVConnectors.Has(name) {
 				c.add(diagcode.ReleaseKVConnectorUnknown, "%s names %s, which vllm-omni %s (vLLM %s) cannot load", s.Describe(), name, c.r.Version, c.r.VLLM)
 			}
 		}
@@ -294,7 +285,7 @@ func (c *conformance) hostOf(id int, s stageconfig.Stage) string {
 	if c.d.Planned != nil {
 		return c.d.Planned.Hosts[id]
 	}
-	h, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_HOST_IP"))
+	h, _ := s.EnvVar("VLLM_HOST_IP")
 	return h
 }
 
@@ -304,16 +295,8 @@ func (c *conformance) hostOf(id int, s stageconfig.Stage) string {
 func (c *conformance) edges() [][2]int {
 	var out [][2]int
 	if c.d.Doc.Dialect == Stages {
-		list := stageconfig.MapGet(c.d.Doc.Top(), "edges")
-		if list == nil {
-			return nil
-		}
-		for _, e := range list.Content {
-			from, ok1 := stageconfig.ScalarInt(stageconfig.MapGet(e, "from"))
-			to, ok2 := stageconfig.ScalarInt(stageconfig.MapGet(e, "to"))
-			if ok1 && ok2 {
-				out = append(out, [2]int{from, to})
-			}
+		for _, e := range c.d.Doc.Edges().List {
+			out = append(out, [2]int{e.From, e.To})
 		}
 		return out
 	}
@@ -338,7 +321,7 @@ func (c *conformance) crossHostEdges() {
 			byID[id] = s
 		}
 	}
-	defs := c.connectorDefs()
+	defs := c.d.Doc.ConnectorClasses()
 	for _, e := range c.edges() {
 		from, toID := e[0], e[1]
 		src, ok1 := byID[from]
@@ -363,22 +346,17 @@ func (c *conformance) crossHostEdges() {
 	}
 }
 
-// connectorDefs maps each defined omni connector to its class name.
-func (c *conformance) connectorDefs() map[string]string {
-	m := stageconfig.MapGet(c.d.Doc.Top(), "connectors")
-	if c.d.Doc.Dialect == StageArgs {
-		m = stageconfig.MapGet(stageconfig.MapGet(c.d.Doc.Top(), "runtime"), "connectors")
-	}
-	out := map[string]string{}
-	for _, k := range stageconfig.MapKeys(m) {
-		out[k], _ = stageconfig.ScalarString(stageconfig.MapGet(stageconfig.MapGet(m, k), "name"))
-	}
-	return out
-}
-
+// connectorRef is the connector the stage names for one edge: the entry
+// prefix+other of its input_connectors or output_connectors (key); "" when
+// it names none.
 func connectorRef(s stageconfig.Stage, key, prefix string, other int) string {
-	name, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Get(key), prefix+strconv.Itoa(other)))
-	return name
+	want := prefix + strconv.Itoa(other)
+	for _, ref := range s.ConnectorRefs(key) {
+		if ref.Key == want {
+			return ref.Name
+		}
+	}
+	return ""
 }
 
 // mooncakeEnv: vLLM's bootstrap server binds VLLM_MOONCAKE_BOOTSTRAP_PORT
@@ -392,16 +370,13 @@ func (c *conformance) mooncakeEnv() {
 	for _, side := range append(pre, dec...) {
 		s := side.stage
 		// Mooncake alone, or as a MultiConnector child.
-		configs := []*yaml.Node{side.kv}
-		if children := stageconfig.MapGet(stageconfig.MapGet(side.kv, "kv_connector_extra_config"), "connectors"); children != nil {
-			configs = append(configs, children.Content...)
-		}
+		configs := append([]stageconfig.Settings{side.kv}, side.kv.Get("kv_connector_extra_config").Entries("connectors")...)
 		for _, kv := range configs {
-			if name, _ := stageconfig.ScalarString(stageconfig.MapGet(kv, "kv_connector")); name != "MooncakeConnector" {
+			if name, _ := kv.String("kv_connector"); name != "MooncakeConnector" {
 				continue
 			}
-			port, ok := stageconfig.ScalarString(stageconfig.MapGet(stageconfig.MapGet(kv, "kv_connector_extra_config"), "mooncake_bootstrap_port"))
-			env, _ := stageconfig.ScalarString(stageconfig.MapGet(s.Env(), "VLLM_MOONCAKE_BOOTSTRAP_PORT"))
+			port, ok := kv.Get("kv_connector_extra_config").String("mooncake_bootstrap_port")
+			env, _ := s.EnvVar("VLLM_MOONCAKE_BOOTSTRAP_PORT")
 			if ok && env != port {
 				c.add(diagcode.ReleaseMooncakeBootstrapEnv, "%s has mooncake_bootstrap_port %s but VLLM_MOONCAKE_BOOTSTRAP_PORT %q: vLLM binds the variable (8998 when unset) and decode dials the other", s.Describe(), port, env)
 			}

@@ -92,6 +92,19 @@ func TestConform(t *testing.T) {
 		}
 		return strings.Replace(conformingPD, old, repl, 1)
 	}
+	// multi makes prefill's connector a MultiConnector of these children.
+	multi := func(children string) string {
+		return strings.Replace(edit("kv_connector: MooncakeConnector\n        kv_role: kv_producer", "kv_connector: MultiConnector\n        kv_role: kv_producer"),
+			"          mooncake_bootstrap_port: 25201\n", "          mooncake_bootstrap_port: 25201\n          connectors:\n"+children, 1)
+	}
+	t.Run("a MultiConnector child from its own module", func(t *testing.T) {
+		d := deployment(t, multi("            - {kv_connector: MyConnector, kv_connector_module_path: my.connectors}\n"))
+		for _, v := range Conform(release(t, "0.24.0"), d) {
+			if v.Rule == "kv_connector_unknown" {
+				t.Errorf("a child loaded from its own module is refused: %v", v)
+			}
+		}
+	})
 	master := []string{"--omni-master-address", "10.0.0.1", "--omni-master-port", "26000"}
 	tests := []struct {
 		name, release string
@@ -127,6 +140,9 @@ func TestConform(t *testing.T) {
 			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1"}, master...)...),
 			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "launches"},
 		{"a shell around the launch", "0.24.0", deployment(t, conformingPD, []string{"/bin/sh", "-c", "vllm serve m --omni & wait"}), "command"},
+		{"kv_transfer_config not a mapping", "0.24.0", deployment(t, edit("      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_producer",
+			"      kv_transfer_config: MooncakeConnector\n      kv_was:\n        kv_connector: MooncakeConnector\n        kv_role: kv_producer")), "kv_transfer_config"},
+		{"a MultiConnector child vLLM lacks", "0.24.0", deployment(t, multi("            - {kv_connector: MooncakeConnector}\n            - {kv_connector: P2pNcclConnector}\n")), "kv_connector_unknown"},
 		{"prefill not at stage 0", "0.24.0", deployment(t, strings.Replace(strings.Replace(strings.Replace(conformingPD, "stage_id: 0", "stage_id: 5", 1), "engine_input_source: [0]", "engine_input_source: [5]", 1), "    final_output: false", "    final_output: false\n    engine_input_source: [2]", 1)), "prefill_entry"},
 	}
 	for _, tc := range tests {
@@ -171,5 +187,53 @@ stages:
 	d.UserPipeline = true
 	if vs := Conform(r, d); len(vs) != 1 || vs[0].Rule != "async_chunk_implicit" {
 		t.Errorf("want async_chunk_implicit, got %v", vs)
+	}
+}
+
+// TestConform_StagesCrossHost: in a stages file the edges are the
+// top-level list, and an edge between hosts needs one connector, named at
+// both ends and defined with a class that reaches another host.
+func TestConform_StagesCrossHost(t *testing.T) {
+	const file = `pipeline: mine
+async_chunk: false
+connectors:
+  mc: {name: MooncakeTransferEngineConnector}
+  shm: {name: SharedMemoryConnector}
+edges:
+  - {from: 0, to: 1}
+stages:
+  - stage_id: 0
+    env: {VLLM_HOST_IP: 10.0.0.1}
+    output_connectors: {to_stage_1: mc}
+  - stage_id: 1
+    env: {VLLM_HOST_IP: 10.0.0.2}
+    input_connectors: {from_stage_0: mc}
+`
+	argv := []string{"vllm", "serve", "m", "--omni", "--deploy-config", "/c.yaml"}
+	crossHost := func(src string) []Violation {
+		d := deployment(t, src, argv)
+		d.UserPipeline = true
+		var out []Violation
+		for _, v := range Conform(release(t, "0.28.0"), d) {
+			if v.Rule == "cross_host_edge" {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	if vs := crossHost(file); len(vs) != 0 {
+		t.Fatalf("the conforming file: %v", vs)
+	}
+	for name, src := range map[string]string{
+		"the ends name different connectors": strings.Replace(file, "from_stage_0: mc", "from_stage_0: shm", 1),
+		"a connector that stays on the host": strings.ReplaceAll(file, ": mc}", ": shm}"),
+		"no connector at one end":            strings.Replace(file, "input_connectors: {from_stage_0: mc}", "input_connectors: {from_stage_9: mc}", 1),
+	} {
+		if vs := crossHost(src); len(vs) != 1 {
+			t.Errorf("%s: want one cross_host_edge, got %v", name, vs)
+		}
+	}
+	if vs := crossHost(strings.Replace(file, "  - {from: 0, to: 1}\n", "", 1)); len(vs) != 0 {
+		t.Errorf("without the edge, nothing crosses hosts: %v", vs)
 	}
 }

@@ -21,14 +21,8 @@ type Edges struct {
 	Unreadable []int
 }
 
-// edgesNode is where the dialect keeps the edges: top-level in `stages`,
-// under `runtime:` in `stage_args`.
-func (d *Document) edgesNode() *yaml.Node {
-	if d.Dialect == Stages {
-		return MapGet(d.Top(), "edges")
-	}
-	return MapGet(MapGet(d.Top(), "runtime"), "edges")
-}
+// edgesNode is the edge list, where the dialect keeps it (sectionsParent).
+func (d *Document) edgesNode() *yaml.Node { return MapGet(d.sectionsParent(), "edges") }
 
 // Edges reads the config's edge list.
 func (d *Document) Edges() Edges {

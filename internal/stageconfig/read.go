@@ -35,6 +35,38 @@ func (s Stage) ParallelConfig() Settings { return Settings{s.Engine("parallel_co
 // Int reads a setting vllm-omni reads as an integer.
 func (m Settings) Int(key string) (int, bool) { return ScalarInt(MapGet(m.n, key)) }
 
+// String reads a setting's text; null and a collection read as absent.
+func (m Settings) String(key string) (string, bool) { return ScalarString(MapGet(m.n, key)) }
+
+// Has reports whether the settings hold key, null included.
+func (m Settings) Has(key string) bool { return MapGet(m.n, key) != nil }
+
+// IsMapping reports whether the settings are written, as a mapping.
+func (m Settings) IsMapping() bool { return m.n != nil && m.n.Kind == yaml.MappingNode }
+
+// Get is the settings nested under key; reading from them when key is
+// unset, or not a mapping, finds nothing.
+func (m Settings) Get(key string) Settings { return Settings{MapGet(m.n, key)} }
+
+// Entries are the values written under key, a list's items in order, each
+// read as settings (MultiConnector's `connectors`).
+func (m Settings) Entries(key string) []Settings {
+	n := MapGet(m.n, key)
+	if n == nil {
+		return nil
+	}
+	out := make([]Settings, len(n.Content))
+	for i, e := range n.Content {
+		out[i] = Settings{e}
+	}
+	return out
+}
+
+// KVTransferSettings is the stage's `kv_transfer_config` as written, for
+// checks that read more of it than KVTransfer gives: MultiConnector's
+// children, a connector's module path.
+func (s Stage) KVTransferSettings() Settings { return Settings{s.Engine("kv_transfer_config")} }
+
 // EnvVar reads one variable of the stage's environment.
 func (s Stage) EnvVar(name string) (string, bool) { return ScalarString(MapGet(s.Env(), name)) }
 
@@ -111,13 +143,31 @@ func (s Stage) ConnectorRefs(key string) []ConnectorRef {
 // TopString reads a top-level key's text, such as `pipeline`.
 func (d *Document) TopString(key string) (string, bool) { return ScalarString(MapGet(d.Top(), key)) }
 
-// connectorsNode is the mapping of named connectors: top-level in the
-// `stages` dialect, under `runtime:` in `stage_args`.
-func (d *Document) connectorsNode() *yaml.Node {
+// HasTop reports whether the config writes a top-level key, null included.
+func (d *Document) HasTop(key string) bool { return MapGet(d.Top(), key) != nil }
+
+// sectionsParent is the mapping that holds the pipeline-wide sections
+// (`connectors`, `edges`): the top level in the `stages` dialect, `runtime:`
+// in `stage_args`; nil when that is not written.
+func (d *Document) sectionsParent() *yaml.Node {
 	if d.Dialect == Stages {
-		return MapGet(d.Top(), "connectors")
+		return d.Top()
 	}
-	return MapGet(MapGet(d.Top(), "runtime"), "connectors")
+	return MapGet(d.Top(), "runtime")
+}
+
+// connectorsNode is the mapping of named connectors.
+func (d *Document) connectorsNode() *yaml.Node { return MapGet(d.sectionsParent(), "connectors") }
+
+// ConnectorClasses maps each connector the config defines to its class,
+// the definition's `name:` ("" when that is not text).
+func (d *Document) ConnectorClasses() map[string]string {
+	m := d.connectorsNode()
+	out := map[string]string{}
+	for _, k := range MapKeys(m) {
+		out[k], _ = ScalarString(MapGet(MapGet(m, k), "name"))
+	}
+	return out
 }
 
 // ConnectorNames lists the names of the connectors the config defines;
@@ -130,6 +180,10 @@ func (d *Document) ConnectorNames() (names []string, defined bool) {
 	}
 	return MapKeys(m), true
 }
+
+// Sets reports whether the stage writes the key at this path (such as
+// runtime.max_batch_size), null included.
+func (s Stage) Sets(path ...string) bool { return PathGet(s.Node, path...) != nil }
 
 // HasEngine reports whether the stage sets an engine setting, null
 // included.

@@ -129,12 +129,87 @@ func TestDocumentReads(t *testing.T) {
 			if got, ok := d.TopString("pipeline"); got != tc.pipeline || ok != (tc.pipeline != "") {
 				t.Errorf("TopString(pipeline) = %q, %t", got, ok)
 			}
-			if got := MapGet(d.Top(), "pipeline") != nil; got != tc.hasPipe {
-				t.Errorf("pipeline set = %t, want %t", got, tc.hasPipe)
+			if got := d.HasTop("pipeline"); got != tc.hasPipe {
+				t.Errorf("HasTop(pipeline) = %t, want %t", got, tc.hasPipe)
 			}
 			if names, defined := d.ConnectorNames(); !deepEqual(names, tc.names) || defined != tc.defined {
 				t.Errorf("ConnectorNames() = %q, %t; want %q, %t", names, defined, tc.names, tc.defined)
 			}
 		})
+	}
+}
+
+// TestConnectorClasses reads each defined connector's class where the
+// dialect keeps the definitions, and nothing from the other place.
+func TestConnectorClasses(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      map[string]string
+	}{
+		{"stages", "stages: []\nconnectors: {mc: {name: MooncakeTransferEngineConnector}, shm: {name: null}, odd: x}\nruntime: {connectors: {c: {name: C}}}\n",
+			map[string]string{"mc": "MooncakeTransferEngineConnector", "shm": "", "odd": ""}},
+		{"stage_args", "stage_args: []\nconnectors: {b: {name: B}}\nruntime: {connectors: {c: {name: C}}}\n", map[string]string{"c": "C"}},
+		{"none", "stage_args: []\nruntime: {enabled: true}\n", map[string]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mustParse(t, tc.src).ConnectorClasses(); !deepEqual(got, tc.want) {
+				t.Errorf("ConnectorClasses() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSettingsView reads a kv_transfer_config through Settings, as the
+// release checks do: present and null keys, nesting, MultiConnector's
+// children, and a stage without the mapping.
+func TestSettingsView(t *testing.T) {
+	stages := mustParse(t, `stage_args:
+  - stage_id: 0
+    runtime: {max_batch_size: null}
+    engine_args:
+      kv_transfer_config:
+        kv_connector: MultiConnector
+        kv_buffer_size: 1e9
+        kv_buffer_device: null
+        kv_connector_extra_config:
+          connectors:
+            - {kv_connector: MooncakeConnector, kv_connector_extra_config: {mooncake_bootstrap_port: "25201"}}
+            - {kv_connector: Mine, kv_connector_module_path: my.module}
+  - stage_id: 1
+    engine_args: {kv_transfer_config: MooncakeConnector}
+`).Stages()
+	kv := stages[0].KVTransferSettings()
+	if !kv.IsMapping() {
+		t.Fatal("kv_transfer_config is not read as a mapping")
+	}
+	if got, ok := kv.String("kv_connector"); got != "MultiConnector" || !ok {
+		t.Errorf("String(kv_connector) = %q, %t", got, ok)
+	}
+	if got, ok := kv.String("kv_buffer_size"); got != "1e9" || !ok {
+		t.Errorf("String(kv_buffer_size) = %q, %t; want the text as written", got, ok)
+	}
+	if _, ok := kv.String("kv_buffer_device"); ok || !kv.Has("kv_buffer_device") || kv.Has("kv_role") {
+		t.Errorf("a null key: String ok = %t, Has = %t; an absent one: Has = %t", ok, kv.Has("kv_buffer_device"), kv.Has("kv_role"))
+	}
+	children := kv.Get("kv_connector_extra_config").Entries("connectors")
+	if len(children) != 2 {
+		t.Fatalf("%d children, want 2", len(children))
+	}
+	if port, ok := children[0].Get("kv_connector_extra_config").String("mooncake_bootstrap_port"); port != "25201" || !ok {
+		t.Errorf("the first child's bootstrap port = %q, %t", port, ok)
+	}
+	if !children[1].Has("kv_connector_module_path") || children[0].Has("kv_connector_module_path") {
+		t.Error("kv_connector_module_path is not read on the right child")
+	}
+	if got := kv.Get("kv_role").Entries("connectors"); got != nil {
+		t.Errorf("entries under an absent key: %v", got)
+	}
+
+	scalar := stages[1].KVTransferSettings()
+	if scalar.IsMapping() || scalar.Has("kv_connector") {
+		t.Error("a scalar kv_transfer_config reads as a mapping")
+	}
+	if !stages[0].Sets("runtime", "max_batch_size") || stages[1].Sets("runtime", "max_batch_size") || stages[0].Sets("runtime", "devices") {
+		t.Error("Sets does not tell a written path (null included) from an absent one")
 	}
 }
