@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -71,9 +72,9 @@ func short(v *tftypes.Value) string {
 	return s
 }
 
-// TestMarshalMsgPack_SameAsTftypes: the states the direct path answers
-// with, for every configuration of the output corpus, the same
-// configurations with unknown inputs, and the resource's planned states.
+// TestMarshalMsgPack_SameAsTftypes: the states the direct path answers a
+// read with, for every configuration of the output corpus, and for the
+// same configurations with an unknown input.
 func TestMarshalMsgPack_SameAsTftypes(t *testing.T) {
 	ctx := context.Background()
 	for name, set := range outputCorpus(t) {
@@ -91,7 +92,6 @@ func TestMarshalMsgPack_SameAsTftypes(t *testing.T) {
 				t.Fatal(diags)
 			}
 			checkSameAsTftypes(t, pdPipelineDataSourceType(), unknown)
-
 		})
 	}
 }
@@ -155,6 +155,51 @@ func TestMarshalMsgPack_DynamicMapSorted(t *testing.T) {
 	back, err := (&tfprotov6.DynamicValue{MsgPack: first}).Unmarshal(obj)
 	if err != nil || !back.Equal(v) {
 		t.Errorf("reads back as %v (%v), want %v", back, err, v)
+	}
+	// tftypes writes the keys in Go's map order, which Go varies from
+	// one walk to the next: for two keys both orders come up, and the
+	// sorted one is ours.
+	two := tftypes.NewValue(obj, map[string]tftypes.Value{"engine_args": tftypes.NewValue(tftypes.Map{ElementType: tftypes.Number},
+		map[string]tftypes.Value{"seed": tfNumber(1), "block_size": tfNumber(16)})})
+	ours, err := marshalMsgPack(obj, two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		if theirs, err := tfprotov6.NewDynamicValue(obj, two); err == nil && bytes.Equal(theirs.MsgPack, ours) {
+			return
+		}
+	}
+	t.Error("no encoding of tftypes' in 200 is ours")
+}
+
+// TestEncodeState_FallsBackToTftypes: a value that does not fit its type is
+// not written by marshalMsgPack; encodeState hands it to tftypes, whose error
+// becomes the framework's diagnostic, and a value that fits is written
+// without one.
+func TestEncodeState_FallsBackToTftypes(t *testing.T) {
+	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"a": tftypes.String}}
+	for name, v := range map[string]tftypes.Value{
+		"another type":         tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"a": tftypes.Number}}, map[string]tftypes.Value{"a": tfNumber(1)}),
+		"an attribute missing": tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"b": tftypes.String}}, map[string]tftypes.Value{"b": tfString("x")}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := marshalMsgPack(typ, v); err == nil {
+				t.Fatal("marshalMsgPack wrote a value that does not fit its type")
+			}
+			var diags []*tfprotov6.Diagnostic
+			if got := encodeState(typ, v, &diags); got != nil {
+				t.Errorf("encoded as %x", got.MsgPack)
+			}
+			_, want := tfprotov6.NewDynamicValue(typ, v)
+			if len(diags) != 1 || diags[0].Summary != "Unable to Convert State" || want == nil || !strings.HasSuffix(diags[0].Detail, want.Error()) {
+				t.Errorf("diagnostics %+v; want tftypes' error %v", diags, want)
+			}
+		})
+	}
+	var diags []*tfprotov6.Diagnostic
+	if got := encodeState(typ, tftypes.NewValue(typ, map[string]tftypes.Value{"a": tfString("x")}), &diags); got == nil || len(diags) != 0 {
+		t.Errorf("a value that fits: %v, %v", got, diags)
 	}
 }
 

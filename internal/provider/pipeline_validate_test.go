@@ -26,7 +26,7 @@ func TestValidateWithEngine(t *testing.T) {
 
 // testValidateWithEngine runs the cases on one entity's schema (empty
 // carries it, typ is its type).
-func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, attrs validationSchema) {
+func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, vs validationSchema) {
 	ctx := context.Background()
 	num := func(f float64) tftypes.Value { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
 	role := func(set map[string]tftypes.Value) tftypes.Value {
@@ -56,7 +56,7 @@ func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, 
 		t.Run(c.name, func(t *testing.T) {
 			config := empty
 			config.Raw = c.config
-			diags := validateWithEngine(ctx, config, attrs)
+			diags := validateWithEngine(ctx, config, vs)
 			var got []string
 			for _, d := range diags {
 				got = append(got, diagnosticPath(d)+": "+d.Summary())

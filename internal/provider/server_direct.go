@@ -44,11 +44,12 @@ import (
 // value that does not decode), goes to the framework unchanged.
 type directServer struct{ tfprotov6.ProviderServer }
 
-// encodeOr encodes v as a protocol value of type typ; an encoding error
-// becomes an error diagnostic, as the framework reports it. The encoding is
+// encodeState encodes a state or planned state v as a protocol value of
+// type typ; an encoding error becomes an error diagnostic, as the framework
+// reports it. The encoding is
 // marshalMsgPack's; a value it cannot encode goes to tftypes' encoder,
 // which reports it in the framework's words.
-func encodeOr(typ tftypes.Type, v tftypes.Value, what string, diags *[]*tfprotov6.Diagnostic) *tfprotov6.DynamicValue {
+func encodeState(typ tftypes.Type, v tftypes.Value, diags *[]*tfprotov6.Diagnostic) *tfprotov6.DynamicValue {
 	if b, err := marshalMsgPack(typ, v); err == nil {
 		return &tfprotov6.DynamicValue{MsgPack: b}
 	}
@@ -56,8 +57,8 @@ func encodeOr(typ tftypes.Type, v tftypes.Value, what string, diags *[]*tfprotov
 	if err != nil {
 		*diags = append(*diags, &tfprotov6.Diagnostic{
 			Severity: tfprotov6.DiagnosticSeverityError,
-			Summary:  "Unable to Convert " + what,
-			Detail: "An unexpected error was encountered when converting the " + what + " to the protocol type. " +
+			Summary:  "Unable to Convert State",
+			Detail: "An unexpected error was encountered when converting the State to the protocol type. " +
 				"Please report this to the provider developers.\n\nUnable to create DynamicValue: " + err.Error(),
 		})
 		return nil

@@ -20,6 +20,6 @@ func (s directServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDat
 
 	state, diags := readPipeline(ctx, config)
 	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
-	resp.State = encodeOr(typ, state, "State", &resp.Diagnostics)
+	resp.State = encodeState(typ, state, &resp.Diagnostics)
 	return resp, nil
 }

@@ -22,7 +22,7 @@ func (s directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResou
 		return s.ProviderServer.ReadResource(ctx, req)
 	}
 	resp := &tfprotov6.ReadResourceResponse{}
-	resp.NewState = encodeOr(typ, state, "State", &resp.Diagnostics)
+	resp.NewState = encodeState(typ, state, &resp.Diagnostics)
 	return resp, nil
 }
 
@@ -70,6 +70,6 @@ func (s directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pla
 		planned = failed.Raw
 	}
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
-	resp.PlannedState = encodeOr(typ, planned, "State", &resp.Diagnostics)
+	resp.PlannedState = encodeState(typ, planned, &resp.Diagnostics)
 	return resp, nil
 }

@@ -64,7 +64,6 @@ func validateRequest(ctx context.Context, raw *tfprotov6.DynamicValue, empty tfs
 type validationSchema struct {
 	attrs map[string]schemaAttribute
 	typ   attr.Type // the schema's Type(), built once
-
 }
 
 // The entities' schemas as validateConfig takes them, built once.

@@ -94,8 +94,12 @@ func TestConform(t *testing.T) {
 	}
 	// multi makes prefill's connector a MultiConnector of these children.
 	multi := func(children string) string {
-		return strings.Replace(edit("kv_connector: MooncakeConnector\n        kv_role: kv_producer", "kv_connector: MultiConnector\n        kv_role: kv_producer"),
-			"          mooncake_bootstrap_port: 25201\n", "          mooncake_bootstrap_port: 25201\n          connectors:\n"+children, 1)
+		src := edit("kv_connector: MooncakeConnector\n        kv_role: kv_producer", "kv_connector: MultiConnector\n        kv_role: kv_producer")
+		at := "          mooncake_bootstrap_port: 25201\n"
+		if !strings.Contains(src, at) {
+			t.Fatalf("%q is not in the config", at)
+		}
+		return strings.Replace(src, at, at+"          connectors:\n"+children, 1)
 	}
 	t.Run("a MultiConnector child from its own module", func(t *testing.T) {
 		d := deployment(t, multi("            - {kv_connector: MyConnector, kv_connector_module_path: my.connectors}\n"))
@@ -235,5 +239,11 @@ stages:
 	}
 	if vs := crossHost(strings.Replace(file, "  - {from: 0, to: 1}\n", "", 1)); len(vs) != 0 {
 		t.Errorf("without the edge, nothing crosses hosts: %v", vs)
+	}
+	// Edges written as a mapping are no edges (the config checks refuse
+	// them: edges must be a list), even where its values look like edges.
+	mapped := strings.Replace(strings.Replace(file, "  - {from: 0, to: 1}\n", "  e: {from: 0, to: 1}\n", 1), "from_stage_0: mc", "from_stage_0: shm", 1)
+	if vs := crossHost(mapped); len(vs) != 0 {
+		t.Errorf("edges written as a mapping were read: %v", vs)
 	}
 }

@@ -48,8 +48,10 @@ func (m Settings) IsMapping() bool { return m.n != nil && m.n.Kind == yaml.Mappi
 // unset, or not a mapping, finds nothing.
 func (m Settings) Get(key string) Settings { return Settings{MapGet(m.n, key)} }
 
-// Entries are the values written under key, a list's items in order, each
-// read as settings (MultiConnector's `connectors`).
+// Entries are the nodes written under key, each read as settings: a list's
+// items in order (MultiConnector's `connectors`). Whatever else is written
+// there gives its nodes as they come (a mapping's keys and values in turn),
+// as the release checks have always read it.
 func (m Settings) Entries(key string) []Settings {
 	n := MapGet(m.n, key)
 	if n == nil {
