@@ -284,27 +284,27 @@ func benchPlannedSeed(b *testing.B) (tfsdk.Config, plannedOutputs) {
 }
 
 // BenchmarkWriteOutputs: writing the planned outputs into the data source's
-// state with writeOutputs, as readPipeline does.
+// state with setOutputs, as readPipeline does.
 func BenchmarkWriteOutputs(b *testing.B) {
 	ctx := context.Background()
 	config, out := benchPlannedSeed(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		state := tfsdk.State(config)
-		if diags := writeOutputs(ctx, &state, out); diags.HasError() {
+		if diags := setOutputs(ctx, &state, out); diags.HasError() {
 			b.Fatal(diags)
 		}
 	}
 }
 
 // BenchmarkWriteStateSet: the same state written with State.Set of the
-// whole model, read back from what writeOutputs wrote (the computed inputs
+// whole model, read back from what setOutputs wrote (the computed inputs
 // hold what the plan used).
 func BenchmarkWriteStateSet(b *testing.B) {
 	ctx := context.Background()
 	config, out := benchPlannedSeed(b)
 	want := tfsdk.State(config)
-	if diags := writeOutputs(ctx, &want, out); diags.HasError() {
+	if diags := setOutputs(ctx, &want, out); diags.HasError() {
 		b.Fatal(diags)
 	}
 	var m pipelineModel
@@ -313,7 +313,7 @@ func BenchmarkWriteStateSet(b *testing.B) {
 	}
 	got := tfsdk.State(config)
 	if diags := got.Set(ctx, &m); diags.HasError() || !got.Raw.Equal(want.Raw) {
-		b.Fatalf("State.Set wrote another state than writeOutputs: %v", diags)
+		b.Fatalf("State.Set wrote another state than setOutputs: %v", diags)
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -89,7 +89,7 @@ func readPipeline(ctx context.Context, config tftypes.Value) (tftypes.Value, dia
 	out, ok, d := planOutputs(ctx, in, nil)
 	diags.Append(d...)
 	if ok {
-		diags.Append(writeOutputs(ctx, &state, out)...)
+		diags.Append(setOutputs(ctx, &state, out)...)
 	}
 	return state.Raw, diags
 }

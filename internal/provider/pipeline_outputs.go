@@ -156,11 +156,6 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 	return out, diags
 }
 
-// writeOutputs sets every output and leaves the inputs untouched.
-func writeOutputs(ctx context.Context, target attributeSetter, o plannedOutputs) diag.Diagnostics {
-	return setOutputs(ctx, target, o)
-}
-
 // writeUnknownOutputs marks every output unknown: what Terraform shows as
 // "known after apply" while an input is still unknown. A computed input is
 // marked unknown too where the configuration leaves it unset (config is the
@@ -213,7 +208,9 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 	return setOutputs(ctx, target, tvals)
 }
 
-// setOutputs writes top-level attributes into a plan or a state. It builds
+// setOutputs writes top-level attributes (the outputs, and the computed
+// inputs as planned) into a plan or a state and leaves the other inputs
+// untouched. It builds
 // the new object once: SetAttribute rebuilds the whole value and resolves
 // the path through the schema on every call, ten times per plan, and Set
 // of the whole model finds the struct's fields again and converts every

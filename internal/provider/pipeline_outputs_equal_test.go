@@ -169,7 +169,7 @@ func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
 			// The states as readPipeline writes them.
 			gotState := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config}
 			wantState := gotState
-			if d := writeOutputs(ctx, &gotState, got); d.HasError() {
+			if d := setOutputs(ctx, &gotState, got); d.HasError() {
 				t.Fatal(d)
 			}
 			if d := setOutputs(ctx, &wantState, want); d.HasError() {

@@ -49,7 +49,7 @@ func TestOutputsRoundTrip(t *testing.T) {
 		t.Fatal(diags)
 	}
 	plan := planWith(t, map[string]any{"model": "m"})
-	if diags := writeOutputs(ctx, &plan, out); diags.HasError() {
+	if diags := setOutputs(ctx, &plan, out); diags.HasError() {
 		t.Fatal(diags)
 	}
 	if !plan.Raw.IsFullyKnown() {
@@ -139,7 +139,7 @@ func TestSetOutputs_NullTargetGoesThroughSetAttribute(t *testing.T) {
 	if !null.Raw.IsNull() {
 		t.Fatal("planWith(nil) is not a null plan")
 	}
-	if diags := writeOutputs(ctx, &null, out); diags.HasError() {
+	if diags := setOutputs(ctx, &null, out); diags.HasError() {
 		t.Fatal(diags)
 	}
 	var attrs map[string]tftypes.Value

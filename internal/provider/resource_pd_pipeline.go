@@ -128,7 +128,7 @@ func planResource(ctx context.Context, config, plan, prior tftypes.Value) (tftyp
 	out, ok, d := planOutputs(ctx, in, prev)
 	diags.Append(d...)
 	if ok {
-		diags.Append(writeOutputs(ctx, &planned, out)...)
+		diags.Append(setOutputs(ctx, &planned, out)...)
 	}
 	return planned.Raw, diags
 }

@@ -129,7 +129,7 @@ func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 	if resp.Diagnostics.Append(diags...); !ok {
 		return
 	}
-	resp.Diagnostics.Append(writeOutputs(ctx, &plan, out)...)
+	resp.Diagnostics.Append(setOutputs(ctx, &plan, out)...)
 	var attrs map[string]tftypes.Value
 	if err := plan.Raw.As(&attrs); err != nil {
 		resp.Diagnostics.AddError("v0 test provider", err.Error())
