@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -137,7 +136,7 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 		"config_sha256":     tfStr(r.ConfigSHA256),
 		"vllm_omni_version": tfStr(r.Version),
 		"config_path":       tfStr(r.ConfigPath),
-		"api_port":          tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(int64(r.APIPort))),
+		"api_port":          tfInt(r.APIPort),
 		"format":            tfStr(r.Format),
 	}
 
