@@ -102,9 +102,9 @@ func TestMarshalMsgPack_ResourcePlans(t *testing.T) {
 	ctx := context.Background()
 	typ := pdPipelineResourceType()
 	for name, set := range map[string]map[string]tftypes.Value{
-		"seed":             {"model": tfString(seedModel)},
-		"api port unknown": {"model": tfString(seedModel), "api_port": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)},
-		"gpus":             {"model": tfString(seedModel), "gpus": tfNumber(8)},
+		"seed":             {"model": tfStr(seedModel)},
+		"api port unknown": {"model": tfStr(seedModel), "api_port": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)},
+		"gpus":             {"model": tfStr(seedModel), "gpus": tfNumber(8)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			config := objectValue(t, typ, set)
@@ -181,7 +181,7 @@ func TestEncodeState_FallsBackToTftypes(t *testing.T) {
 	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"a": tftypes.String}}
 	for name, v := range map[string]tftypes.Value{
 		"another type":         tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"a": tftypes.Number}}, map[string]tftypes.Value{"a": tfNumber(1)}),
-		"an attribute missing": tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"b": tftypes.String}}, map[string]tftypes.Value{"b": tfString("x")}),
+		"an attribute missing": tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"b": tftypes.String}}, map[string]tftypes.Value{"b": tfStr("x")}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := marshalMsgPack(typ, v); err == nil {
@@ -198,7 +198,7 @@ func TestEncodeState_FallsBackToTftypes(t *testing.T) {
 		})
 	}
 	var diags []*tfprotov6.Diagnostic
-	if got := encodeState(typ, tftypes.NewValue(typ, map[string]tftypes.Value{"a": tfString("x")}), &diags); got == nil || len(diags) != 0 {
+	if got := encodeState(typ, tftypes.NewValue(typ, map[string]tftypes.Value{"a": tfStr("x")}), &diags); got == nil || len(diags) != 0 {
 		t.Errorf("a value that fits: %v, %v", got, diags)
 	}
 }

@@ -23,7 +23,7 @@ import (
 func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 	t.Helper()
 	with := func(extra map[string]tftypes.Value) map[string]tftypes.Value {
-		out := map[string]tftypes.Value{"model": tfString(seedModel)}
+		out := map[string]tftypes.Value{"model": tfStr(seedModel)}
 		for k, v := range extra {
 			out[k] = v
 		}
@@ -51,35 +51,35 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tfString(string(b))
+		return tfStr(string(b))
 	}
-	child := func(name string) tftypes.Value { return dyn(map[string]tftypes.Value{"kv_connector": tfString(name)}) }
+	child := func(name string) tftypes.Value { return dyn(map[string]tftypes.Value{"kv_connector": tfStr(name)}) }
 	children := tftypes.NewValue(tftypes.Tuple{ElementTypes: []tftypes.Type{child("").Type(), child("").Type()}},
 		[]tftypes.Value{child("NixlConnector"), child("MooncakeConnector")})
 
 	return map[string]map[string]tftypes.Value{
 		"seed":          with(nil),
 		"bench seed":    benchSeedInputs(),
-		"qwen2.5 omni":  {"model": tfString("Qwen/Qwen2.5-Omni-7B")},
-		"first release": with(map[string]tftypes.Value{"vllm_omni_version": tfString("0.19.0rc1")}),
+		"qwen2.5 omni":  {"model": tfStr("Qwen/Qwen2.5-Omni-7B")},
+		"first release": with(map[string]tftypes.Value{"vllm_omni_version": tfStr("0.19.0rc1")}),
 		"tp2 both sides": with(map[string]tftypes.Value{
 			"prefill": obj("prefill", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(2)}),
 			"decode":  obj("decode", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(2)}),
 		}),
-		"nixl": with(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{"name": tfString("NixlConnector")})}),
+		"nixl": with(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{"name": tfStr("NixlConnector")})}),
 		"p2p nccl": with(map[string]tftypes.Value{
-			"vllm_omni_version": tfString("0.22"),
+			"vllm_omni_version": tfStr("0.22"),
 			"connector": obj("connector", map[string]tftypes.Value{
-				"name":         tfString("P2pNcclConnector"),
-				"extra_config": dyn(map[string]tftypes.Value{"proxy_ip": tfString("10.0.0.9"), "proxy_port": tfNumber(30001)}),
+				"name":         tfStr("P2pNcclConnector"),
+				"extra_config": dyn(map[string]tftypes.Value{"proxy_ip": tfStr("10.0.0.9"), "proxy_port": tfNumber(30001)}),
 			}),
 		}),
 		"multi connector": with(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{
-			"name":         tfString("MultiConnector"),
+			"name":         tfStr("MultiConnector"),
 			"extra_config": dyn(map[string]tftypes.Value{"connectors": children}),
 		})}),
 		"stages format": with(map[string]tftypes.Value{
-			"format": tfString("stages"), "pipeline": tfString("qwen3_omni_moe_pd"), "vllm_omni_version": tfString("0.28.0"),
+			"format": tfStr("stages"), "pipeline": tfStr("qwen3_omni_moe_pd"), "vllm_omni_version": tfStr("0.28.0"),
 		}),
 		"stage overrides":    with(map[string]tftypes.Value{"stage_overrides": talkerOverride("max_num_seqs", tfNumber(8))}),
 		"legacy base config": with(map[string]tftypes.Value{"base_config": upstream("legacy_stage_configs__qwen3_omni_moe-be81443c.yaml")}),
@@ -87,25 +87,25 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 			"base_config": upstream("deploy__qwen3_omni_moe-e2aa6aad.yaml"), "split_stage": tfNumber(0),
 		}),
 		"multi host": with(map[string]tftypes.Value{
-			"prefill": obj("prefill", map[string]tftypes.Value{"host": tfString("10.0.0.1")}),
-			"decode":  obj("decode", map[string]tftypes.Value{"host": tfString("10.0.0.2")}),
+			"prefill": obj("prefill", map[string]tftypes.Value{"host": tfStr("10.0.0.1")}),
+			"decode":  obj("decode", map[string]tftypes.Value{"host": tfStr("10.0.0.2")}),
 		}),
 		"multi host rdma and units": with(map[string]tftypes.Value{
-			"prefill":   obj("prefill", map[string]tftypes.Value{"host": tfString("::ffff:10.0.0.1")}),
-			"decode":    obj("decode", map[string]tftypes.Value{"host": tfString("::ffff:a00:2")}),
-			"connector": obj("connector", map[string]tftypes.Value{"protocol": tfString("rdma"), "device_name": tfString("mlx5_0")}),
+			"prefill":   obj("prefill", map[string]tftypes.Value{"host": tfStr("::ffff:10.0.0.1")}),
+			"decode":    obj("decode", map[string]tftypes.Value{"host": tfStr("::ffff:a00:2")}),
+			"connector": obj("connector", map[string]tftypes.Value{"protocol": tfStr("rdma"), "device_name": tfStr("mlx5_0")}),
 			"stage_overrides": dyn(map[string]tftypes.Value{
-				"code2wav": dyn(map[string]tftypes.Value{"host": tfString("10.0.0.3")}),
+				"code2wav": dyn(map[string]tftypes.Value{"host": tfStr("10.0.0.3")}),
 			}),
 			"systemd": obj("systemd", map[string]tftypes.Value{
-				"user": tfString("omni"), "cache_dir": tfString("/srv/hf"), "environment_file": tfString("/etc/omni/secrets.env"),
-				"unit_prefix": tfString("qwen-pd"), "head_wait_seconds": tfNumber(120),
+				"user": tfStr("omni"), "cache_dir": tfStr("/srv/hf"), "environment_file": tfStr("/etc/omni/secrets.env"),
+				"unit_prefix": tfStr("qwen-pd"), "head_wait_seconds": tfNumber(120),
 			}),
 		}),
 		"everything placed": with(map[string]tftypes.Value{
 			"gpus":        tfNumber(4),
 			"api_port":    tfNumber(9100),
-			"config_path": tfString("/opt/omni/pd.yaml"),
+			"config_path": tfStr("/opt/omni/pd.yaml"),
 			"port_range":  obj("port_range", map[string]tftypes.Value{"first": tfNumber(31000), "last": tfNumber(31010)}),
 			"prefill": obj("prefill", map[string]tftypes.Value{
 				"devices": numbers(1), "bootstrap_port": tfNumber(31005), "max_num_seqs": tfNumber(8),

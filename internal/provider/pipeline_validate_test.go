@@ -33,7 +33,7 @@ func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, 
 		return objectValue(t, attributeType(t, typ, "decode"), set)
 	}
 	config := func(set map[string]tftypes.Value) tftypes.Value {
-		set["model"] = tfString(seedModel)
+		set["model"] = tfStr(seedModel)
 		return objectValue(t, typ, set)
 	}
 	cases := []struct {

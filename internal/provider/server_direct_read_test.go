@@ -25,7 +25,7 @@ func attrObject(t testing.TB, attribute string, set map[string]tftypes.Value) tf
 	return objectValue(t, attributeType(t, pdPipelineDataSourceType(), attribute), set)
 }
 
-func tfString(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+// tfNumber is a number value; strings are tfStr's, from pipeline_outputs.go.
 func tfNumber(n int64) tftypes.Value {
 	return tftypes.NewValue(tftypes.Number, big.NewFloat(float64(n)))
 }
@@ -34,9 +34,9 @@ func tfNumber(n int64) tftypes.Value {
 // framework's own ReadDataSource answers, byte for byte, for outputs,
 // warnings, errors at nested paths and unknown inputs alike.
 func TestDirectRead_MatchesFramework(t *testing.T) {
-	seed := map[string]tftypes.Value{"model": tfString(seedModel)}
+	seed := map[string]tftypes.Value{"model": tfStr(seedModel)}
 	with := func(extra map[string]tftypes.Value) map[string]tftypes.Value {
-		out := map[string]tftypes.Value{"model": tfString(seedModel)}
+		out := map[string]tftypes.Value{"model": tfStr(seedModel)}
 		for k, v := range extra {
 			out[k] = v
 		}
@@ -48,7 +48,7 @@ func TestDirectRead_MatchesFramework(t *testing.T) {
 			"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number}, []tftypes.Value{tfNumber(25201)}),
 		}),
 		"stages format and overrides": with(map[string]tftypes.Value{
-			"format":          tfString("stages"),
+			"format":          tfStr("stages"),
 			"stage_overrides": talkerOverride("max_num_seqs", tfNumber(8)),
 		}),
 		"memory warning": with(map[string]tftypes.Value{
@@ -58,7 +58,7 @@ func TestDirectRead_MatchesFramework(t *testing.T) {
 			"gpus":   tfNumber(2),
 			"decode": attrObject(t, "decode", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(3)}),
 		}),
-		"broken base_config": {"base_config": tfString("stage_args: [\n")},
+		"broken base_config": {"base_config": tfStr("stage_args: [\n")},
 		"unknown model":      {"model": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)},
 		"no model":           {},
 	}
@@ -109,7 +109,7 @@ func TestDirectRead_MatchesFramework(t *testing.T) {
 // TestDirectRead_FallsBack: reads the direct path was not built for go to
 // the framework unchanged; the seed read does not.
 func TestDirectRead_FallsBack(t *testing.T) {
-	seed, err := tfprotov6.NewDynamicValue(pdPipelineDataSourceType(), dataSourceConfig(t, map[string]tftypes.Value{"model": tfString(seedModel)}))
+	seed, err := tfprotov6.NewDynamicValue(pdPipelineDataSourceType(), dataSourceConfig(t, map[string]tftypes.Value{"model": tfStr(seedModel)}))
 	if err != nil {
 		t.Fatal(err)
 	}

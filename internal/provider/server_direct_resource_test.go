@@ -94,15 +94,15 @@ func TestDirectPlan_MatchesFramework(t *testing.T) {
 		return v
 	}
 
-	seed := map[string]tftypes.Value{"model": tfString(seedModel)}
+	seed := map[string]tftypes.Value{"model": tfStr(seedModel)}
 	with := func(extra map[string]tftypes.Value) map[string]tftypes.Value {
-		out := map[string]tftypes.Value{"model": tfString(seedModel)}
+		out := map[string]tftypes.Value{"model": tfStr(seedModel)}
 		for k, v := range extra {
 			out[k] = v
 		}
 		return out
 	}
-	withTriggers := with(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfString("1")})})
+	withTriggers := with(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfStr("1")})})
 	overrides := with(map[string]tftypes.Value{
 		"stage_overrides": talkerOverride("max_num_seqs", tfNumber(8)),
 		"decode":          resourceObject(t, "decode", map[string]tftypes.Value{"max_num_seqs": tfNumber(32)}),
@@ -127,7 +127,7 @@ func TestDirectPlan_MatchesFramework(t *testing.T) {
 		{"update to errors", resourceValue(t, with(map[string]tftypes.Value{"gpus": tfNumber(2)})), priorSeed},
 		{"update to an unknown input", resourceValue(t, with(map[string]tftypes.Value{"api_port": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)})), priorSeed},
 		{"update, triggers unchanged", resourceValue(t, withTriggers), priorTriggers},
-		{"update, triggers changed", resourceValue(t, with(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfString("2")})})), priorTriggers},
+		{"update, triggers changed", resourceValue(t, with(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfStr("2")})})), priorTriggers},
 		{"update, triggers added", resourceValue(t, withTriggers), priorSeed},
 		{"update, triggers removed", resourceValue(t, seed), priorTriggers},
 		{"update, triggers unknown", resourceValue(t, with(map[string]tftypes.Value{"triggers": tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, tftypes.UnknownValue)})), priorTriggers},
@@ -197,9 +197,9 @@ func TestDirectRead_ResourceMatchesFramework(t *testing.T) {
 	typ := pdPipelineResourceType()
 	created, err := framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
 		TypeName:         pdPipelineTypeName,
-		Config:           dynamicValue(t, resourceValue(t, map[string]tftypes.Value{"model": tfString(seedModel)})),
+		Config:           dynamicValue(t, resourceValue(t, map[string]tftypes.Value{"model": tfStr(seedModel)})),
 		PriorState:       dynamicValue(t, tftypes.NewValue(typ, nil)),
-		ProposedNewState: dynamicValue(t, resourceValue(t, map[string]tftypes.Value{"model": tfString(seedModel)})),
+		ProposedNewState: dynamicValue(t, resourceValue(t, map[string]tftypes.Value{"model": tfStr(seedModel)})),
 	})
 	if err != nil || len(created.Diagnostics) > 0 {
 		t.Fatalf("%v %v", err, created.Diagnostics)
@@ -229,7 +229,7 @@ func TestDirectRead_ResourceMatchesFramework(t *testing.T) {
 // built for go to the framework unchanged; a create and a refresh do not.
 func TestDirectResource_FallsBack(t *testing.T) {
 	typ := pdPipelineResourceType()
-	seed := dynamicValue(t, resourceValue(t, map[string]tftypes.Value{"model": tfString(seedModel)}))
+	seed := dynamicValue(t, resourceValue(t, map[string]tftypes.Value{"model": tfStr(seedModel)}))
 	null := dynamicValue(t, tftypes.NewValue(typ, nil))
 	plans := []struct {
 		name        string

@@ -35,9 +35,9 @@ func invalidConfigs(t testing.TB, typ tftypes.Type) map[string]tftypes.Value {
 		return tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number}, numbers(fs...))
 	}
 	unknown := func(t tftypes.Type) tftypes.Value { return tftypes.NewValue(t, tftypes.UnknownValue) }
-	aList := tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{tfString("talker")})
+	aList := tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{tfStr("talker")})
 	seed := func(extra map[string]tftypes.Value) tftypes.Value {
-		vals := map[string]tftypes.Value{"model": tfString(seedModel)}
+		vals := map[string]tftypes.Value{"model": tfStr(seedModel)}
 		for k, v := range extra {
 			vals[k] = v
 		}
@@ -46,15 +46,15 @@ func invalidConfigs(t testing.TB, typ tftypes.Type) map[string]tftypes.Value {
 	return map[string]tftypes.Value{
 		"seed":            seed(nil),
 		"nothing set":     objectValue(t, typ, nil),
-		"empty strings":   seed(map[string]tftypes.Value{"model": tfString(""), "config_path": tfString(""), "base_config": tfString("")}),
-		"preset and base": seed(map[string]tftypes.Value{"preset": tfString("qwen3_omni_moe"), "base_config": tfString("stage_args: []\n")}),
-		"bad enums":       seed(map[string]tftypes.Value{"format": tfString("yaml"), "pipeline": tfString("a b")}),
+		"empty strings":   seed(map[string]tftypes.Value{"model": tfStr(""), "config_path": tfStr(""), "base_config": tfStr("")}),
+		"preset and base": seed(map[string]tftypes.Value{"preset": tfStr("qwen3_omni_moe"), "base_config": tfStr("stage_args: []\n")}),
+		"bad enums":       seed(map[string]tftypes.Value{"format": tfStr("yaml"), "pipeline": tfStr("a b")}),
 		"bad numbers": seed(map[string]tftypes.Value{
 			"split_stage": num(1.5), "gpus": num(0), "api_port": num(70000), "reserved_ports": set(0, 25201, 70000),
 		}),
 		"not objects": seed(map[string]tftypes.Value{"stage_overrides": aList}),
 		"connector": seed(map[string]tftypes.Value{"connector": nested("connector", map[string]tftypes.Value{
-			"name": tfString(""), "protocol": tfString("udp"), "device_name": tfString(""), "extra_config": aList,
+			"name": tfStr(""), "protocol": tfStr("udp"), "device_name": tfStr(""), "extra_config": aList,
 		})}),
 		"port range reversed": seed(map[string]tftypes.Value{"port_range": nested("port_range", map[string]tftypes.Value{
 			"first": num(30100), "last": num(30000),
@@ -68,7 +68,7 @@ func invalidConfigs(t testing.TB, typ tftypes.Type) map[string]tftypes.Value {
 			}),
 			"decode": nested("decode", map[string]tftypes.Value{
 				"devices": list(), "gpu_memory_utilization": num(1.5), "bootstrap_port": num(0),
-				"host": tfString(""), "engine_args": aList,
+				"host": tfStr(""), "engine_args": aList,
 			}),
 		}),
 		"negative device": seed(map[string]tftypes.Value{"decode": nested("decode", map[string]tftypes.Value{"devices": list(-1)})}),
@@ -79,7 +79,7 @@ func invalidConfigs(t testing.TB, typ tftypes.Type) map[string]tftypes.Value {
 			"port_range":     unknown(attributeType(t, typ, "port_range")),
 		}),
 		"unknown dynamic": seed(map[string]tftypes.Value{"stage_overrides": unknown(tftypes.DynamicPseudoType)}),
-		"outputs set":     seed(map[string]tftypes.Value{"id": tfString("x"), "gpu_count": num(3)}),
+		"outputs set":     seed(map[string]tftypes.Value{"id": tfStr("x"), "gpu_count": num(3)}),
 	}
 }
 
@@ -123,8 +123,8 @@ func TestDirectValidate_MatchesFramework(t *testing.T) {
 		configs := invalidConfigs(t, entity.typ)
 		if entity.name == "resource" {
 			configs["triggers"] = objectValue(t, entity.typ, map[string]tftypes.Value{
-				"model":    tfString(seedModel),
-				"triggers": tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{"rev": tfString("1")}),
+				"model":    tfStr(seedModel),
+				"triggers": tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, map[string]tftypes.Value{"rev": tfStr("1")}),
 			})
 		}
 		reported := 0
