@@ -22,13 +22,6 @@ import (
 // configs, overrides, the units' settings, the benchmark's instances.
 func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 	t.Helper()
-	with := func(extra map[string]tftypes.Value) map[string]tftypes.Value {
-		out := map[string]tftypes.Value{"model": tfStr(seedModel)}
-		for k, v := range extra {
-			out[k] = v
-		}
-		return out
-	}
 	obj := func(attribute string, set map[string]tftypes.Value) tftypes.Value {
 		return attrObject(t, attribute, set)
 	}
@@ -58,39 +51,39 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 		[]tftypes.Value{child("NixlConnector"), child("MooncakeConnector")})
 
 	return map[string]map[string]tftypes.Value{
-		"seed":          with(nil),
+		"seed":          seedWith(nil),
 		"bench seed":    benchSeedInputs(),
 		"qwen2.5 omni":  {"model": tfStr("Qwen/Qwen2.5-Omni-7B")},
-		"first release": with(map[string]tftypes.Value{"vllm_omni_version": tfStr("0.19.0rc1")}),
-		"tp2 both sides": with(map[string]tftypes.Value{
+		"first release": seedWith(map[string]tftypes.Value{"vllm_omni_version": tfStr("0.19.0rc1")}),
+		"tp2 both sides": seedWith(map[string]tftypes.Value{
 			"prefill": obj("prefill", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(2)}),
 			"decode":  obj("decode", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(2)}),
 		}),
-		"nixl": with(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{"name": tfStr("NixlConnector")})}),
-		"p2p nccl": with(map[string]tftypes.Value{
+		"nixl": seedWith(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{"name": tfStr("NixlConnector")})}),
+		"p2p nccl": seedWith(map[string]tftypes.Value{
 			"vllm_omni_version": tfStr("0.22"),
 			"connector": obj("connector", map[string]tftypes.Value{
 				"name":         tfStr("P2pNcclConnector"),
 				"extra_config": dyn(map[string]tftypes.Value{"proxy_ip": tfStr("10.0.0.9"), "proxy_port": tfNumber(30001)}),
 			}),
 		}),
-		"multi connector": with(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{
+		"multi connector": seedWith(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{
 			"name":         tfStr("MultiConnector"),
 			"extra_config": dyn(map[string]tftypes.Value{"connectors": children}),
 		})}),
-		"stages format": with(map[string]tftypes.Value{
+		"stages format": seedWith(map[string]tftypes.Value{
 			"format": tfStr("stages"), "pipeline": tfStr("qwen3_omni_moe_pd"), "vllm_omni_version": tfStr("0.28.0"),
 		}),
-		"stage overrides":    with(map[string]tftypes.Value{"stage_overrides": talkerOverride("max_num_seqs", tfNumber(8))}),
-		"legacy base config": with(map[string]tftypes.Value{"base_config": upstream("legacy_stage_configs__qwen3_omni_moe-be81443c.yaml")}),
-		"stages base config": with(map[string]tftypes.Value{
+		"stage overrides":    seedWith(map[string]tftypes.Value{"stage_overrides": talkerOverride("max_num_seqs", tfNumber(8))}),
+		"legacy base config": seedWith(map[string]tftypes.Value{"base_config": upstream("legacy_stage_configs__qwen3_omni_moe-be81443c.yaml")}),
+		"stages base config": seedWith(map[string]tftypes.Value{
 			"base_config": upstream("deploy__qwen3_omni_moe-e2aa6aad.yaml"), "split_stage": tfNumber(0),
 		}),
-		"multi host": with(map[string]tftypes.Value{
+		"multi host": seedWith(map[string]tftypes.Value{
 			"prefill": obj("prefill", map[string]tftypes.Value{"host": tfStr("10.0.0.1")}),
 			"decode":  obj("decode", map[string]tftypes.Value{"host": tfStr("10.0.0.2")}),
 		}),
-		"multi host rdma and units": with(map[string]tftypes.Value{
+		"multi host rdma and units": seedWith(map[string]tftypes.Value{
 			"prefill":   obj("prefill", map[string]tftypes.Value{"host": tfStr("::ffff:10.0.0.1")}),
 			"decode":    obj("decode", map[string]tftypes.Value{"host": tfStr("::ffff:a00:2")}),
 			"connector": obj("connector", map[string]tftypes.Value{"protocol": tfStr("rdma"), "device_name": tfStr("mlx5_0")}),
@@ -102,7 +95,7 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 				"unit_prefix": tfStr("qwen-pd"), "head_wait_seconds": tfNumber(120),
 			}),
 		}),
-		"everything placed": with(map[string]tftypes.Value{
+		"everything placed": seedWith(map[string]tftypes.Value{
 			"gpus":        tfNumber(4),
 			"api_port":    tfNumber(9100),
 			"config_path": tfStr("/opt/omni/pd.yaml"),
@@ -118,7 +111,7 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 				[]tftypes.Value{tfNumber(31001), tfNumber(31002)}),
 		}),
 		// An instance of scripts/bench.sh's count layout.
-		"bench count instance": with(map[string]tftypes.Value{
+		"bench count instance": seedWith(map[string]tftypes.Value{
 			"api_port":   tfNumber(10007),
 			"port_range": obj("port_range", map[string]tftypes.Value{"first": tfNumber(40070), "last": tfNumber(40079)}),
 			"prefill":    obj("prefill", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(2)}),

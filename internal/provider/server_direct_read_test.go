@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"math/big"
 	"reflect"
 	"testing"
@@ -30,31 +31,31 @@ func tfNumber(n int64) tftypes.Value {
 	return tftypes.NewValue(tftypes.Number, big.NewFloat(float64(n)))
 }
 
+// seedWith is the seed's inputs (its model) with extra set over them.
+func seedWith(extra map[string]tftypes.Value) map[string]tftypes.Value {
+	out := map[string]tftypes.Value{"model": tfStr(seedModel)}
+	maps.Copy(out, extra)
+	return out
+}
+
 // TestDirectRead_MatchesFramework: directServer answers exactly what the
 // framework's own ReadDataSource answers, byte for byte, for outputs,
 // warnings, errors at nested paths and unknown inputs alike.
 func TestDirectRead_MatchesFramework(t *testing.T) {
 	seed := map[string]tftypes.Value{"model": tfStr(seedModel)}
-	with := func(extra map[string]tftypes.Value) map[string]tftypes.Value {
-		out := map[string]tftypes.Value{"model": tfStr(seedModel)}
-		for k, v := range extra {
-			out[k] = v
-		}
-		return out
-	}
 	cases := map[string]map[string]tftypes.Value{
 		"seed": seed,
-		"reserved port": with(map[string]tftypes.Value{
+		"reserved port": seedWith(map[string]tftypes.Value{
 			"reserved_ports": tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number}, []tftypes.Value{tfNumber(25201)}),
 		}),
-		"stages format and overrides": with(map[string]tftypes.Value{
+		"stages format and overrides": seedWith(map[string]tftypes.Value{
 			"format":          tfStr("stages"),
 			"stage_overrides": talkerOverride("max_num_seqs", tfNumber(8)),
 		}),
-		"memory warning": with(map[string]tftypes.Value{
+		"memory warning": seedWith(map[string]tftypes.Value{
 			"stage_overrides": talkerOverride("gpu_memory_utilization", tftypes.NewValue(tftypes.Number, big.NewFloat(0.88))),
 		}),
-		"errors at nested paths": with(map[string]tftypes.Value{
+		"errors at nested paths": seedWith(map[string]tftypes.Value{
 			"gpus":   tfNumber(2),
 			"decode": attrObject(t, "decode", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(3)}),
 		}),

@@ -95,15 +95,8 @@ func TestDirectPlan_MatchesFramework(t *testing.T) {
 	}
 
 	seed := map[string]tftypes.Value{"model": tfStr(seedModel)}
-	with := func(extra map[string]tftypes.Value) map[string]tftypes.Value {
-		out := map[string]tftypes.Value{"model": tfStr(seedModel)}
-		for k, v := range extra {
-			out[k] = v
-		}
-		return out
-	}
-	withTriggers := with(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfStr("1")})})
-	overrides := with(map[string]tftypes.Value{
+	withTriggers := seedWith(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfStr("1")})})
+	overrides := seedWith(map[string]tftypes.Value{
 		"stage_overrides": talkerOverride("max_num_seqs", tfNumber(8)),
 		"decode":          resourceObject(t, "decode", map[string]tftypes.Value{"max_num_seqs": tfNumber(32)}),
 	})
@@ -118,19 +111,19 @@ func TestDirectPlan_MatchesFramework(t *testing.T) {
 		{"create with overrides", resourceValue(t, overrides), null},
 		{"create with triggers", resourceValue(t, withTriggers), null},
 		{"create with an unknown model", resourceValue(t, map[string]tftypes.Value{"model": tftypes.NewValue(tftypes.String, tftypes.UnknownValue)}), null},
-		{"create with errors", resourceValue(t, with(map[string]tftypes.Value{"gpus": tfNumber(2)})), null},
-		{"create with a warning", resourceValue(t, with(map[string]tftypes.Value{
+		{"create with errors", resourceValue(t, seedWith(map[string]tftypes.Value{"gpus": tfNumber(2)})), null},
+		{"create with a warning", resourceValue(t, seedWith(map[string]tftypes.Value{
 			"stage_overrides": talkerOverride("gpu_memory_utilization", tftypes.NewValue(tftypes.Number, big.NewFloat(0.88))),
 		})), null},
 		{"update, nothing changed", resourceValue(t, seed), priorSeed},
 		{"update an input", resourceValue(t, overrides), priorSeed},
-		{"update to errors", resourceValue(t, with(map[string]tftypes.Value{"gpus": tfNumber(2)})), priorSeed},
-		{"update to an unknown input", resourceValue(t, with(map[string]tftypes.Value{"api_port": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)})), priorSeed},
+		{"update to errors", resourceValue(t, seedWith(map[string]tftypes.Value{"gpus": tfNumber(2)})), priorSeed},
+		{"update to an unknown input", resourceValue(t, seedWith(map[string]tftypes.Value{"api_port": tftypes.NewValue(tftypes.Number, tftypes.UnknownValue)})), priorSeed},
 		{"update, triggers unchanged", resourceValue(t, withTriggers), priorTriggers},
-		{"update, triggers changed", resourceValue(t, with(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfStr("2")})})), priorTriggers},
+		{"update, triggers changed", resourceValue(t, seedWith(map[string]tftypes.Value{"triggers": triggersValue(map[string]tftypes.Value{"rev": tfStr("2")})})), priorTriggers},
 		{"update, triggers added", resourceValue(t, withTriggers), priorSeed},
 		{"update, triggers removed", resourceValue(t, seed), priorTriggers},
-		{"update, triggers unknown", resourceValue(t, with(map[string]tftypes.Value{"triggers": tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, tftypes.UnknownValue)})), priorTriggers},
+		{"update, triggers unknown", resourceValue(t, seedWith(map[string]tftypes.Value{"triggers": tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, tftypes.UnknownValue)})), priorTriggers},
 	}
 	saw := map[string]bool{}
 	for _, tc := range cases {

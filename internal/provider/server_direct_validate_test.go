@@ -36,13 +36,7 @@ func invalidConfigs(t testing.TB, typ tftypes.Type) map[string]tftypes.Value {
 	}
 	unknown := func(t tftypes.Type) tftypes.Value { return tftypes.NewValue(t, tftypes.UnknownValue) }
 	aList := tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{tfStr("talker")})
-	seed := func(extra map[string]tftypes.Value) tftypes.Value {
-		vals := map[string]tftypes.Value{"model": tfStr(seedModel)}
-		for k, v := range extra {
-			vals[k] = v
-		}
-		return objectValue(t, typ, vals)
-	}
+	seed := func(extra map[string]tftypes.Value) tftypes.Value { return objectValue(t, typ, seedWith(extra)) }
 	return map[string]tftypes.Value{
 		"seed":            seed(nil),
 		"nothing set":     objectValue(t, typ, nil),
