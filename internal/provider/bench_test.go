@@ -38,18 +38,8 @@ func benchServerOf(b testing.TB, srv tfprotov6.ProviderServer) (tfprotov6.Provid
 	if err != nil || len(schemas.Diagnostics) > 0 {
 		b.Fatalf("GetProviderSchema: %v %v", err, schemas.Diagnostics)
 	}
-	typ, ok := schemas.DataSourceSchemas[benchDataSource].ValueType().(tftypes.Object)
-	if !ok {
-		b.Fatal("the data source's schema is not an object")
-	}
-	vals := map[string]tftypes.Value{}
-	for name, t := range typ.AttributeTypes {
-		vals[name] = tftypes.NewValue(t, nil)
-	}
-	vals["model"] = tftypes.NewValue(tftypes.String, seedModel)
-	vals["reserved_ports"] = tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number},
-		[]tftypes.Value{tftypes.NewValue(tftypes.Number, big.NewFloat(30000))})
-	config, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
+	typ := schemas.DataSourceSchemas[benchDataSource].ValueType()
+	config, err := tfprotov6.NewDynamicValue(typ, objectValue(b, typ, benchSeedInputs()))
 	if err != nil {
 		b.Fatal(err)
 	}

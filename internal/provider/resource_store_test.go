@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -33,7 +32,7 @@ func TestResourceStore_KeepsThePlan(t *testing.T) {
 		t.Fatal(d)
 	}
 	plan := tfsdk.Plan(state)
-	want := encodeResource(t, plan.Raw)
+	want := dynamicValue(t, plan.Raw).MsgPack
 
 	empty := func() tfsdk.State { return tfsdk.State{Schema: plan.Schema, Raw: tftypes.NewValue(typ, nil)} }
 	r := &pdPipelineResource{}
@@ -49,18 +48,8 @@ func TestResourceStore_KeepsThePlan(t *testing.T) {
 			t.Errorf("%s: %v", name, got.diags)
 			continue
 		}
-		if !bytes.Equal(encodeResource(t, got.state.Raw), want) {
+		if !bytes.Equal(dynamicValue(t, got.state.Raw).MsgPack, want) {
 			t.Errorf("%s stored another state than the plan:\n got %s\nwant %s", name, got.state.Raw, plan.Raw)
 		}
 	}
-}
-
-// encodeResource is v as Terraform receives it (msgpack).
-func encodeResource(t *testing.T, v tftypes.Value) []byte {
-	t.Helper()
-	dv, err := tfprotov6.NewDynamicValue(pdPipelineResourceType(), v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dv.MsgPack
 }
