@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -181,5 +182,50 @@ func TestNumberText_Huge(t *testing.T) {
 		if got := numberText(x); got != want {
 			t.Errorf("numberText(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// Every number out of range is its own error at its own path, however deep
+// the joins of the levels above it nest (the plan reports each one).
+func TestAddValueErrors_EachNumberAtItsPath(t *testing.T) {
+	ctx := context.Background()
+	huge, _, err := big.ParseFloat("1e400", 10, 512, big.ToNearestEven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := func(attrs map[string]attr.Value) types.Object {
+		ts := map[string]attr.Type{}
+		for k, v := range attrs {
+			ts[k] = v.Type(ctx)
+		}
+		return types.ObjectValueMust(ts, attrs)
+	}
+	over := types.NumberValue(huge)
+	under := types.NumberValue(new(big.Float).Neg(huge))
+	engineArgs := types.DynamicValue(obj(map[string]attr.Value{
+		"x": obj(map[string]attr.Value{"a": over, "b": under, "c": obj(map[string]attr.Value{"d": over})}),
+		"y": types.TupleValueMust([]attr.Type{types.NumberType}, []attr.Value{over}),
+		"z": types.NumberValue(big.NewFloat(1)),
+	}))
+	p := path.Root("prefill").AtName("engine_args")
+	_, err = goObject(ctx, p, engineArgs)
+	if err == nil {
+		t.Fatal("no error for numbers out of range")
+	}
+	var diags diag.Diagnostics
+	addValueErrors(&diags, p, "Invalid engine_args", err)
+	var got []string
+	for _, d := range diags {
+		wp, _ := d.(diag.DiagnosticWithPath)
+		got = append(got, wp.Path().String()+": "+d.Summary())
+	}
+	want := []string{
+		"prefill.engine_args.x.a: Number out of range",
+		"prefill.engine_args.x.b: Number out of range",
+		"prefill.engine_args.x.c.d: Number out of range",
+		"prefill.engine_args.y[0]: Number out of range",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics\n %q\nwant\n %q", got, want)
 	}
 }
