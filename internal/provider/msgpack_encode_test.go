@@ -203,6 +203,28 @@ func TestEncodeState_FallsBackToTftypes(t *testing.T) {
 	}
 }
 
+// TestEncodeState_WritesSortedKeys: a value that fits is written by
+// marshalMsgPack, a map's keys in sorted order, every time; tftypes writes
+// them in Go's map order, which varies from one encoding to the next.
+func TestEncodeState_WritesSortedKeys(t *testing.T) {
+	elems := map[string]tftypes.Value{}
+	for _, k := range []string{"f", "a", "e", "b", "d", "c"} {
+		elems[k] = tfStr(k)
+	}
+	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"env": tftypes.Map{ElementType: tftypes.String}}}
+	v := tftypes.NewValue(typ, map[string]tftypes.Value{"env": tftypes.NewValue(typ.AttributeTypes["env"], elems)})
+	want, err := marshalMsgPack(typ, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		var diags []*tfprotov6.Diagnostic
+		if got := encodeState(typ, v, &diags); got == nil || len(diags) != 0 || !bytes.Equal(got.MsgPack, want) {
+			t.Fatalf("encodeState wrote other bytes than marshalMsgPack (%v)", diags)
+		}
+	}
+}
+
 func FuzzMarshalMsgPack(f *testing.F) {
 	f.Add(uint64(0), uint64(0))
 	f.Add(uint64(7), uint64(99))
