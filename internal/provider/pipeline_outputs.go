@@ -327,7 +327,8 @@ func mustType[T tftypes.Type](t tftypes.Type) T {
 }
 
 // outputElemType is the element type of a list output, from the schema, so
-// the values built here always match what the schema declares.
+// that framework values built for an output (parse_stage_config's edges,
+// the tests' models) match what the schema declares.
 // Asking for a name that is not a list output is a programming error, which
 // every test run catches.
 func outputElemType(name string) attr.Type {

@@ -41,7 +41,7 @@ func testValidateWithEngine(t *testing.T, empty tfsdk.Config, typ tftypes.Type, 
 		config tftypes.Value
 		want   []string // path: summary-or-code fragments, in order
 	}{
-		{"valid: not planned here", config(map[string]tftypes.Value{"decode": role(map[string]tftypes.Value{"tensor_parallel_size": num(2)})}),
+		{"valid", config(map[string]tftypes.Value{"decode": role(map[string]tftypes.Value{"tensor_parallel_size": num(1)})}),
 			nil},
 		{"engine error alone: left to the plan", config(map[string]tftypes.Value{"decode": role(map[string]tftypes.Value{"tensor_parallel_size": num(2)})}),
 			nil},
