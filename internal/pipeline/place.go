@@ -220,13 +220,9 @@ func (p *planner) checkGPULimit() {
 			}
 		}
 		if need > limit {
-			on := ""
-			if host != "" {
-				on = " on host " + host
-			}
 			p.ds.errorf(diagcode.GPUsExceeded, blame, "the layout needs more GPUs than the host has",
 				"the layout needs devices 0-%d (%d GPUs)%s but gpus = %d: %s. Raise gpus, lower tensor_parallel_size, or list devices that exist.",
-				need-1, need, on, limit, strings.Join(where, "; "))
+				need-1, need, onHost(host), limit, strings.Join(where, "; "))
 		}
 	}
 }
