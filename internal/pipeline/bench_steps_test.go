@@ -144,8 +144,7 @@ func BenchmarkStepSplit(b *testing.B) {
 	base := benchBase(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		p := &planner{spec: base.spec, base: base.base, basePath: base.basePath, g: base.g,
-			format: base.format, conn: base.conn}
+		p := &planner{spec: base.spec, base: base.base, basePath: base.basePath, g: base.g, conn: base.conn}
 		var ok bool
 		if !p.checkNotSplit() {
 			b.Fatal(describeDiags(p.ds))

@@ -24,7 +24,7 @@ type planner struct {
 	basePath Path
 	g        *graph
 	split    graphStage
-	format   stageconfig.Dialect
+	format   stageconfig.Dialect // the output's, once the release is chosen
 	release  releases.Choice
 	conn     connector
 	stages   []*plannedStage // in output order
@@ -33,12 +33,11 @@ type planner struct {
 	hosts    []string // distinct hosts in stage order
 }
 
-// newPlanner checks the inputs that need no base config and makes the two
-// choices they settle alone: the requested dialect and the connector.
+// newPlanner checks the inputs that need no base config and makes the
+// choice they settle alone: the connector.
 func newPlanner(spec Spec) *planner {
 	p := &planner{spec: spec}
 	p.checkSpec()
-	p.format = requestedFormat(spec)
 	p.conn = p.checkConnector()
 	return p
 }

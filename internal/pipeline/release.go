@@ -16,7 +16,7 @@ import (
 // ok is false, with the problem reported, when no release runs the plan.
 func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 	need := releases.Need{
-		Dialect:      string(p.format),
+		Dialect:      string(requestedFormat(p.spec)),
 		BaseDialect:  string(p.base.Dialect),
 		BasePipeline: p.basePipeline(),
 		Pipeline:     p.spec.Pipeline,
