@@ -33,7 +33,7 @@ func benchPlanner(b *testing.B) *planner {
 		b.Fatal(describeDiags(p.ds))
 	}
 	p.stages = p.layout()
-	p.byKey, p.hosts = indexStages(p.stages)
+	p.hosts = stageHosts(p.stages)
 	if p.release, ok = p.chooseRelease(); !ok {
 		b.Fatal(describeDiags(p.ds))
 	}
@@ -153,7 +153,7 @@ func BenchmarkStepSplit(b *testing.B) {
 			b.Fatal(describeDiags(p.ds))
 		}
 		p.stages = p.layout()
-		p.byKey, p.hosts = indexStages(p.stages)
+		p.hosts = stageHosts(p.stages)
 	}
 }
 

@@ -120,7 +120,7 @@ var connectorTable = map[string]connector{
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			// LMCache reads its configuration from LMCACHE_* variables.
 			w.setEnv("LMCACHE_ENABLE_PD", "True")
-			dec := p.byKey[decodeKey]
+			_, dec := p.pdPair()
 			if s.role == RolePrefill {
 				w.setEnv("LMCACHE_PD_ROLE", "sender")
 				w.setEnv("LMCACHE_PD_PEER_HOST", hostOrLocal(dec.host))

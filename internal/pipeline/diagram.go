@@ -24,7 +24,7 @@ func (p *planner) diagram(res *Result) string {
 		label += "<br/>GPU " + stageconfig.FormatDevices(s.devices) + describeHost(s.host)
 		fmt.Fprintf(&b, "  s%d[\"%s\"]\n", s.id, mermaidEscape(label))
 	}
-	pre, dec := p.byKey[prefillKey], p.byKey[decodeKey]
+	pre, dec := p.pdPair()
 	for _, e := range res.Edges {
 		if e.From == pre.id && e.To == dec.id {
 			fmt.Fprintf(&b, "  s%d -- \"KV: %s\" --> s%d\n", e.From, mermaidEscape(p.conn.name), e.To)

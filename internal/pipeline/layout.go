@@ -156,17 +156,28 @@ func (p *planner) plannedEdges() []Edge {
 	return want
 }
 
-// indexStages gives the planned stages by key (unique: overrideKeys) and
-// their distinct hosts, in stage order.
-func indexStages(stages []*plannedStage) (byKey map[string]*plannedStage, hosts []string) {
-	byKey = make(map[string]*plannedStage, len(stages))
+// stageHosts are the planned stages' distinct hosts, in stage order.
+func stageHosts(stages []*plannedStage) []string {
+	var hosts []string
 	for _, s := range stages {
-		byKey[s.key] = s
 		if !containsString(hosts, s.host) {
 			hosts = append(hosts, s.host)
 		}
 	}
-	return byKey, hosts
+	return hosts
+}
+
+// pdPair is the prefill and the decode stage among the planned stages.
+func (p *planner) pdPair() (pre, dec *plannedStage) {
+	for _, s := range p.stages {
+		switch s.role {
+		case RolePrefill:
+			pre = s
+		case RoleDecode:
+			dec = s
+		}
+	}
+	return pre, dec
 }
 
 // idKey matches the stage_<n> spelling overrideKeys gives stages by id.

@@ -29,7 +29,7 @@ func (p *planner) place() (devices [][]int, ok bool) {
 			used[host][d] = true
 		}
 	}
-	pre, dec := p.byKey[prefillKey], p.byKey[decodeKey]
+	pre, dec := p.pdPair()
 	for _, s := range []*plannedStage{pre, dec} {
 		if s.devicesGiven {
 			p.checkWorld(s)

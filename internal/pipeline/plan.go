@@ -28,7 +28,6 @@ type planner struct {
 	release  releases.Choice
 	conn     connector
 	stages   []*plannedStage // in output order
-	byKey    map[string]*plannedStage
 	ports    portPlan
 	hosts    []string // distinct hosts in stage order
 }
@@ -71,7 +70,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	p.checkArchitecture()
 	p.stages = p.layout()
-	p.byKey, p.hosts = indexStages(p.stages)
+	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
 	p.checkIgnoredInputs()
 	p.release, ok = p.chooseRelease()
@@ -200,7 +199,8 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	if p.spec.PortRange != nil {
 		res.PortRange = *p.spec.PortRange
 	}
-	res.Prefill, res.Decode = p.byKey[prefillKey].settings(), p.byKey[decodeKey].settings()
+	pre, dec := p.pdPair()
+	res.Prefill, res.Decode = pre.settings(), dec.settings()
 	res.ID = contentID(id, res.Launches)
 	return res, nil
 }

@@ -123,8 +123,9 @@ func (p *planner) allocatePorts() portPlan {
 	if p.usesConnector(connectorLMCache) {
 		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &pp.lmcacheProxy})
 	}
-	for _, key := range []string{prefillKey, decodeKey} {
-		p.sidePortRequests(p.byKey[key], &pp, &reqs)
+	pre, dec := p.pdPair()
+	for _, s := range []*plannedStage{pre, dec} {
+		p.sidePortRequests(s, &pp, &reqs)
 	}
 	p.edgePortRequests(pp.edges, &reqs)
 	for _, r := range reqs {
@@ -160,9 +161,9 @@ func (p *planner) allocatePorts() portPlan {
 // keepPorts gives each side of the PD pair the ports allocatePorts chose
 // for it, where its connector wiring and its stage summary read them.
 func (p *planner) keepPorts(pp portPlan) {
-	for _, key := range []string{prefillKey, decodeKey} {
-		s := p.byKey[key]
-		s.ports, s.handshakePort = pp.sides[key], pp.handshake[key]
+	pre, dec := p.pdPair()
+	for _, s := range []*plannedStage{pre, dec} {
+		s.ports, s.handshakePort = pp.sides[s.key], pp.handshake[s.key]
 	}
 }
 
