@@ -61,7 +61,7 @@ func TestApplyStages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := decodeYAML(t, mustPlan(t, tc.spec).ConfigYAML)
+			got := config(t, mustPlan(t, tc.spec).ConfigYAML)
 			for _, path := range sortedStrings(tc.want) {
 				if g, w := digPath(got, path), tc.want[path]; !reflect.DeepEqual(g, w) {
 					t.Errorf("%s = %#v, want %#v", path, g, w)

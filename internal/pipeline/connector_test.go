@@ -72,7 +72,7 @@ func TestConnectorWiring(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res := mustPlan(t, Spec{Model: seedModel, Connector: tc.conn})
-			got := decodeYAML(t, res.ConfigYAML)
+			got := config(t, res.ConfigYAML)
 			for path, want := range tc.yaml {
 				if g := digPath(got, path); !reflect.DeepEqual(g, want) {
 					t.Errorf("%s = %#v, want %#v", path, g, want)

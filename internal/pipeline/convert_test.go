@@ -14,13 +14,13 @@ func TestConvertStagesToStageArgs(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}
-	if !hasDiagCode(ds.Warnings(), "format_conversion_dropped_key") {
+	if !hasCodeAny(ds.Warnings(), "format_conversion_dropped_key") {
 		t.Errorf("platforms dropped without a warning: %v", ds.Codes())
 	}
 	if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
 		t.Errorf("converted config fails the checks: %v", errs)
 	}
-	got := decodeYAML(t, res.ConfigYAML)
+	got := config(t, res.ConfigYAML)
 	want := map[string]any{
 		"stage_args.0.is_prefill_only":                        true,
 		"stage_args.0.engine_args.model_stage":                "thinker",
@@ -58,16 +58,7 @@ func TestConvertStagesToStageArgs(t *testing.T) {
 func TestConvertStagesToStageArgs_NoTopology(t *testing.T) {
 	base := readUpstream(t, "deploy/hunyuan_image_3_moe@7bf72476.yaml")
 	_, ds := Plan(Spec{Model: "tencent/HunyuanImage-3.0-Instruct", BaseConfig: base, Format: "stage_args"})
-	if !hasDiagCode(ds.Errors(), "format_conversion_unsupported") {
+	if !hasCodeAny(ds.Errors(), "format_conversion_unsupported") {
 		t.Fatalf("want format_conversion_unsupported, got %v", ds.Codes())
 	}
-}
-
-func hasDiagCode(ds Diagnostics, code string) bool {
-	for _, d := range ds {
-		if d.Code == code {
-			return true
-		}
-	}
-	return false
 }

@@ -11,7 +11,7 @@ import (
 // only, and every host launches its stages with the stage-based CLI.
 func TestMultiHost(t *testing.T) {
 	res := mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}})
-	got := decodeYAML(t, res.ConfigYAML)
+	got := config(t, res.ConfigYAML)
 	want := map[string]any{
 		"stage_args.0.engine_args.kv_transfer_config.kv_ip":            "10.0.0.1",
 		"stage_args.1.engine_args.kv_transfer_config.kv_ip":            "10.0.0.2",

@@ -40,7 +40,7 @@ func fuzzSeeds(f *testing.F) []string {
 		out = append(out, string(b))
 	}
 	// Upstream's deploy configs too, where they are (../shared).
-	upstream, _ := filepath.Glob(filepath.Join(upstreamDir, "deploy", "*.yaml"))
+	upstream, _ := filepath.Glob(filepath.Join(sharedConfigs, "deploy", "*.yaml"))
 	for _, p := range upstream {
 		if b, err := os.ReadFile(p); err == nil {
 			out = append(out, string(b))
@@ -120,15 +120,6 @@ func conformsToRelease(t *testing.T, spec Spec, res *Result) {
 	if vs := releases.Conform(rel, deploymentOf(doc, res.Stages, res.Launches, spec.Pipeline != "")); len(vs) > 0 {
 		t.Fatalf("vllm-omni %s would refuse the plan: %v\n%s", rel.Version, vs, res.ConfigYAML)
 	}
-}
-
-func hasCodeAny(ds Diagnostics, code string) bool {
-	for _, d := range ds {
-		if d.Code == code {
-			return true
-		}
-	}
-	return false
 }
 
 // FuzzCheck runs Check and Inspect on arbitrary text: no panic, and a

@@ -144,6 +144,16 @@ func hasCode(ds Diagnostics, code, path string) bool {
 	return false
 }
 
+// hasCodeAny reports whether ds holds a diagnostic with code, at any path.
+func hasCodeAny(ds Diagnostics, code string) bool {
+	for _, d := range ds {
+		if d.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
 // yamlComments lists the text of every comment in a YAML document.
 func yamlComments(t testing.TB, src string) []string {
 	t.Helper()

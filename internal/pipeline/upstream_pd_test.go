@@ -5,32 +5,20 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Upstream's configs planned and checked end to end: a corpus test, kept
 // here rather than beside one step's file.
 
-// upstreamDir holds real vllm-omni configs, beside the repository.
-const upstreamDir = "../../../shared/testdata/vllm-omni"
-
+// readUpstream reads a real vllm-omni config from the shared folder beside
+// the repository, skipping when it is missing.
 func readUpstream(t *testing.T, rel string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(upstreamDir, rel))
+	b, err := os.ReadFile(filepath.Join(sharedConfigs, rel))
 	if err != nil {
 		t.Skipf("upstream test data not available: %v", err)
 	}
 	return string(b)
-}
-
-func decodeYAML(t *testing.T, src string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := yaml.Unmarshal([]byte(src), &m); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return m
 }
 
 // fact is one value the upstream PD config and the planned one must share.
@@ -63,7 +51,7 @@ func stageFacts(list string, n int, keys ...[]any) []fact {
 // the provider must reach the same topology, placement and KV wiring.
 func TestUpstreamPD_HunyuanImage3(t *testing.T) {
 	base := readUpstream(t, "deploy/hunyuan_image_3_moe@7bf72476.yaml")
-	want := decodeYAML(t, readUpstream(t, "deploy/hunyuan_image_3_moe_pd@c9899cfe.yaml"))
+	want := config(t, readUpstream(t, "deploy/hunyuan_image_3_moe_pd@c9899cfe.yaml"))
 	// No release registers hunyuan_image3_pd (open PR #7217): the plan
 	// names it as the user's own registration, on a release they name.
 	res, ds := Plan(Spec{Model: "tencent/HunyuanImage-3.0-Instruct", BaseConfig: base, Pipeline: "hunyuan_image3_pd", VLLMOmniVersion: "0.32.0"})
@@ -73,7 +61,7 @@ func TestUpstreamPD_HunyuanImage3(t *testing.T) {
 	if res.Format != "stages" {
 		t.Fatalf("format = %s, want the base config's stages dialect", res.Format)
 	}
-	got := decodeYAML(t, res.ConfigYAML)
+	got := config(t, res.ConfigYAML)
 	if stages, _ := dig(got, "stages").([]any); len(stages) != 3 {
 		t.Fatalf("%d stages, want 3", len(stages))
 	}
@@ -97,7 +85,7 @@ func TestUpstreamPD_HunyuanImage3(t *testing.T) {
 // Qwen3-Omni config with the memory shares the recipe uses.
 func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 	base := readUpstream(t, "legacy_stage_configs/qwen3_omni_moe@617fe14f.yaml")
-	want := decodeYAML(t, readUpstream(t, "legacy_stage_configs/qwen3_omni_moe_pd_separation@b9f6fd40.yaml"))
+	want := config(t, readUpstream(t, "legacy_stage_configs/qwen3_omni_moe_pd_separation@b9f6fd40.yaml"))
 	one, thinkerMem := 1, 0.9
 	res, ds := Plan(Spec{
 		Model:          "Qwen/Qwen3-Omni-30B-A3B-Instruct",
@@ -109,7 +97,7 @@ func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 	if ds.HasErrors() {
 		t.Fatal(ds)
 	}
-	got := decodeYAML(t, res.ConfigYAML)
+	got := config(t, res.ConfigYAML)
 	if stages, _ := dig(got, "stage_args").([]any); len(stages) != 4 {
 		t.Fatalf("%d stages, want 4", len(stages))
 	}
