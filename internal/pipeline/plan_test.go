@@ -1,11 +1,16 @@
 package pipeline
 
-import "testing"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+)
 
 // Result.ID changes exactly when what a machine runs changes: the config,
 // a process's command or its systemd unit.
 func TestPlanContentID(t *testing.T) {
 	seed := Spec{Model: seedModel}
+	across := Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 	tests := []struct {
 		name       string
 		a, b       Spec
@@ -17,6 +22,7 @@ func TestPlanContentID(t *testing.T) {
 		{"another config_path", seed, Spec{Model: seedModel, ConfigPath: "/srv/deploy.yaml"}, true, false},
 		{"another unit user", seed, Spec{Model: seedModel, Service: ServiceSpec{User: "omni"}}, true, false},
 		{"another config", seed, Spec{Model: seedModel, Decode: RoleSpec{MaxNumSeqs: ptr(8)}}, false, false},
+		{"the same plan across hosts", across, across, true, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,6 +36,25 @@ func TestPlanContentID(t *testing.T) {
 			if len(a.ID) != 64 {
 				t.Errorf("id %q is not a SHA-256 in hex", a.ID)
 			}
+			if want := naiveContentID(a); a.ID != want {
+				t.Errorf("id %s, want %s: the SHA-256 of the config and of each host, command and unit", a.ID, want)
+			}
 		})
 	}
+}
+
+// naiveContentID hashes what Result.ID covers the plain way, each part
+// written whole, so that contentID's buffering is checked against it: the
+// config, then for each launch a NUL and its host, and for each process a
+// NUL, its command, a NUL and its unit.
+func naiveContentID(res *Result) string {
+	h := sha256.New()
+	h.Write([]byte(res.ConfigYAML))
+	for _, l := range res.Launches {
+		h.Write([]byte("\x00" + l.Host))
+		for _, proc := range l.Processes {
+			h.Write([]byte("\x00" + proc.Command + "\x00" + proc.SystemdUnit))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
