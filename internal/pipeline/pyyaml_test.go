@@ -27,6 +27,24 @@ from omegaconf import OmegaConf
 json.dump(OmegaConf.to_container(OmegaConf.load(sys.stdin), resolve=False), sys.stdout, sort_keys=True)`},
 }
 
+// pythonJSON runs script with the interpreter py on src, given on stdin,
+// and decodes the JSON it prints; reader names it in the failure.
+func pythonJSON(t *testing.T, py, reader, script, src string) any {
+	t.Helper()
+	cmd := exec.Command(py, "-c", script)
+	cmd.Stdin = strings.NewReader(src)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s cannot read the config: %v\n%s\n%s", reader, err, stderr.String(), src)
+	}
+	var v any
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // vllm-omni loads configs with PyYAML, which follows YAML 1.1 where Go's
 // yaml.v3 follows 1.2 (on, off, yes, 1:30, 1e-05 differ), through
 // OmegaConf. This test has both read every planned config and checks they
@@ -46,17 +64,7 @@ func TestPlannedConfigsReadByPython(t *testing.T) {
 			for name, spec := range specs {
 				t.Run(name, func(t *testing.T) {
 					res := mustPlan(t, spec)
-					cmd := exec.Command(py, "-c", reader.script)
-					cmd.Stdin = strings.NewReader(res.ConfigYAML)
-					var out, errb bytes.Buffer
-					cmd.Stdout, cmd.Stderr = &out, &errb
-					if err := cmd.Run(); err != nil {
-						t.Fatalf("%s cannot read the planned config: %v\n%s", reader.name, err, errb.String())
-					}
-					var py any
-					if err := json.Unmarshal(out.Bytes(), &py); err != nil {
-						t.Fatal(err)
-					}
+					pyVal := pythonJSON(t, py, reader.name, reader.script, res.ConfigYAML)
 					var goVal any
 					if err := yaml.Unmarshal([]byte(res.ConfigYAML), &goVal); err != nil {
 						t.Fatal(err)
@@ -69,8 +77,8 @@ func TestPlannedConfigsReadByPython(t *testing.T) {
 					if err := json.Unmarshal(b, &goJSON); err != nil {
 						t.Fatal(err)
 					}
-					if !reflect.DeepEqual(py, goJSON) {
-						t.Errorf("%s and yaml.v3 read the planned config differently:\n%s", reader.name, mapDiff("", py, goJSON))
+					if !reflect.DeepEqual(pyVal, goJSON) {
+						t.Errorf("%s and yaml.v3 read the planned config differently:\n%s", reader.name, mapDiff("", pyVal, goJSON))
 					}
 				})
 			}

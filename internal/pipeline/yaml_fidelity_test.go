@@ -1,10 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -137,19 +134,12 @@ func TestPlanRefusesBaseConfigsReadOtherwise(t *testing.T) {
 // JSON values (keys as strings), interpolations unresolved.
 func omegaconfJSON(t *testing.T, src string) map[string]any {
 	t.Helper()
-	py := testtool.Python(t, "omegaconf")
-	cmd := exec.Command(py, "-c", `import sys, json
+	v := pythonJSON(t, testtool.Python(t, "omegaconf"), "OmegaConf", `import sys, json
 from omegaconf import OmegaConf
-json.dump(OmegaConf.to_container(OmegaConf.create(sys.stdin.read()), resolve=False), sys.stdout)`)
-	cmd.Stdin = strings.NewReader(src)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("OmegaConf cannot read the config: %v\n%s\n%s", err, stderr.String(), src)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
-		t.Fatal(err)
+json.dump(OmegaConf.to_container(OmegaConf.create(sys.stdin.read()), resolve=False), sys.stdout)`, src)
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("OmegaConf reads the config as %T, not a mapping:\n%s", v, src)
 	}
 	return m
 }
