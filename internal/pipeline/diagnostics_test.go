@@ -143,11 +143,7 @@ func TestPlanCollectsEveryProblem(t *testing.T) {
 	bad += "runtime:\n  edges:\n    - {from: 0, to: 2}\n"
 	_, ds = Plan(Spec{Model: seedModel, BaseConfig: bad, Prefill: RoleSpec{MaxNumSeqs: ptr(0)}})
 	for _, code := range []string{"input_unknown", "no_final_output", "edge_not_in_inputs", "edge_missing", "max_num_seqs_range"} {
-		found := false
-		for _, d := range ds {
-			found = found || d.Code == code
-		}
-		if !found {
+		if !hasCodeAny(ds, code) {
 			t.Errorf("missing %s; got %v", code, ds.Codes())
 		}
 	}
