@@ -171,9 +171,9 @@ var managedExtraKeys = map[string]string{
 	"http_port":               "api_port",
 }
 
-// checkConnector resolves connector.name and checks the settings that go
+// chooseConnector resolves connector.name and checks the settings that go
 // with it.
-func (p *planner) checkConnector() connector {
+func (p *planner) chooseConnector() connector {
 	c := p.spec.Connector
 	path := AttrPath("connector")
 	name := c.Name

@@ -88,7 +88,7 @@ func TestConnectorWiring(t *testing.T) {
 	}
 }
 
-// checkConnector refuses a connector block vLLM or vllm-omni would not run.
+// chooseConnector refuses a connector block vLLM or vllm-omni would not run.
 func TestConnectorDiagnostics(t *testing.T) {
 	m := seedModel
 	runPlanDiagnostics(t, []planDiagCase{

@@ -37,7 +37,7 @@ type planner struct {
 func newPlanner(spec Spec) *planner {
 	p := &planner{spec: spec}
 	p.checkSpec()
-	p.conn = p.checkConnector()
+	p.conn = p.chooseConnector()
 	return p
 }
 
