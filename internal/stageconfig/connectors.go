@@ -26,10 +26,10 @@ type NotAMapping struct {
 // connectors that exists and is not a mapping, or nil when connectors can
 // be added there.
 func (d *Document) ConnectorsShape() *NotAMapping {
-	if d.Dialect == StageArgs {
-		if rt := MapGet(d.Top(), "runtime"); rt != nil && rt.Kind != yaml.MappingNode {
-			return &NotAMapping{Key: "runtime", Line: rt.Line}
-		}
+	// In `stages` the parent is the top level, which Parse makes sure is a
+	// mapping; so only a `stage_args` runtime can fail here.
+	if rt := d.sectionsParent(); rt != nil && rt.Kind != yaml.MappingNode {
+		return &NotAMapping{Key: "runtime", Line: rt.Line}
 	}
 	if defs := d.connectorsNode(); defs != nil && defs.Kind != yaml.MappingNode {
 		return &NotAMapping{Key: d.ConnectorsWhere(), Line: defs.Line}
@@ -47,11 +47,7 @@ func (d *Document) EnsureConnectors() *NotAMapping {
 	if bad := d.ConnectorsShape(); bad != nil {
 		return bad
 	}
-	container := d.Top()
-	if d.Dialect == StageArgs {
-		container = MapEnsure(d.Top(), "runtime")
-	}
-	MapEnsure(container, "connectors")
+	MapEnsure(d.ensureSectionsParent(), "connectors")
 	return nil
 }
 

@@ -66,13 +66,8 @@ type EdgeRewrite struct {
 // the runtime section that holds the edges is created or enabled, since
 // its edges are only read when enabled.
 func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
-	container := d.Top()
+	container := d.ensureSectionsParent()
 	if d.Dialect != Stages {
-		container = MapGet(d.Top(), "runtime")
-		if container == nil || container.Kind != yaml.MappingNode {
-			container = NewMap()
-			MapSet(d.Top(), "runtime", container)
-		}
 		if MapGet(container, "enabled") == nil {
 			container.Content = append([]*yaml.Node{KeyNode("enabled"), BoolNode(true)}, container.Content...)
 		} else {

@@ -152,14 +152,14 @@ func (d *Document) lint() ([]Finding, map[*yaml.Node]bool) {
 	l := linter{checked: map[*yaml.Node]bool{}}
 	top := d.Top()
 	l.apply(top, "", topRules)
-	container, prefix := top, ""
+	prefix := ""
 	if d.Dialect == StageArgs {
 		l.apply(top, "", []rule{{"runtime", wantMap}, {"runtime.enabled", wantBool}, {"runtime.defaults", wantMap}})
-		container, prefix = resolve(MapGet(top, "runtime")), "runtime."
+		prefix = "runtime."
 	} else {
 		l.apply(top, "", []rule{{"async_chunk", wantBool}})
 	}
-	if container != nil && container.Kind == yaml.MappingNode {
+	if container := d.sectionsParent(); container != nil && container.Kind == yaml.MappingNode {
 		l.apply(container, prefix, edgeRules)
 		l.apply(container, prefix, connectorRules)
 	}

@@ -158,6 +158,16 @@ func (d *Document) sectionsParent() *yaml.Node {
 	return MapGet(d.Top(), "runtime")
 }
 
+// ensureSectionsParent is sectionsParent for a writer: in `stage_args` it
+// creates `runtime:` when absent, or replaces it when it is not a mapping
+// (MapEnsure); a writer that must refuse that checks ConnectorsShape first.
+func (d *Document) ensureSectionsParent() *yaml.Node {
+	if d.Dialect == Stages {
+		return d.Top()
+	}
+	return MapEnsure(d.Top(), "runtime")
+}
+
 // connectorsNode is the mapping of named connectors.
 func (d *Document) connectorsNode() *yaml.Node { return MapGet(d.sectionsParent(), "connectors") }
 
