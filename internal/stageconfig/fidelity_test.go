@@ -1,16 +1,12 @@
 package stageconfig
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -45,23 +41,7 @@ type loaded struct {
 // loadWithOmegaConf runs omegaconfLoad over docs.
 func loadWithOmegaConf(t *testing.T, docs []string) []loaded {
 	t.Helper()
-	py := testtool.Python(t, "yaml", "omegaconf")
-	in, err := json.Marshal(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(py, "-c", omegaconfLoad)
-	cmd.Stdin = bytes.NewReader(in)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("python: %v\n%s", err, stderr.String())
-	}
-	var res []loaded
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res) != len(docs) {
-		t.Fatalf("python gave %d results for %d documents (%v)", len(res), len(docs), err)
-	}
-	return res
+	return pythonOverDocs[loaded](t, omegaconfLoad, docs)
 }
 
 // loaderCase is a document vllm-omni's loader cannot read as yaml.v3 does.

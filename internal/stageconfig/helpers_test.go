@@ -3,12 +3,15 @@ package stageconfig
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -183,3 +186,27 @@ func renderNode(t testing.TB, n *yaml.Node) string {
 }
 
 func deepEqual(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// pythonOverDocs runs a script of a Python that has PyYAML and OmegaConf:
+// it reads a JSON list of YAML documents on stdin and prints a JSON list of
+// one result per document, which are returned.
+func pythonOverDocs[R any](t *testing.T, script string, docs []string) []R {
+	t.Helper()
+	py := testtool.Python(t, "yaml", "omegaconf")
+	in, err := json.Marshal(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(py, "-c", script)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("python: %v\n%s", err, stderr.String())
+	}
+	var res []R
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res) != len(docs) {
+		t.Fatalf("python gave %d results for %d documents (%v)", len(res), len(docs), err)
+	}
+	return res
+}

@@ -1,16 +1,12 @@
 package stageconfig
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -54,26 +50,7 @@ type pyResult struct {
 // readWithOmegaConf runs omegaconfReader over docs.
 func readWithOmegaConf(t *testing.T, docs []string) []pyResult {
 	t.Helper()
-	py := testtool.Python(t, "yaml", "omegaconf")
-	in, err := json.Marshal(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(py, "-c", omegaconfReader)
-	cmd.Stdin = bytes.NewReader(in)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("python: %v\n%s", err, stderr.String())
-	}
-	var res []pyResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != len(docs) {
-		t.Fatalf("python read %d documents of %d", len(res), len(docs))
-	}
-	return res
+	return pythonOverDocs[pyResult](t, omegaconfReader, docs)
 }
 
 // scalarCorpus is every short string over characters that matter to YAML
