@@ -3,7 +3,6 @@ package stageconfig
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,15 +28,7 @@ func dumpTree(n *yaml.Node) string {
 // anyway; over every config here, the upstream corpus included, it must
 // write exactly what the encoder writes and leave the tree as it was.
 func TestRenderSameAsEncoder(t *testing.T) {
-	var files []string
-	for _, dir := range []string{localTestdata, sharedTestdata, "../presets"} {
-		if _, err := os.Stat(dir); err != nil {
-			continue
-		}
-		for _, rel := range yamlFiles(t, dir) {
-			files = append(files, filepath.Join(dir, filepath.FromSlash(rel)))
-		}
-	}
+	files := configFiles(t)
 	if len(files) < 10 {
 		t.Fatalf("found %d configs", len(files))
 	}

@@ -102,6 +102,22 @@ func yamlFiles(t testing.TB, dir string) []string {
 	return out
 }
 
+// configFiles lists every config the tests read whole: the local subset,
+// the shared upstream configs where present, and the presets.
+func configFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	for _, dir := range []string{localTestdata, sharedTestdata, "../presets"} {
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		for _, rel := range yamlFiles(t, dir) {
+			files = append(files, filepath.Join(dir, filepath.FromSlash(rel)))
+		}
+	}
+	return files
+}
+
 // requireShared skips when the shared folder is absent (a bare clone); CI
 // always has it.
 func requireShared(t testing.TB) {

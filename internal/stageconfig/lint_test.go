@@ -3,7 +3,6 @@ package stageconfig
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -174,14 +173,7 @@ func TestLintAccepts(t *testing.T) {
 // TestLintCleanOnUpstreamConfigs: every upstream config and preset
 // passes, so the checks refuse only what vllm-omni's own files never do.
 func TestLintCleanOnUpstreamConfigs(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(localTestdata, "*.yaml"))
-	presets, _ := filepath.Glob("../presets/*.yaml")
-	files = append(files, presets...)
-	if _, err := os.Stat(sharedTestdata); err == nil {
-		for _, rel := range yamlFiles(t, sharedTestdata) {
-			files = append(files, filepath.Join(sharedTestdata, rel))
-		}
-	}
+	files := configFiles(t)
 	if len(files) < 9 {
 		t.Fatalf("only %d configs found", len(files))
 	}
