@@ -120,3 +120,33 @@ runtime:
 		t.Errorf("the result does not parse: %v", err)
 	}
 }
+
+// A prefill stage sends to its decode half: it takes none of its
+// topology's input functions, which decode keeps.
+func TestToStageArgsPrefillTakesNoInputFuncs(t *testing.T) {
+	preset := mustParse(t, "stage_args:\n  - stage_id: 0\n    custom_process_input_func: m.a\n    sync_process_input_func: m.b\n    final_output: true\n").Stages()
+	out, _ := mustParse(t, "stages:\n  - stage_id: 0\n  - stage_id: 1\n").ToStageArgs([]StageArgsPlan{
+		{ID: 0, Role: Prefill, Topology: preset[0]},
+		{ID: 1, Role: Decode, Inputs: []int{0}, Topology: preset[0]},
+	})
+	want := `stage_args:
+  - stage_id: 0
+    is_prefill_only: true
+    runtime: {}
+    engine_args: {}
+    final_output: false
+  - stage_id: 1
+    is_decode_only: true
+    runtime: {}
+    engine_args: {}
+    engine_input_source: [0]
+    custom_process_input_func: m.a
+    sync_process_input_func: m.b
+    final_output: true
+runtime:
+  enabled: true
+`
+	if got := mustRender(t, out); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

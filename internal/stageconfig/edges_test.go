@@ -69,6 +69,8 @@ edges: # line
     to: 3
     window_size: 4 # window
 `},
+		{"the first template wins", "stages: []\nedges:\n  - {from: 1, to: 2, window_size: 4}\n  - {from: 1, to: 5, window_size: 8}\n",
+			"stages: []\nedges:\n  - {from: 0, to: 1, window_size: 4}\n  - {from: 1, to: 2, window_size: 4}\n  - {from: 2, to: 3, window_size: 4}\n"},
 		{"stages without edges, no template", "stages: []\n",
 			"stages: []\nedges:\n  - from: 0\n    to: 1\n  - from: 1\n    to: 2\n  - from: 2\n    to: 3\n"},
 		{"stage_args creates an enabled runtime", "stage_args: []\n",
