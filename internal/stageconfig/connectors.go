@@ -22,10 +22,10 @@ type NotAMapping struct {
 	Line int
 }
 
-// ConnectorsShape reports the first key on the way to the named
+// connectorsShape reports the first key on the way to the named
 // connectors that exists and is not a mapping, or nil when connectors can
 // be added there.
-func (d *Document) ConnectorsShape() *NotAMapping {
+func (d *Document) connectorsShape() *NotAMapping {
 	// In `stages` the parent is the top level, which Parse makes sure is a
 	// mapping; so only a `stage_args` runtime can fail here.
 	if rt := d.sectionsParent(); rt != nil && rt.Kind != yaml.MappingNode {
@@ -42,9 +42,9 @@ func (d *Document) HasConnector(name string) bool { return MapGet(d.connectorsNo
 
 // EnsureConnectors creates the named connectors' mapping where the dialect
 // keeps it, when absent. When a key on the way is not a mapping it changes
-// nothing and returns that key (ConnectorsShape).
+// nothing and returns that key (connectorsShape).
 func (d *Document) EnsureConnectors() *NotAMapping {
-	if bad := d.ConnectorsShape(); bad != nil {
+	if bad := d.connectorsShape(); bad != nil {
 		return bad
 	}
 	MapEnsure(d.ensureSectionsParent(), "connectors")

@@ -25,8 +25,8 @@ func TestConnectorsShape(t *testing.T) {
 			if got := d.ConnectorsWhere(); got != tc.where {
 				t.Errorf("ConnectorsWhere() = %q, want %q", got, tc.where)
 			}
-			if got := d.ConnectorsShape(); !deepEqual(got, tc.want) {
-				t.Errorf("ConnectorsShape() = %+v, want %+v", got, tc.want)
+			if got := d.connectorsShape(); !deepEqual(got, tc.want) {
+				t.Errorf("connectorsShape() = %+v, want %+v", got, tc.want)
 			}
 		})
 	}

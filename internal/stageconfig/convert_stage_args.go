@@ -59,9 +59,9 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 	var pending []string
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, v := src.Content[i], src.Content[i+1]
-		if text := JoinComments(pending); text != "" && !notTopLevelInStageArgs[k.Value] {
+		if text := joinComments(pending); text != "" && !notTopLevelInStageArgs[k.Value] {
 			cp := *k
-			cp.HeadComment = JoinComments([]string{text, k.HeadComment})
+			cp.HeadComment = joinComments([]string{text, k.HeadComment})
 			k, pending = &cp, nil
 		}
 		switch k.Value {
@@ -87,7 +87,7 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 		}
 	}
 	MapSet(top, "runtime", runtime)
-	top.FootComment = JoinComments(append(pending, top.FootComment))
+	top.FootComment = joinComments(append(pending, top.FootComment))
 	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: d.Root.HeadComment, FootComment: d.Root.FootComment}, Dialect: StageArgs}, dropped
 }
 

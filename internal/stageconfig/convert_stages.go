@@ -32,7 +32,7 @@ func (d *Document) ToStages(pipelineKey string) *Document {
 	var pending []string
 	put := func(k, v *yaml.Node) {
 		cp := *k
-		cp.HeadComment = JoinComments(append(pending, k.HeadComment))
+		cp.HeadComment = joinComments(append(pending, k.HeadComment))
 		pending = nil
 		top.Content = append(top.Content, &cp, v)
 	}
@@ -78,7 +78,7 @@ func (d *Document) ToStages(pipelineKey string) *Document {
 			put(PathKey(runtime, "edges"), edges)
 		}
 	}
-	top.FootComment = JoinComments(append(pending, top.FootComment))
+	top.FootComment = joinComments(append(pending, top.FootComment))
 	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: d.Root.HeadComment, FootComment: d.Root.FootComment}, Dialect: Stages}
 }
 
@@ -100,8 +100,8 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 			carry(k, v)
 			return
 		}
-		if text := JoinComments(pending); text != "" {
-			k.HeadComment = JoinComments([]string{text, k.HeadComment})
+		if text := joinComments(pending); text != "" {
+			k.HeadComment = joinComments([]string{text, k.HeadComment})
 		}
 		pending = nil
 		out.Content = append(out.Content, k, v)
@@ -138,9 +138,9 @@ func flattenStage(st *yaml.Node) *yaml.Node {
 	// the mapping itself they would describe another stage.
 	if last := len(out.Content) - 2; last >= 0 {
 		k := out.Content[last]
-		k.FootComment = JoinComments(append([]string{k.FootComment}, pending...))
+		k.FootComment = joinComments(append([]string{k.FootComment}, pending...))
 	} else {
-		out.FootComment = JoinComments(append(append([]string{}, pending...), out.FootComment))
+		out.FootComment = joinComments(append(append([]string{}, pending...), out.FootComment))
 	}
 	return out
 }

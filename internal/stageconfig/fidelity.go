@@ -374,20 +374,20 @@ func flattenMerges(n *yaml.Node, first *int) {
 	out = append(out, kept...)
 	out = append(out, own[insertAt:]...)
 	n.Content = out
-	if text := JoinComments(comments); text != "" {
+	if text := joinComments(comments); text != "" {
 		switch {
 		case len(kept) > 0:
-			kept[0].HeadComment = JoinComments([]string{text, kept[0].HeadComment})
+			kept[0].HeadComment = joinComments([]string{text, kept[0].HeadComment})
 		case insertAt < len(own):
-			own[insertAt].HeadComment = JoinComments([]string{text, own[insertAt].HeadComment})
+			own[insertAt].HeadComment = joinComments([]string{text, own[insertAt].HeadComment})
 		default:
-			n.FootComment = JoinComments([]string{n.FootComment, text})
+			n.FootComment = joinComments([]string{n.FootComment, text})
 		}
 	}
 }
 
-// JoinComments joins comment texts, one to a line, leaving out empty ones.
-func JoinComments(cs []string) string {
+// joinComments joins comment texts, one to a line, leaving out empty ones.
+func joinComments(cs []string) string {
 	var parts []string
 	for _, c := range cs {
 		if c != "" {

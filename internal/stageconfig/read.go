@@ -160,7 +160,7 @@ func (d *Document) sectionsParent() *yaml.Node {
 
 // ensureSectionsParent is sectionsParent for a writer: in `stage_args` it
 // creates `runtime:` when absent, or replaces it when it is not a mapping
-// (MapEnsure); a writer that must refuse that checks ConnectorsShape first.
+// (MapEnsure); a writer that must refuse that checks connectorsShape first.
 func (d *Document) ensureSectionsParent() *yaml.Node {
 	if d.Dialect == Stages {
 		return d.Top()
