@@ -304,7 +304,7 @@ func (l *linter) check(n *yaml.Node, key string, w want) {
 func (l *linter) checkInt(n *yaml.Node, key string, r pyScalar) {
 	switch r.Kind {
 	case pyInt:
-		if !r.Int.IsInt64() || r.Int.Int64() != int64(int(r.Int.Int64())) {
+		if _, fits := r.asInt(); !fits {
 			l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s, too large for a count: write a whole number such as 2.", key, pyDescribe(r))
 		}
 		return

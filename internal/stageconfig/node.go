@@ -383,11 +383,7 @@ func ScalarInt(n *yaml.Node) (int, bool) {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
 	}
-	r := pyRead(n)
-	if r.Kind != pyInt || !r.Int.IsInt64() || r.Int.Int64() != int64(int(r.Int.Int64())) {
-		return 0, false
-	}
-	return int(r.Int.Int64()), true
+	return pyRead(n).asInt()
 }
 
 // ScalarFloat reads a scalar vllm-omni reads as a number, as a float.

@@ -236,6 +236,15 @@ func pyConstruct(kind pyKind, s string) pyScalar {
 	return out
 }
 
+// asInt is the integer as a Go int; ok is false for any other kind, and
+// for an integer too large for an int.
+func (r pyScalar) asInt() (int, bool) {
+	if r.Kind != pyInt || !r.Int.IsInt64() || r.Int.Int64() != int64(int(r.Int.Int64())) {
+		return 0, false
+	}
+	return int(r.Int.Int64()), true
+}
+
 // pyParseInt is SafeConstructor.construct_yaml_int.
 func pyParseInt(s string) (*big.Int, bool) {
 	if n, ok := plainDecimal(s); ok {
