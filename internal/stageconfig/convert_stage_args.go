@@ -6,11 +6,6 @@ import "go.yaml.in/yaml/v3"
 // leaves to vllm-omni's pipeline definitions, in the order they are written.
 var topologyEngineKeys = []string{"model_stage", "model_arch", "worker_type", "worker_cls", "scheduler_cls", "engine_output_type", "hf_config_name"}
 
-// notTopLevelInStageArgs are the top-level keys of a `stages` document
-// that ToStageArgs does not write at the top level: it moves them into the
-// runtime section or drops them.
-var notTopLevelInStageArgs = map[string]bool{"connectors": true, "edges": true, "platforms": true, "base_config": true, "pipeline": true}
-
 // PDRole is a stage's side of the prefill-decode pair, if any.
 type PDRole int
 
@@ -50,20 +45,13 @@ type DroppedKey struct {
 func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 	src := d.Top()
 	var dropped []DroppedKey
-	top := NewMap()
-	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
-	runtime := NewMap()
-	MapSet(runtime, "enabled", BoolNode(true))
 	// The comments of a dropped key (often the file's header, written
 	// right above `pipeline:`) go to the next key written.
-	var pending []string
+	w := newTopWriter(src)
+	runtime := NewMap()
+	MapSet(runtime, "enabled", BoolNode(true))
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, v := src.Content[i], src.Content[i+1]
-		if text := joinComments(pending); text != "" && !notTopLevelInStageArgs[k.Value] {
-			cp := *k
-			cp.HeadComment = joinComments([]string{text, k.HeadComment})
-			k, pending = &cp, nil
-		}
 		switch k.Value {
 		case "stages":
 			list := NewSeq()
@@ -73,22 +61,18 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 			}
 			key := KeyNode("stage_args")
 			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
-			top.Content = append(top.Content, key, list)
+			w.put(key, list)
 		case "connectors", "edges":
 			addPair(runtime, k, v, true)
 		case "platforms", "base_config", "pipeline":
 			dropped = append(dropped, DroppedKey{Key: k.Value, Line: k.Line})
-			pending = append(pending, k.HeadComment, k.LineComment, k.FootComment)
-			if v.Kind == yaml.ScalarNode {
-				pending = append(pending, v.HeadComment, v.LineComment, v.FootComment)
-			}
+			w.drop(k, v)
 		default:
-			top.Content = append(top.Content, k, v)
+			w.put(k, v)
 		}
 	}
-	MapSet(top, "runtime", runtime)
-	top.FootComment = joinComments(append(pending, top.FootComment))
-	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: d.Root.HeadComment, FootComment: d.Root.FootComment}, Dialect: StageArgs}, dropped
+	MapSet(w.top, "runtime", runtime)
+	return w.document(d, StageArgs), dropped
 }
 
 // stageArgsStage builds one stage_args stage from a `stages` stage and the

@@ -22,31 +22,19 @@ var pipelineDefinitionKeys = map[string]bool{
 // top-level keys not written go to the next key written.
 func (d *Document) ToStages(pipelineKey string) *Document {
 	src := d.Top()
-	top := NewMap()
-	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
-	MapSet(top, "pipeline", StrNode(pipelineKey))
+	w := newTopWriter(src)
+	MapSet(w.top, "pipeline", StrNode(pipelineKey))
 	runtime := MapGet(src, "runtime")
-	// The comments of the keys not written (`runtime:`, an old
-	// `pipeline:`) go to the next key written; connectors and edges keep
-	// the comments of their keys under runtime.
-	var pending []string
-	put := func(k, v *yaml.Node) {
-		cp := *k
-		cp.HeadComment = joinComments(append(pending, k.HeadComment))
-		pending = nil
-		top.Content = append(top.Content, &cp, v)
-	}
+	// The keys not written are `runtime:` and an old `pipeline:`;
+	// connectors and edges keep the comments of their keys under runtime.
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, v := src.Content[i], src.Content[i+1]
 		switch k.Value {
 		case "pipeline", "runtime":
-			pending = append(pending, k.HeadComment, k.LineComment, k.FootComment)
-			if v.Kind == yaml.ScalarNode {
-				pending = append(pending, v.HeadComment, v.LineComment, v.FootComment)
-			}
+			w.drop(k, v)
 		case "stage_args":
 			if conns := MapGet(runtime, "connectors"); conns != nil {
-				put(PathKey(runtime, "connectors"), conns)
+				w.put(PathKey(runtime, "connectors"), conns)
 			}
 			list := NewSeq()
 			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
@@ -55,9 +43,9 @@ func (d *Document) ToStages(pipelineKey string) *Document {
 			}
 			key := KeyNode("stages")
 			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
-			put(key, list)
+			w.put(key, list)
 		default:
-			put(k, v)
+			w.put(k, v)
 		}
 	}
 	if edges := MapGet(runtime, "edges"); edges != nil {
@@ -72,14 +60,50 @@ func (d *Document) ToStages(pipelineKey string) *Document {
 				}
 			}
 		}
-		if MapGet(top, "edges") != nil {
-			MapSet(top, "edges", edges)
+		if MapGet(w.top, "edges") != nil {
+			MapSet(w.top, "edges", edges)
 		} else {
-			put(PathKey(runtime, "edges"), edges)
+			w.put(PathKey(runtime, "edges"), edges)
 		}
 	}
-	top.FootComment = joinComments(append(pending, top.FootComment))
-	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}, HeadComment: d.Root.HeadComment, FootComment: d.Root.FootComment}, Dialect: Stages}
+	return w.document(d, Stages)
+}
+
+// topWriter writes the top level of a converted document. The comments of
+// a key it drops, and of that key's value when it is a scalar, go to the
+// next key it writes, or below the document when none follows.
+type topWriter struct {
+	top     *yaml.Node
+	pending []string
+}
+
+func newTopWriter(src *yaml.Node) *topWriter {
+	top := NewMap()
+	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
+	return &topWriter{top: top}
+}
+
+// put writes a key, a copy of k that carries the comments pending.
+func (w *topWriter) put(k, v *yaml.Node) {
+	cp := *k
+	cp.HeadComment = joinComments(append(w.pending, k.HeadComment))
+	w.pending = nil
+	w.top.Content = append(w.top.Content, &cp, v)
+}
+
+// drop leaves a key out, keeping its comments for the next key written.
+func (w *topWriter) drop(k, v *yaml.Node) {
+	w.pending = append(w.pending, k.HeadComment, k.LineComment, k.FootComment)
+	if v.Kind == yaml.ScalarNode {
+		w.pending = append(w.pending, v.HeadComment, v.LineComment, v.FootComment)
+	}
+}
+
+// document is the converted document, with from's own comments and the
+// comments still pending below the last key.
+func (w *topWriter) document(from *Document, dialect Dialect) *Document {
+	w.top.FootComment = joinComments(append(w.pending, w.top.FootComment))
+	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{w.top}, HeadComment: from.Root.HeadComment, FootComment: from.Root.FootComment}, Dialect: dialect}
 }
 
 // flattenStage turns one `stage_args` stage into a `stages` stage. The
