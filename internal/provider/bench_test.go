@@ -225,7 +225,7 @@ func BenchmarkInputsFrom(b *testing.B) {
 	config, _ := benchInputsConfigs(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, diags := inputsFrom(ctx, config.Schema.Type(), config.Raw); diags.HasError() {
+		if _, diags := inputsFrom(ctx, pdPipelineDataSourceSchemaType(), config.Raw); diags.HasError() {
 			b.Fatal(diags)
 		}
 	}
@@ -262,7 +262,7 @@ func benchPlannedSeed(b *testing.B) (tfsdk.Config, plannedOutputs) {
 	b.Helper()
 	ctx := context.Background()
 	config, _ := benchInputsConfigs(b)
-	in, diags := inputsFrom(ctx, config.Schema.Type(), config.Raw)
+	in, diags := inputsFrom(ctx, pdPipelineDataSourceSchemaType(), config.Raw)
 	if diags.HasError() {
 		b.Fatal(diags)
 	}
