@@ -134,6 +134,7 @@ const (
 	ConnectorProtocolUnknown      Code = "connector_protocol_unknown"
 	ConnectorDeviceNameUnused     Code = "connector_device_name_unused"
 	ConnectorKVBothUnsupported    Code = "connector_kv_both_unsupported"
+	ConnectorHandoffGate          Code = "connector_handoff_gate"
 	ConnectorExtraManagedKey      Code = "connector_extra_managed_key"
 	ConnectorExtraMissing         Code = "connector_extra_missing"
 	MultiConnectorChildren        Code = "multi_connector_children"
@@ -158,6 +159,7 @@ const (
 	StageOverridesRange      Code = "stage_overrides_range"
 	StageOverridesUnknownKey Code = "stage_overrides_unknown_key"
 	NumReplicasRange         Code = "num_replicas_range"
+	NixlReplicasOnePort      Code = "nixl_replicas_one_port"
 	OverrideAmbiguous        Code = "override_ambiguous"
 	OverrideSplitStage       Code = "override_split_stage"
 	OverrideUnknownStage     Code = "override_unknown_stage"
@@ -187,6 +189,7 @@ const (
 	ReleaseUnknown         Code = "release_unknown"
 	PipelineUnused         Code = "pipeline_unused"
 	PipelineUserRegistered Code = "pipeline_user_registered"
+	ReleaseRowUnread       Code = "release_row_unread"
 	ReleaseConformance     Code = "release_conformance"
 	RenderFailed           Code = "render_failed"
 )
@@ -217,4 +220,8 @@ const (
 	ReleaseCommand              Code = "release_command"
 	ReleaseCLIFlag              Code = "release_cli_flag"
 	ReleaseLaunches             Code = "release_launches"
+	ReleaseHandoffGate          Code = "release_handoff_gate"
+	ReleaseProcessorMissing     Code = "release_processor_missing"
+	ReleaseStageKeyRequired     Code = "release_stage_key_required"
+	ReleaseStageEnvUnapplied    Code = "release_stage_env_unapplied"
 )

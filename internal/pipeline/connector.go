@@ -35,6 +35,9 @@ type connector struct {
 	wire func(p *planner, side *plannedStage, w *wiring)
 	// requiredExtra are extra_config keys the user must provide.
 	requiredExtra []string
+	// transport is the Python package the connector imports its transfer
+	// engine from, which vLLM does not install; the preflight imports it.
+	transport string
 	// children are set on a MultiConnector.
 	children []childConnector
 }
@@ -50,7 +53,7 @@ type sidePort struct {
 	suffix    string
 	count     int
 	handshake bool
-	perRank   bool // named <side><suffix>_rank<N>, one per rank
+	perIndex  bool // a block of count ports, named <side><suffix>_dp<N> when count > 1
 }
 
 // wiring collects a side's connector settings in the order they are written.
@@ -68,6 +71,7 @@ var connectorTable = map[string]connector{
 	connectorMooncake: {
 		name:       connectorMooncake,
 		allowsBoth: true,
+		transport:  "mooncake", // mooncake-transfer-engine: from mooncake.engine import TransferEngine
 		sidePorts:  func(*plannedStage) []sidePort { return []sidePort{{suffix: "_bootstrap", count: 1, handshake: true}} },
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			port := s.ports["_bootstrap"]
@@ -89,8 +93,14 @@ var connectorTable = map[string]connector{
 	connectorNixl: {
 		name:       connectorNixl,
 		allowsBoth: true,
+		transport:  "nixl", // from nixl._api import nixl_agent
 		sidePorts: func(s *plannedStage) []sidePort {
-			return []sidePort{{suffix: "_side_channel", count: s.par.tp, handshake: true, perRank: true}}
+			// vLLM's NIXL handshake listener is one per engine, on the
+			// scheduler side, at VLLM_NIXL_SIDE_CHANNEL_PORT plus the
+			// engine's data-parallel index (NixlConnectorScheduler,
+			// v1/nixl/scheduler.py; no tensor-parallel term since vLLM
+			// PR #26338), so a side needs one port per data-parallel rank.
+			return []sidePort{{suffix: "_side_channel", count: s.par.dp, handshake: true, perIndex: true}}
 		},
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			// Two NIXL engines on one host would both take the default 5600.
@@ -110,7 +120,8 @@ var connectorTable = map[string]connector{
 		},
 	},
 	connectorLMCache: {
-		name: connectorLMCache,
+		name:      connectorLMCache,
+		transport: "lmcache",
 		sidePorts: func(s *plannedStage) []sidePort {
 			if s.role == RolePrefill {
 				return nil
@@ -137,6 +148,10 @@ var connectorTable = map[string]connector{
 		},
 	},
 }
+
+// transportModule is the package a connector class needs beyond vLLM, ""
+// for none or a class the table does not wire.
+func transportModule(name string) string { return connectorTable[name].transport }
 
 func hostOrLocal(h string) string {
 	if h == "" {
@@ -375,9 +390,11 @@ type kv struct {
 // quoted marks a string the recipe writes in double quotes.
 type quoted = stageconfig.Quoted
 
-func portName(base string, rank int, perRank bool) string {
-	if perRank {
-		return base + "_rank" + strconv.Itoa(rank)
+// portName names port i of a block of count: the base alone for a single
+// port, base_dp<i> for one per data-parallel rank.
+func portName(base string, i, count int, perIndex bool) string {
+	if perIndex && count > 1 {
+		return base + "_dp" + strconv.Itoa(i)
 	}
 	return base
 }

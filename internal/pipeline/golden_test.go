@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 // The goldens pin whole plans byte for byte, across every step, so they stay
@@ -21,17 +24,22 @@ type goldenCase struct {
 }
 
 func goldenCases() []goldenCase {
-	return []goldenCase{
-		// The product's promise: with only the model set, the seed recipe.
+	cases := []goldenCase{
+		// The product's promise: with only the model set, the seed recipe
+		// as the default release (0.24.0) starts it: NIXL, one process per
+		// stage.
 		{"seed_qwen3_omni", func(*testing.T) Spec { return Spec{Model: seedModel} }},
+		// Qwen2.5-Omni runs PD only where its processors exist: 0.22.0.
 		{"qwen2_5_omni", func(*testing.T) Spec { return Spec{Model: "Qwen/Qwen2.5-Omni-7B"} }},
 		{"tp2_both_sides", func(*testing.T) Spec {
 			return Spec{Model: seedModel,
 				Prefill: RoleSpec{TensorParallelSize: ptr(2)},
 				Decode:  RoleSpec{TensorParallelSize: ptr(2)}}
 		}},
-		{"nixl_connector", func(*testing.T) Spec {
-			return Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"}}
+		// MultiConnector passes the handoff gate through its NIXL child.
+		{"multi_connector", func(*testing.T) Spec {
+			return Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{
+				"connectors": []any{map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}}
 		}},
 		// A user's legacy config: its comments and spellings
 		// (max_batch_size, worker_cls) must come through.
@@ -47,28 +55,36 @@ func goldenCases() []goldenCase {
 		{"seed_as_stages_format", func(*testing.T) Spec {
 			return Spec{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"}
 		}},
-		// The first release with PD: no replica flags, P2pNcclConnector.
-		{"seed_first_release", func(*testing.T) Spec { return Spec{Model: seedModel, VLLMOmniVersion: "0.19.0rc1"} }},
-		{"p2p_nccl_connector", func(*testing.T) Spec {
-			return Spec{Model: seedModel, VLLMOmniVersion: "0.22", Connector: ConnectorSpec{Name: "P2pNcclConnector",
-				ExtraConfig: map[string]any{"proxy_ip": "10.0.0.9", "proxy_port": int64(30001)}}}
-		}},
 		// Two hosts: the stage-based launch and a connector on the edge
 		// between them.
 		{"multi_host", func(*testing.T) Spec {
 			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 		}},
-		// Three hosts over RDMA, spelled the long way (canonical in the
-		// output), with the units' settings given.
+		// Three hosts, spelled the long way (canonical in the output), with
+		// the units' settings given.
 		{"multi_host_rdma", func(*testing.T) Spec {
 			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "::ffff:10.0.0.1"}, Decode: RoleSpec{Host: "::ffff:a00:2"},
 				StageOverrides: map[string]StageOverride{"code2wav": {Host: "10.0.0.3"}},
-				Connector:      ConnectorSpec{Protocol: "rdma", DeviceName: "mlx5_0"},
 				Service: ServiceSpec{User: "omni", CacheDir: "/srv/hf", VLLMPath: "/opt/vllm/bin/vllm", EnvironmentFile: "/etc/omni/secrets.env",
 					UnitPrefix: "qwen-pd", HeadWaitSeconds: ptr(120)}}
 		}},
 	}
+	// The default model on every release that runs its PD natively, each
+	// as that release starts it (seed_qwen3_omni is the default, 0.24.0).
+	for _, v := range pdNativeQwen3Releases {
+		if v == qwen3DefaultRelease {
+			continue
+		}
+		cases = append(cases, goldenCase{"seed_" + v, func(*testing.T) Spec { return Spec{Model: seedModel, VLLMOmniVersion: v} }})
+	}
+	return cases
 }
+
+// pdNativeQwen3Releases are the releases on which the default Qwen3-Omni
+// plan runs PD natively (releases_test holds the table to the same list).
+var pdNativeQwen3Releases = []string{"0.20.0", "0.21.0rc1", "0.22.0", "0.23.0rc1", "0.24.0"}
+
+const qwen3DefaultRelease = "0.24.0"
 
 func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases() {
@@ -129,6 +145,8 @@ func tcUnitPath(host, unit string) string {
 func healthGolden(h Health) Health {
 	h.ReadinessArgv = append([]string(nil), h.ReadinessArgv...)
 	h.ReadinessArgv[2] = "(readiness script)"
+	h.SmokeArgv = append([]string(nil), h.SmokeArgv...)
+	h.SmokeArgv[2] = "(smoke script)"
 	return h
 }
 
@@ -201,4 +219,18 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return "(no line differs; check trailing bytes)"
+}
+
+// Every release on which the default plan runs gets a golden file: a row
+// that starts or stops running it changes this list.
+func TestGoldenCoversEveryPDNativeRelease(t *testing.T) {
+	var native []string
+	for _, r := range releases.Table {
+		if _, ds := Plan(Spec{Model: seedModel, VLLMOmniVersion: r.Version}); !ds.HasErrors() {
+			native = append(native, r.Version)
+		}
+	}
+	if !slices.Equal(native, pdNativeQwen3Releases) {
+		t.Errorf("the default plan runs on %v; pdNativeQwen3Releases lists %v", native, pdNativeQwen3Releases)
+	}
 }

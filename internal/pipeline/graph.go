@@ -99,7 +99,7 @@ func stagesDialectInputs(s stageconfig.Stage, edges []Edge, id int) []int {
 	return sortedKeys(set)
 }
 
-func sortedKeys(set map[int]bool) []int {
+func sortedKeys[V any](set map[int]V) []int {
 	if len(set) == 0 {
 		return nil
 	}

@@ -43,10 +43,15 @@ type launchPlan struct {
 	service    ServiceSpec // with defaults
 	rdma       bool        // the connector needs the RDMA devices
 	apiPort    int
-	masterPort int         // the omni master's; 0 on one host
+	// stageBased is true when every stage runs as its own process: across
+	// hosts, and on one host when the release does not carry each stage's
+	// runtime.env to its engine (releases.StageEnvFact).
+	stageBased bool
+	masterPort int         // the omni master's; 0 for a whole-pipeline launch
 	stages     []StageInfo // in output order; the first is the head's
 	ports      []Port
 	envs       map[int]map[string]string // each stage's environment, from the config
+	checks     map[int]preflightChecks   // what each stage's preflight imports and counts
 }
 
 // launchPlan gathers the launch's inputs from the plan and its result.
@@ -56,8 +61,8 @@ func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) launchPlan 
 		flag: p.configFlag(), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
 		service: p.spec.Service.withDefaults(),
 		rdma:    p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl),
-		apiPort: res.APIPort, masterPort: p.ports.master,
-		stages: res.Stages, ports: res.Ports, envs: stageEnvs(doc),
+		apiPort: res.APIPort, stageBased: p.stageBased(), masterPort: p.ports.master,
+		stages: res.Stages, ports: res.Ports, envs: stageEnvs(doc), checks: stageChecks(doc, p.connectorClasses()),
 	}
 }
 
@@ -72,22 +77,36 @@ func (lp launchPlan) hosts() []string {
 	return out
 }
 
+// masterAddress is where the headless processes reach the head's omni
+// master: the head's host, or loopback when every stage runs on one.
+func (lp launchPlan) masterAddress() string {
+	return firstNonEmpty(lp.stages[0].Host, loopback)
+}
+
+const loopback = "127.0.0.1"
+
+// stageUnitName is the unit of one stage's process.
+func stageUnitName(prefix string, id int) string {
+	return prefix + "-stage-" + strconv.Itoa(id) + ".service"
+}
+
 // launches is one entry per host, each with the OS processes it runs. A
-// single-host pipeline runs everything from one process; across hosts each
-// stage is its own process with vllm-omni's stage-based launch, the head
-// (the first stage) serving the API and the omni master, the others
-// headless. Every process gets its systemd unit; no shell supervises
-// several, so a stage that fails is restarted on its own.
+// whole-pipeline launch runs every stage from one process; a stage-based
+// one runs each stage as its own process with vllm-omni's stage-based
+// launch, the head (the first stage) serving the API and the omni master,
+// the others headless, each with its stage's environment as the process's
+// own. Every process gets its systemd unit; no shell supervises several,
+// so a stage that fails is restarted on its own.
 func launches(lp launchPlan) ([]Launch, error) {
 	svc := lp.service
 	head := lp.stages[0]
 	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
-		rdma: lp.rdma, headHost: head.Host}
+		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress()}
 	hosts := lp.hosts()
 	multi := len(hosts) > 1
-	if multi {
+	if lp.stageBased {
 		c.headPort = lp.masterPort
-		c.headUnit = svc.UnitPrefix + "-stage-" + strconv.Itoa(head.StageID) + ".service"
+		c.headUnit = stageUnitName(svc.UnitPrefix, head.StageID)
 	} else {
 		c.headUnit = svc.UnitPrefix + ".service"
 	}
@@ -106,25 +125,30 @@ func launches(lp launchPlan) ([]Launch, error) {
 			for _, d := range s.Devices {
 				devices[d] = true
 			}
-			if !multi {
+			if !lp.stageBased {
 				continue
 			}
-			id, role := s.StageID, ProcessHeadless
+			id, role, checks := s.StageID, ProcessHeadless, lp.checks[s.StageID]
 			if i == 0 {
-				role = ProcessHead
+				// The head's orchestrator runs every stage's input
+				// processor (stage_engine_core_client.py), so it imports
+				// them all; the connector's transport only its own
+				// stage's engine loads.
+				role, checks.imports = ProcessHead, mergeChecks(lp.checks).imports
 			}
 			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: lp.stageArgs(i),
 				Env: lp.envs[id], Devices: s.Devices, Ports: processPorts(lp.ports, &id, role == ProcessHead),
-				UnitName: svc.UnitPrefix + "-stage-" + strconv.Itoa(id) + ".service", host: host})
+				UnitName: stageUnitName(svc.UnitPrefix, id), host: host, checks: checks})
 		}
-		if !multi {
+		if !lp.stageBased {
 			l.Processes = []Process{{Role: ProcessHead, Argv: lp.serveArgs(), Env: map[string]string{},
-				Devices: sortedKeys(devices), Ports: processPorts(lp.ports, nil, true), UnitName: c.headUnit, host: host}}
+				Devices: sortedKeys(devices), Ports: processPorts(lp.ports, nil, true), UnitName: c.headUnit, host: host,
+				checks: mergeChecks(lp.checks)}}
 		}
 		for i := range l.Processes {
 			proc := &l.Processes[i]
 			proc.Command = ShellJoin(proc.Argv)
-			proc.Preflight = lp.preflightArgv()
+			proc.Preflight = lp.preflightArgv(*proc)
 			proc.PreflightCommand = shellJoin(proc.Preflight)
 			unit, err := unitFor(c, *proc)
 			if err != nil {
@@ -186,7 +210,8 @@ func stageEnvs(doc *stageconfig.Document) map[int]map[string]string {
 
 // stageArgs launches stage i with vllm-omni's stage-based CLI: the head's
 // first stage serves the API and the omni master; every other stage runs
-// headless and registers with the master.
+// headless and registers with the master, on loopback when the head is on
+// the same single host.
 func (lp launchPlan) stageArgs(i int) []string {
 	s, head := lp.stages[i], lp.stages[0].Host
 	argv := []string{"vllm", "serve", lp.model, "--omni"}
@@ -197,7 +222,7 @@ func (lp launchPlan) stageArgs(i int) []string {
 	if i != 0 {
 		argv = append(argv, "--headless")
 	}
-	argv = append(argv, "--omni-master-address", head, "--omni-master-port", strconv.Itoa(lp.masterPort))
+	argv = append(argv, "--omni-master-address", lp.masterAddress(), "--omni-master-port", strconv.Itoa(lp.masterPort))
 	// Multi-NIC hosts: the address the stage's peers reach it at, where the
 	// release has the flag (it is detected otherwise).
 	if s.Host != head && lp.release.StageCLI.Has(releases.FlagOmniReplicaAddr) {
@@ -235,10 +260,38 @@ func health(model, headHost string, apiPort int) Health {
 		host = "127.0.0.1"
 	}
 	base := "http://" + hostPort(host, apiPort)
-	h := Health{Host: host, Port: apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models"}
+	h := Health{Host: host, Port: apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models", SmokeURL: base + "/v1/chat/completions"}
 	h.ReadinessArgv = []string{"python3", "-c", readinessOneLine, h.ReadinessURL, model}
+	h.SmokeArgv = []string{"python3", "-c", smokeOneLine, h.SmokeURL, model}
 	return h
 }
+
+var smokeOneLine = oneLinePython(smokeScript)
+
+// smokeScript sends one text-only chat completion ($1 the URL, $2 the
+// model) and exits 0 when an answer comes back. Requests enter at the
+// prefill stage, which vllm-omni holds to one token and whose KV cache
+// decode must take over (the orchestrator fails the request when the
+// handoff does), so an answer means the pair worked. modalities ["text"]
+// stops the request at decode, the text stage. The request's max_tokens
+// reaches only the first is_comprehension stage, prefill; decode runs with
+// its own default_sampling_params, hence the long timeout.
+const smokeScript = `import json, sys, urllib.error, urllib.request
+url, model = sys.argv[1], sys.argv[2]
+body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Reply with one word."}], "max_tokens": 1, "modalities": ["text"]}).encode()
+req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+try:
+    reply = json.load(urllib.request.urlopen(req, timeout=600))
+except urllib.error.HTTPError as e:
+    text = e.read().decode(errors="replace")[:500]
+    hint = " (the KV handoff from prefill to decode failed: check the connector)" if "remote_request_id" in text or "[PD]" in text else ""
+    sys.exit("smoke: %s answered %d%s: %s" % (url, e.code, hint, text))
+except Exception as e:
+    sys.exit("smoke: %s: %s" % (url, e))
+choices = reply.get("choices") or []
+if not choices:
+    sys.exit("smoke: %s answered with no choice: %s" % (url, json.dumps(reply)[:500]))
+print("smoke: %s answered through prefill and decode: %r" % (url, (choices[0].get("message") or {}).get("content")))`
 
 // hostPort writes host:port, an IPv6 host in brackets.
 func hostPort(host string, port int) string {

@@ -315,13 +315,23 @@ func containsString(xs []string, v string) bool {
 
 func (p *planner) multiHost() bool { return len(p.hosts) > 1 }
 
+// stageBased reports whether each stage runs as its own process with
+// vllm-omni's stage-based launch: across hosts, and on one host when the
+// release does not carry each stage's runtime.env to its engine in a
+// whole-pipeline process. Every connector the provider wires gives the PD
+// pair per-stage variables (NIXL's side-channel port differs between
+// prefill and decode), and two stages in one process share one
+// environment, so there each stage's variables reach it only as its own
+// process's environment. The release must be chosen.
+func (p *planner) stageBased() bool { return p.multiHost() || !p.release.Release.StageEnv.Applied }
+
 // checkIgnoredInputs warns of settings the layout leaves without effect, so
 // that none is dropped without a word. (Settings that contradict another,
 // such as pipeline with stage_args output, are errors where they are read.)
 func (p *planner) checkIgnoredInputs() {
-	if p.spec.Service.HeadWaitSeconds != nil && !p.multiHost() {
-		p.ds.warnf(diagcode.HeadWaitUnused, AttrPath("systemd", "head_wait_seconds"), "head_wait_seconds has no effect on one host",
-			"only a headless process across hosts waits for the head, and every stage runs in one process on one host; remove head_wait_seconds, or give stages their hosts.")
+	if p.spec.Service.HeadWaitSeconds != nil && !p.stageBased() {
+		p.ds.warnf(diagcode.HeadWaitUnused, AttrPath("systemd", "head_wait_seconds"), "head_wait_seconds has no effect on this launch",
+			"only a headless process waits for the head, and vllm-omni %s runs every stage of this one-host plan in one process; remove head_wait_seconds, or give stages their hosts.", p.release.Release.Version)
 	}
 }
 

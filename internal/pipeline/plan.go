@@ -72,8 +72,10 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	p.stages = p.layout()
 	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
-	p.checkIgnoredInputs()
 	p.release, ok = p.chooseRelease()
+	if ok {
+		p.checkIgnoredInputs()
+	}
 	// Placement and ports build on every input; with any wrong they would
 	// only add problems that follow from it.
 	if p.ds.HasErrors() || !ok {
@@ -95,6 +97,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	doc = p.convert(doc)
 	p.translateIgnoredKeys(doc)
+	p.writeRequiredKeys(doc)
 	if p.ds.HasErrors() {
 		return nil, p.ds
 	}
@@ -152,9 +155,23 @@ func deploymentOf(doc *stageconfig.Document, stages []StageInfo, launches []Laun
 	for _, l := range launches {
 		for _, proc := range l.Processes {
 			d.Argvs = append(d.Argvs, proc.Argv)
+			d.Envs = append(d.Envs, processEnv(l, proc))
 		}
 	}
 	return d
+}
+
+// processEnv is the environment the plan gives a process: its host's and
+// its own.
+func processEnv(l Launch, proc Process) map[string]string {
+	env := make(map[string]string, len(l.Env)+len(proc.Env))
+	for k, v := range l.Env {
+		env[k] = v
+	}
+	for k, v := range proc.Env {
+		env[k] = v
+	}
+	return env
 }
 
 func (p *planner) result(doc *stageconfig.Document) (*Result, error) {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 )
@@ -78,15 +79,15 @@ func (t *portTable) block(host string, n, prefer int) (int, bool) {
 
 // portRequest is one named port (or block of ports) the plan needs.
 type portRequest struct {
-	name    string
-	host    string
-	stage   *plannedStage // nil for the API and master ports
-	count   int           // ports in the block: one per tensor-parallel rank for NIXL
-	given   *int
-	path    Path
-	out     *int
-	perRank bool
-	done    func(port int) // records the port where the plan needs it
+	name     string
+	host     string
+	stage    *plannedStage // nil for the API and master ports
+	count    int           // ports in the block: one per tensor-parallel rank for NIXL
+	given    *int
+	path     Path
+	out      *int
+	perIndex bool
+	done     func(port int) // records the port where the plan needs it
 }
 
 // portPlan is every port the plan listens on, and the ones other steps
@@ -117,15 +118,17 @@ func (p *planner) allocatePorts() portPlan {
 		api := DefaultAPIPort
 		reqs[0].given = &api
 	}
-	if p.multiHost() {
+	// The PD pair's ports come first, so that prefill's and decode's are
+	// the first two of the range whatever else the launch needs.
+	pre, dec := p.pdPair()
+	for _, s := range []*plannedStage{pre, dec} {
+		p.sidePortRequests(s, &pp, &reqs)
+	}
+	if p.stageBased() {
 		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &pp.master})
 	}
 	if p.usesConnector(connectorLMCache) {
 		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &pp.lmcacheProxy})
-	}
-	pre, dec := p.pdPair()
-	for _, s := range []*plannedStage{pre, dec} {
-		p.sidePortRequests(s, &pp, &reqs)
 	}
 	p.edgePortRequests(pp.edges, &reqs)
 	for _, r := range reqs {
@@ -151,7 +154,7 @@ func (p *planner) allocatePorts() portPlan {
 			r.done(*r.out)
 		}
 		for i := 0; i < r.count; i++ {
-			name := portName(r.name, i, r.perRank)
+			name := portName(r.name, i, r.count, r.perIndex)
 			pp.list = append(pp.list, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
 		}
 	}
@@ -183,6 +186,15 @@ func edgePortName(e Edge) string { return fmt.Sprintf("edge_%d_%d", e.From, e.To
 // sidePortRequests asks for the ports one side of the PD pair listens on.
 // The side's bootstrap_port, when set, gives the port its peer dials.
 func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portRequest) {
+	if s.par.replicas > 1 && p.usesConnector(connectorNixl) {
+		// Replicas get no data-parallel index of their own
+		// (vllm_omni/engine/stage_runtime.py@d4a869fe launches each from
+		// the stage's config and environment), so vLLM's handshake
+		// listener would bind one port for all of them.
+		p.ds.errorf(diagcode.NixlReplicasOnePort, s.path, "NIXL replicas of one stage would share one port",
+			"the %s stage runs %d replicas, and vllm-omni starts each with the same environment and data-parallel index, so NixlConnector's handshake listener binds VLLM_NIXL_SIDE_CHANNEL_PORT %s times over; set num_replicas to 1 for the PD pair and run more pipelines for more capacity.",
+			s.key, s.par.replicas, strconv.Itoa(s.par.replicas))
+	}
 	ports := map[string]int{}
 	pp.sides[s.key] = ports
 	given := p.spec.Prefill.BootstrapPort
@@ -191,7 +203,7 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 	}
 	handshake := false
 	for _, sp := range p.conn.sidePorts(s) {
-		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, perRank: sp.perRank, out: new(int)}
+		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, perIndex: sp.perIndex, out: new(int)}
 		isHandshake := sp.handshake && !handshake
 		if isHandshake {
 			handshake = true
@@ -239,7 +251,7 @@ func (p *planner) claim(t *portTable, r *portRequest) {
 func (p *planner) allocate(t *portTable, r *portRequest) {
 	prefer := 0
 	if p.spec.Previous != nil {
-		prefer = p.spec.Previous.Ports[portName(r.name, 0, r.perRank)]
+		prefer = p.spec.Previous.Ports[portName(r.name, 0, r.count, r.perIndex)]
 	}
 	start, ok := t.block(r.host, r.count, prefer)
 	if !ok {

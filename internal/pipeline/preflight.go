@@ -3,10 +3,13 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/shellquote"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
 
@@ -17,13 +20,17 @@ const PreflightExit = 78 // EX_CONFIG
 
 // preflightSource checks, in the Python that runs vllm, that the installed
 // vllm-omni is the release the plan is for, that its vLLM is the major.minor
-// that release needs, and that the deploy config is the plan's, by SHA-256.
-// Arguments: the version as the user gave it, "line" or "release", the
-// vLLM line, the config path and its SHA-256; then, optionally, `--` and
-// the command to exec once everything matches. Versions are read from the
-// installed distributions' metadata (importlib.metadata), so nothing is
-// imported from vllm itself.
-const preflightSource = `import hashlib, os, re, sys
+// that release needs, and that the deploy config is the plan's, by SHA-256;
+// then, before any GPU memory is taken, that the host has the GPUs the
+// process is given and that every dotted path the release will import for
+// the process resolves. Arguments: the version as the user gave it, "line"
+// or "release", the vLLM line, the config path and its SHA-256; then
+// options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE),
+// and, optionally, `--` and the command to exec once everything matches.
+// Versions are read from the installed distributions' metadata
+// (importlib.metadata); the imports come last, once the versions match, so
+// that a failed one means the release itself lacks what the plan names.
+const preflightSource = `import hashlib, importlib, os, re, subprocess, sys
 from importlib import metadata
 STATUS = 78
 def say(kind, msg):
@@ -32,9 +39,24 @@ def fail(msg):
     say("error", msg)
     sys.exit(STATUS)
 want, mode, want_vllm, path, want_sha = sys.argv[1:6]
-rest = sys.argv[6:]
-if rest and rest[0] == "--":
-    rest = rest[1:]
+args = sys.argv[6:]
+gpus, imports, transports, rest = 0, [], [], []
+while args:
+    a = args.pop(0)
+    if a == "--":
+        rest = args
+        break
+    if not args:
+        fail("option %s has no value; the unit was not written by this plan" % a)
+    v = args.pop(0)
+    if a == "--gpus":
+        gpus = int(v)
+    elif a == "--import":
+        imports.append(v.split("=", 1))
+    elif a == "--transport":
+        transports.append(v.split("=", 1))
+    else:
+        fail("unknown option %s; the unit was not written by this plan" % a)
 PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
 def installed(name):
     try:
@@ -79,6 +101,48 @@ except OSError as e:
     fail("the deploy config %s cannot be read (%s); write the plan's config_yaml there" % (path, e.strerror))
 if sha != want_sha:
     fail("the deploy config %s has SHA-256 %s, but the plan's config_sha256 is %s: the machine holds another plan's config; write this plan's config_yaml there, or replace the machine" % (path, sha, want_sha))
+def count_gpus():
+    # nvidia-smi and the driver's /proc entries count the GPUs without
+    # creating a CUDA context, so no GPU memory is taken.
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        if out.returncode == 0:
+            return len([l for l in out.stdout.splitlines() if l.startswith("GPU ")]), "nvidia-smi -L"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        return len(os.listdir("/proc/driver/nvidia/gpus")), "/proc/driver/nvidia/gpus"
+    except OSError:
+        return None, None
+if gpus:
+    have, how = count_gpus()
+    if have is None:
+        say("warning", "cannot count this host's GPUs (no nvidia-smi, no /proc/driver/nvidia/gpus); the process is given GPU indices up to %d" % (gpus - 1))
+    elif have < gpus:
+        fail("this host has %d GPU(s) (%s), but the plan for vllm-omni %s gives this process GPU index %d, so it needs %d; run it on a host with enough GPUs or plan again with gpus = %d" % (have, how, want, gpus - 1, gpus, have))
+def resolve(dotted):
+    try:
+        return importlib.import_module(dotted)
+    except ModuleNotFoundError as e:
+        if e.name != dotted or "." not in dotted:
+            raise
+    mod, _, attr = dotted.rpartition(".")
+    obj = importlib.import_module(mod)
+    if not hasattr(obj, attr):
+        raise AttributeError("module %s has no attribute %s" % (mod, attr))
+    return getattr(obj, attr)
+def first_line(e):
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+for conn, module in transports:
+    try:
+        importlib.import_module(module)
+    except Exception as e:
+        fail("%s needs the Python package %s, which does not import in %s (%s); the plan for vllm-omni %s uses %s: install %s into that Python" % (conn, module, sys.executable, first_line(e), want, conn, module))
+for key, dotted in imports:
+    try:
+        resolve(dotted)
+    except Exception as e:
+        fail("%s %s does not resolve in the installed vllm-omni %s (%s); the plan for vllm-omni %s names it: correct the base config, or plan for the release that has it" % (key, dotted, omni, first_line(e), want))
 if rest:
     # The check is worth only as much as the Python it ran in: it must be
     # the one vllm runs in.
@@ -176,14 +240,98 @@ func oneLinePython(src string) string {
 	return "exec(" + strings.TrimSpace(b.String()) + ")"
 }
 
-// preflightArgv is the check for one machine: the Python that runs vllm,
-// the script and what the plan expects.
-func (lp launchPlan) preflightArgv() []string {
+// preflightArgv is the check for one process: the Python that runs vllm,
+// the script, what the plan expects, and what the process's stages need of
+// the machine.
+func (lp launchPlan) preflightArgv(proc Process) []string {
 	want, mode := lp.release.Version, "release"
 	if v := lp.asked; v != "" {
 		if parsed, err := releases.ParseVersion(v); err == nil && !parsed.HasPatch {
 			want, mode = v, "line"
 		}
 	}
-	return []string{lp.service.PythonPath, "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA}
+	argv := []string{lp.service.PythonPath, "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA}
+	if len(proc.Devices) > 0 {
+		argv = append(argv, "--gpus", strconv.Itoa(slices.Max(proc.Devices)+1))
+	}
+	for _, t := range proc.checks.transports {
+		argv = append(argv, "--transport", t)
+	}
+	for _, i := range proc.checks.imports {
+		argv = append(argv, "--import", i)
+	}
+	return argv
+}
+
+// preflightChecks is what a process's preflight imports: KEY=DOTTED.PATH
+// for each path the release imports for the process's stages (their
+// custom_process_input_func, scheduler_cls, kv_connector_module_path), and
+// CONNECTOR=MODULE for the transport package each KV connector the
+// process loads needs.
+type preflightChecks struct {
+	imports    []string
+	transports []string
+}
+
+// importedPaths are the stage keys whose values the release imports by
+// dotted path when it starts the stage; a path inside kv_transfer_config
+// names the connector's own module.
+var importedPaths = [][]string{
+	{"custom_process_input_func"},
+	{"engine_args", "scheduler_cls"},
+	{"scheduler_cls"},
+	{"engine_args", "kv_transfer_config", "kv_connector_module_path"},
+	{"kv_transfer_config", "kv_connector_module_path"},
+}
+
+// stageChecks reads, per stage of the planned config, what its process's
+// preflight imports. connectors are the PD pair's KV connector classes.
+func stageChecks(doc *stageconfig.Document, connectors []string) map[int]preflightChecks {
+	out := map[int]preflightChecks{}
+	for _, st := range doc.Stages() {
+		id, ok := st.ID()
+		if !ok {
+			continue
+		}
+		var c preflightChecks
+		for _, key := range importedPaths {
+			if v, ok := st.String(key...); ok && v != "" {
+				c.imports = append(c.imports, key[len(key)-1]+"="+v)
+			}
+		}
+		for _, child := range st.KVTransferSettings().Get("kv_connector_extra_config").Entries("connectors") {
+			if v, ok := child.String("kv_connector_module_path"); ok && v != "" {
+				c.imports = append(c.imports, "kv_connector_module_path="+v)
+			}
+		}
+		if st.KVTransferSettings().IsMapping() {
+			for _, name := range connectors {
+				if mod := transportModule(name); mod != "" {
+					c.transports = append(c.transports, name+"="+mod)
+				}
+			}
+		}
+		out[id] = c
+	}
+	return out
+}
+
+// mergeChecks is what a whole-pipeline process imports: every stage's
+// paths, each once, in stage order.
+func mergeChecks(byStage map[int]preflightChecks) preflightChecks {
+	var out preflightChecks
+	for _, id := range sortedKeys(byStage) {
+		c := byStage[id]
+		for _, i := range c.imports {
+			if !containsString(out.imports, i) {
+				out.imports = append(out.imports, i)
+			}
+		}
+		for _, t := range c.transports {
+			if !containsString(out.transports, t) {
+				out.transports = append(out.transports, t)
+			}
+		}
+	}
+	return out
 }

@@ -22,6 +22,7 @@ func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 		Pipeline:     p.spec.Pipeline,
 		MultiHost:    p.multiHost(),
 		Connectors:   p.connectorClasses(),
+		Processors:   releases.ProcessorsOf(p.base),
 	}
 	if need.Dialect == "" && p.spec.Pipeline != "" {
 		need.Dialect = releases.Stages // a pipeline key only exists in that dialect
@@ -46,6 +47,11 @@ func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 		p.ds.errorf(diagcode.Code(problem.Code), AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
 		return releases.Choice{}, false
 	}
+	p.checkHandoffGate(c.Release)
+	if r := c.Release; r.Commit == "" {
+		p.ds.warnf(diagcode.ReleaseRowUnread, AttrPath("vllm_omni_version"), "this release's code was not read at its own commit",
+			"vllm-omni %s: %s Check the plan against that release before you rely on it, or target a release whose code was read (%s).", r.Version, r.Unread, strings.Join(releases.ReadVersions(), ", "))
+	}
 	if p.spec.Pipeline != "" && c.Dialect != releases.Stages {
 		p.ds.errorf(diagcode.PipelineUnused, AttrPath("pipeline"), "pipeline applies to the stages dialect only",
 			"the output is stage_args, which selects PD with the stages' own is_prefill_only / is_decode_only; remove pipeline, or set format = \"stages\".")
@@ -63,6 +69,27 @@ func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 			"vllm-omni %s sends every request to stage 0 and holds the prefill stage to one token only there, but stage %d is split; split stage 0 (the thinker in vllm-omni's pipelines).", c.Release.Version, p.split.id)
 	}
 	return c, true
+}
+
+// checkHandoffGate: the PD pair's connector must return the
+// remote_request_id the release's orchestrator needs of every PD request
+// (releases.HandoffGate), or every request fails once the server is up.
+func (p *planner) checkHandoffGate(r releases.Release) {
+	var children []string
+	for _, c := range p.conn.children {
+		children = append(children, c.name)
+	}
+	g := r.Handoff
+	if g.Passes(p.conn.name, children) {
+		return
+	}
+	what := p.conn.name + " returns none"
+	if p.conn.name == connectorMulti {
+		what = "no child of this MultiConnector (" + strings.Join(children, ", ") + ") returns it"
+	}
+	p.ds.errorf(diagcode.ConnectorHandoffGate, AttrPath("connector", "name"), "this KV connector fails every PD request on this release",
+		"vllm-omni %s's orchestrator sends a request on to decode only when prefill's kv_transfer_params carry remote_request_id, and raises otherwise (%s); %s. Use %s (the default), or MultiConnector with a %s child.",
+		r.Version, g.Source, what, DefaultConnector, DefaultConnector)
 }
 
 // basePipeline names the pipeline the base describes, for the registered
@@ -131,6 +158,40 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 				p.ds.warnf(diagcode.IgnoredKeyTranslated, p.basePath, "a stage key vllm-omni never reads was translated",
 					"%s: vllm-omni %s's stage_args runtime reads %s, not %s, so %s (%s).",
 					st.Describe(), p.release.Release.Version, to, from, what, ig.Source)
+			}
+		}
+	}
+}
+
+// requiredKeyDefaults are what the stage_args stage init assumed for a key
+// before a release stopped defaulting it (releases.Release.RequiredStageKeys):
+// an empty runtime, no inputs, not a final output, no output type, not
+// the comprehension stage.
+var requiredKeyDefaults = map[string]any{
+	"runtime":             map[string]any{},
+	"engine_input_source": []any{},
+	"final_output":        false,
+	"final_output_type":   nil,
+	"is_comprehension":    false,
+}
+
+// writeRequiredKeys writes, in a stage_args output, each key the release's
+// stage init reads with no default on every stage that leaves it out, with
+// the value the stage init used to assume, so that the stage starts as it
+// did on the releases before.
+func (p *planner) writeRequiredKeys(doc *stageconfig.Document) {
+	keys := p.release.Release.RequiredStageKeys.Names
+	if doc.Dialect != stageconfig.StageArgs || len(keys) == 0 {
+		return
+	}
+	for _, st := range doc.Stages() {
+		for _, k := range keys {
+			v, known := requiredKeyDefaults[k]
+			if !known {
+				continue // TestRequiredKeysHaveDefaults holds the table to the map
+			}
+			if _, err := st.WriteIfAbsent(k, v); err != nil {
+				p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%s: %v", st.Describe(), err)
 			}
 		}
 	}

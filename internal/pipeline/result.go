@@ -46,6 +46,11 @@ type Health struct {
 	LivenessURL   string // answers 200 once the API server runs
 	ReadinessURL  string // lists the served models
 	ReadinessArgv []string
+	// SmokeURL and SmokeArgv send one chat completion that must cross the
+	// PD pair: prefill exports the KV cache and decode answers. A handoff
+	// that fails fails the request, so the check fails too.
+	SmokeURL  string
+	SmokeArgv []string
 }
 
 // Stage roles.
@@ -112,7 +117,8 @@ type Process struct {
 	Preflight        []string
 	PreflightCommand string
 
-	host string // the stage's host ("" on one host)
+	host   string          // the stage's host ("" on one host)
+	checks preflightChecks // what the preflight imports
 }
 
 // NamedPort is one port a process listens on.

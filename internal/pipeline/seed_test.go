@@ -61,16 +61,17 @@ func TestSeedFacts(t *testing.T) {
 	add("prefill scheduler", dig(p, "engine_args", "scheduler_cls"), arScheduler)
 	add("prefill max_num_seqs", dig(p, "engine_args", "max_num_seqs"), 16)
 	add("prefill tensor_parallel_size", dig(p, "engine_args", "tensor_parallel_size"), 1)
+	// The recipe's roles and ranks, over the connector that passes the
+	// handoff gate (releases.SeedDeviations).
 	add("prefill kv_transfer_config", dig(p, "engine_args", "kv_transfer_config"), map[string]any{
-		"kv_connector": "MooncakeConnector", "kv_role": "kv_producer", "kv_rank": 0, "kv_parallel_size": 2,
-		"kv_connector_extra_config": map[string]any{"mooncake_bootstrap_port": 25201},
+		"kv_connector": "NixlConnector", "kv_role": "kv_producer", "kv_rank": 0, "kv_parallel_size": 2,
 	})
 	add("prefill final_output", p["final_output"], false)
 	add("prefill has no final_output_type", has(p, "final_output_type"), false)
 	add("prefill has no engine_input_source", has(p, "engine_input_source"), false)
 	add("prefill is_comprehension", p["is_comprehension"], true)
 	add("prefill sampling", p["default_sampling_params"], thinkerSampling)
-	add("prefill bootstrap env", dig(p, "runtime", "env", "VLLM_MOONCAKE_BOOTSTRAP_PORT"), "25201")
+	add("prefill side channel env", dig(p, "runtime", "env", "VLLM_NIXL_SIDE_CHANNEL_PORT"), "25201")
 
 	d := st[1]
 	add("decode is_decode_only", d["is_decode_only"], true)
@@ -80,14 +81,13 @@ func TestSeedFacts(t *testing.T) {
 	add("decode max_num_seqs", dig(d, "engine_args", "max_num_seqs"), 64)
 	add("decode tensor_parallel_size", dig(d, "engine_args", "tensor_parallel_size"), 1)
 	add("decode kv_transfer_config", dig(d, "engine_args", "kv_transfer_config"), map[string]any{
-		"kv_connector": "MooncakeConnector", "kv_role": "kv_consumer", "kv_rank": 1, "kv_parallel_size": 2,
-		"kv_connector_extra_config": map[string]any{"mooncake_bootstrap_port": 25202},
+		"kv_connector": "NixlConnector", "kv_role": "kv_consumer", "kv_rank": 1, "kv_parallel_size": 2,
 	})
 	add("decode engine_input_source", d["engine_input_source"], []any{0})
 	add("decode final_output", d["final_output"], true)
 	add("decode final_output_type", d["final_output_type"], "text")
 	add("decode sampling", d["default_sampling_params"], thinkerSampling)
-	add("decode bootstrap env", dig(d, "runtime", "env", "VLLM_MOONCAKE_BOOTSTRAP_PORT"), "25202")
+	add("decode side channel env", dig(d, "runtime", "env", "VLLM_NIXL_SIDE_CHANNEL_PORT"), "25202")
 
 	tk := st[2]
 	add("talker model_stage", dig(tk, "engine_args", "model_stage"), "talker")
@@ -114,9 +114,11 @@ func TestSeedFacts(t *testing.T) {
 		map[string]any{"from": 2, "to": 3},
 	})
 
-	// The recipe's --deploy-config would load no stage from its own YAML.
-	add("ServeArgs", res.ServeArgs, []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath})
-	add("ServeCommand", res.ServeCommand, "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path "+DefaultConfigPath)
+	// The recipe's --deploy-config would load no stage from its own YAML;
+	// the head runs stage 0 and the omni master, on loopback.
+	head := []string{"--stage-id", "0", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}
+	add("ServeArgs", res.ServeArgs, append([]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath}, head...))
+	add("ServeCommand", res.ServeCommand, "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path "+DefaultConfigPath+" "+strings.Join(head, " "))
 	add("Release", res.Release, "0.24.0")
 	add("Version", res.Version, "0.24.0")
 	add("Format", res.Format, "stage_args")
@@ -140,12 +142,21 @@ func TestSeedFacts(t *testing.T) {
 	for _, p := range res.Ports {
 		ports = append(ports, fmt.Sprintf("%s=%d", p.Name, p.Port))
 	}
-	add("ports", ports, []string{"api=8091", "prefill_bootstrap=25201", "decode_bootstrap=25202"})
+	add("ports", ports, []string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202", "omni_master=25203"})
 	add("launch count", len(res.Launches), 1)
 	if len(res.Launches) == 1 {
-		add("launch command", res.Launches[0].Command, res.ServeCommand)
-		add("launch stage ids", res.Launches[0].StageIDs, []int{0, 1, 2, 3})
-		add("launch ports", res.Launches[0].Ports, []int{8091, 25201, 25202})
+		l := res.Launches[0]
+		add("launch command (several processes)", l.Command, "")
+		add("launch stage ids", l.StageIDs, []int{0, 1, 2, 3})
+		add("launch ports", l.Ports, []int{8091, 25201, 25202, 25203})
+		var roles, envs []string
+		for _, proc := range l.Processes {
+			roles = append(roles, fmt.Sprintf("%d:%s", *proc.StageID, proc.Role))
+			envs = append(envs, proc.Env["VLLM_NIXL_SIDE_CHANNEL_PORT"])
+		}
+		add("processes", roles, []string{"0:head", "1:headless", "2:headless", "3:headless"})
+		add("process side channels", envs, []string{"25201", "25202", "", ""})
+		add("head command", l.Processes[0].Command, res.ServeCommand)
 	}
 
 	for _, f := range facts {
@@ -416,19 +427,23 @@ func TestSeedLaunchLine(t *testing.T) {
 	}
 	recipe := strings.Join(words, " ")
 	const path = "/path/to/qwen3_omni_pd.yaml"
-	var flag releases.Deviation
+	// The launch deviations: a word the plan replaces, or words it adds.
+	want := recipe
 	for _, d := range releases.SeedDeviations {
-		if d.Stage < 0 {
-			flag = d
+		if d.Stage >= 0 {
+			continue
+		}
+		to, _ := d.Planned.(string)
+		switch from, _ := d.Recipe.(string); {
+		case from == "":
+			want += " " + to
+		case !strings.Contains(want, from):
+			t.Fatalf("the recipe's launch line %q does not use %v", recipe, d.Recipe)
+		default:
+			want = strings.Replace(want, from, to, 1)
 		}
 	}
-	from, _ := flag.Recipe.(string)
-	to, _ := flag.Planned.(string)
-	want := strings.Replace(recipe, from, to, 1)
-	if want == recipe {
-		t.Fatalf("the recipe's launch line %q does not use %v", recipe, flag.Recipe)
-	}
 	if got := mustPlan(t, Spec{Model: seedModel, ConfigPath: path}).ServeCommand; got != want {
-		t.Errorf("serve_command %q, want the recipe's %q with %v", got, want, flag.Planned)
+		t.Errorf("serve_command %q, want the recipe's %q with the launch deviations", got, want)
 	}
 }

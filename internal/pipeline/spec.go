@@ -130,7 +130,7 @@ const (
 	DefaultPortRangeLast  = 25300
 	DefaultPrefillMaxSeqs = 16
 	DefaultDecodeMaxSeqs  = 64
-	DefaultConnector      = "MooncakeConnector"
+	DefaultConnector      = connectorNixl // the one whose prefill returns remote_request_id (releases.HandoffGate)
 	DefaultTensorParallel = 1
 	defaultGPUMemoryShare = 0.9 // vLLM's gpu_memory_utilization default
 	connectorZMQBasePort  = 50051

@@ -17,9 +17,11 @@ type unitContext struct {
 	config   string
 	service  ServiceSpec // with defaults
 	rdma     bool
-	headHost string
-	headPort int    // the omni master port; 0 on one host
-	headUnit string // the head process's unit name
+	headHost string // the head's host, "" on one host
+	// masterAddress is where the headless processes dial the omni master.
+	masterAddress string
+	headPort      int    // the omni master port; 0 for a whole-pipeline launch
+	headUnit      string // the head process's unit name
 }
 
 // waitScript polls the head's omni master port until a deadline, each try
@@ -94,7 +96,7 @@ func unitFor(c unitContext, proc Process) (string, error) {
 			"/dev/nvidia-uvm itself here (no setuid, no module loading), so it is created before the process starts.")
 	if proc.Role == ProcessHeadless && c.headPort != 0 {
 		pre, err := systemd.Command([]string{"/bin/bash", "-c", waitScript, "wait-for-head",
-			c.headHost, strconv.Itoa(c.headPort), strconv.Itoa(*s.HeadWaitSeconds), c.headUnit})
+			c.masterAddress, strconv.Itoa(c.headPort), strconv.Itoa(*s.HeadWaitSeconds), c.headUnit})
 		if err != nil {
 			return "", err
 		}
@@ -134,7 +136,7 @@ func orderComment(proc Process, c unitContext) string {
 	case proc.host == c.headHost:
 		return "After the head on this host, then its master port is polled before start."
 	}
-	return "The head runs on " + c.headHost + "; its master port is polled before start."
+	return "The head runs on " + c.masterAddress + "; its master port is polled before start."
 }
 
 // hardening confines the processes. Each setting that stays open is

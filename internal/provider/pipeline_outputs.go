@@ -130,6 +130,9 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 			"readiness_url":     tfStr(r.Health.ReadinessURL),
 			"readiness_argv":    tfStrs(t.strs, r.Health.ReadinessArgv),
 			"readiness_command": tfStr(pipeline.ShellJoin(r.Health.ReadinessArgv)),
+			"smoke_url":         tfStr(r.Health.SmokeURL),
+			"smoke_argv":        tfStrs(t.strs, r.Health.SmokeArgv),
+			"smoke_command":     tfStr(pipeline.ShellJoin(r.Health.SmokeArgv)),
 		}),
 
 		"vllm_omni_release": tfStr(r.Release),

@@ -379,6 +379,13 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 					ElementType:         types.StringType,
 				},
 				"readiness_command": schema.StringAttribute{MarkdownDescription: "`readiness_argv`, shell-quoted.", Computed: true},
+				"smoke_url":         schema.StringAttribute{MarkdownDescription: "`/v1/chat/completions` on the head: where `smoke_argv` sends its request.", Computed: true},
+				"smoke_argv": schema.ListAttribute{
+					MarkdownDescription: "A check that sends one text-only chat completion and exits 0 only when an answer comes back (needs `python3`). Every request enters at prefill and must be handed to decode, and vllm-omni fails the request when that KV handoff fails, so this shows the PD pair works, which `/health` and `/v1/models` do not. Run it once after start, not as a frequent health probe: decode answers with its own `default_sampling_params`, which can take seconds.",
+					Computed:            true,
+					ElementType:         types.StringType,
+				},
+				"smoke_command": schema.StringAttribute{MarkdownDescription: "`smoke_argv`, shell-quoted.", Computed: true},
 			},
 		},
 		"vllm_omni_release": schema.StringAttribute{

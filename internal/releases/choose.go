@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // Need is what a plan asks of a release.
@@ -28,6 +29,54 @@ type Need struct {
 	// Connectors are the KV connector classes the PD pair loads
 	// (MultiConnector and each of its children).
 	Connectors []string
+	// Processors are the input processors the base's stages name, under
+	// the key each names it (custom_process_input_func, or a key the
+	// stage_args runtime translates, such as sync_process_input_func).
+	Processors []ProcessorRef
+}
+
+// ProcessorRef is one stage key that names an input processor function.
+type ProcessorRef struct {
+	Key, Value string
+}
+
+// processorKeys are the stage keys that name an input processor in either
+// dialect: the one the stage_args runtime reads, and the pipelines' own.
+var processorKeys = []string{"custom_process_input_func", "sync_process_input_func"}
+
+// ProcessorsOf lists the input processors a config's stages name: the
+// first key of processorKeys a stage sets, since the key the runtime reads
+// wins over one it would translate.
+func ProcessorsOf(doc *stageconfig.Document) []ProcessorRef {
+	var out []ProcessorRef
+	for _, st := range doc.Stages() {
+		for _, k := range processorKeys {
+			if v, ok := st.String(k); ok && v != "" {
+				out = append(out, ProcessorRef{Key: k, Value: v})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// processorOn is the function a stage_args stage runs on r for ref: the
+// value itself under custom_process_input_func, the value a translated key
+// becomes, or "" when r reads nothing under that key.
+func processorOn(r Release, ref ProcessorRef) string {
+	const read = "custom_process_input_func"
+	if ref.Key == read {
+		return ref.Value
+	}
+	if r.StageArgs == nil {
+		return ""
+	}
+	for _, ig := range r.StageArgs.Ignored {
+		if len(ig.Key) == 1 && ig.Key[0] == ref.Key && len(ig.ReadAs) == 1 && ig.ReadAs[0] == read {
+			return ig.Value(ref.Value)
+		}
+	}
+	return ""
 }
 
 // Choice is a release and how a plan runs on it.
@@ -73,6 +122,12 @@ func (n Need) evaluate(r Release) (Choice, []string) {
 			why = append(why, "its stage_args runtime has no PD")
 		case n.BaseDialect == Stages && !n.ToStageArgs:
 			why = append(why, "this stages base config has no embedded preset to write it as stage_args")
+		}
+		for _, ref := range n.Processors {
+			fn := processorOn(r, ref)
+			if known, present := r.Processors.Lookup(fn); fn != "" && known && !present {
+				why = append(why, "it has no input processor "+fn+" ("+r.Processors.Source+")")
+			}
 		}
 	case Stages:
 		registered := r.PDPipeline(n.BasePipeline)
@@ -255,6 +310,18 @@ func (n Need) fix() string {
 
 func describeTable() string {
 	return Table[0].Version + " to " + Table[len(Table)-1].Version
+}
+
+// ReadVersions lists the releases whose code was read at their own
+// commit, oldest first.
+func ReadVersions() []string {
+	var out []string
+	for _, r := range Table {
+		if r.Commit != "" {
+			out = append(out, r.Version)
+		}
+	}
+	return out
 }
 
 // Versions lists every release in the table, oldest first.

@@ -24,6 +24,9 @@ func (v Violation) String() string { return v.Rule + ": " + v.Detail }
 type Deployment struct {
 	Doc   *stageconfig.Document
 	Argvs [][]string
+	// Envs are the process environments of the launches, in Argvs' order;
+	// nil when the launches are not known (a config checked alone).
+	Envs []map[string]string
 	// UserPipeline is true when the `pipeline:` key is the user's own
 	// registration rather than one the release has.
 	UserPipeline bool
@@ -68,9 +71,12 @@ func Conform(r Release, d Deployment) []Violation {
 	}
 	c.pdPair()
 	c.connectorsLoadable()
+	c.handoffGate()
+	c.processors()
 	c.crossHostEdges()
 	c.mooncakeEnv()
 	c.commandLines()
+	c.stageEnv()
 	return c.out
 }
 
@@ -126,6 +132,11 @@ func (c *conformance) stageArgsKeys() {
 		}
 		if c.r.StageArgs == nil {
 			continue // the release has no such runtime; loader() said so
+		}
+		for _, k := range c.r.RequiredStageKeys.Names {
+			if !s.Sets(k) {
+				c.add(diagcode.ReleaseStageKeyRequired, "%s has no %s, which vllm-omni %s's stage init reads with no default (%s)", s.Describe(), k, c.r.Version, c.r.RequiredStageKeys.Source)
+			}
 		}
 		for _, k := range c.r.StageArgs.Ignored {
 			if s.Sets(k.Key...) {
@@ -277,6 +288,105 @@ func (c *conformance) connectorsLoadable() {
 			}
 		}
 	}
+}
+
+// handoffGate: the PD pair's connector must hand decode the
+// remote_request_id the release's orchestrator demands of every PD request.
+// A connector loaded from its own module is the user's class, not judged.
+func (c *conformance) handoffGate() {
+	pre, _ := c.pdSides()
+	for _, side := range pre {
+		kv := side.kv
+		name, _ := kv.String("kv_connector")
+		if name == "" || kv.Has("kv_connector_module_path") {
+			continue
+		}
+		var children []string
+		for _, child := range kv.Get("kv_connector_extra_config").Entries("connectors") {
+			if n, _ := child.String("kv_connector"); n != "" {
+				children = append(children, n)
+			}
+		}
+		if !c.r.Handoff.Passes(name, children) {
+			what := name
+			if name == MultiConnector {
+				what = "MultiConnector with no child that returns it (" + strings.Join(children, ", ") + ")"
+			}
+			c.add(diagcode.ReleaseHandoffGate, "prefill %s uses %s, whose kv_transfer_params carry no remote_request_id; vllm-omni %s fails every PD request without it (%s)", side.stage.Describe(), what, c.r.Version, c.r.Handoff.Source)
+		}
+	}
+}
+
+// processors: every input processor a stage names in a module the row
+// read must be one that module defines.
+func (c *conformance) processors() {
+	for _, s := range c.d.Doc.Stages() {
+		fn, ok := s.String("custom_process_input_func")
+		if !ok {
+			continue
+		}
+		if known, present := c.r.Processors.Lookup(fn); known && !present {
+			c.add(diagcode.ReleaseProcessorMissing, "%s names custom_process_input_func %s, which vllm-omni %s does not define (%s)", s.Describe(), fn, c.r.Version, c.r.Processors.Source)
+		}
+	}
+}
+
+// stageEnv: each stage's runtime.env must reach its engine. A whole-pipeline
+// process carries it only on a release that applies it; a stage's own
+// process must hold it in its environment, since a headless process never
+// applies it and a head only where the release does.
+func (c *conformance) stageEnv() {
+	if c.d.Envs == nil {
+		return
+	}
+	byID := map[int]stageconfig.Stage{}
+	for _, s := range c.d.Doc.Stages() {
+		if id, ok := s.ID(); ok {
+			byID[id] = s
+		}
+	}
+	for i, argv := range c.d.Argvs {
+		if i >= len(c.d.Envs) {
+			break
+		}
+		if !slices.Contains(argv, FlagStageID) {
+			if c.r.StageEnv.Applied {
+				continue
+			}
+			for _, s := range c.d.Doc.Stages() {
+				if vars := s.EnvVars(); len(vars) > 0 {
+					c.add(diagcode.ReleaseStageEnvUnapplied, "launch %d runs %s in one process with every other stage, but vllm-omni %s does not apply a stage's runtime.env there (%s), so %s never reach its engine", i, s.Describe(), c.r.Version, c.r.StageEnv.Source, strings.Join(sortedNames(vars), ", "))
+				}
+			}
+			continue
+		}
+		id, err := strconv.Atoi(valueOf(argv, FlagStageID))
+		if err != nil {
+			continue // commandLines says so
+		}
+		s, ok := byID[id]
+		if !ok {
+			continue
+		}
+		if c.r.StageEnv.Applied && !slices.Contains(argv, FlagHeadless) {
+			continue
+		}
+		vars := s.EnvVars()
+		for _, k := range sortedNames(vars) {
+			if got, ok := c.d.Envs[i][k]; !ok || got != vars[k] {
+				c.add(diagcode.ReleaseStageEnvUnapplied, "launch %d runs %s, whose runtime.env sets %s=%s, but its process environment does not; the process applies no runtime.env on vllm-omni %s (%s)", i, s.Describe(), k, vars[k], c.r.Version, c.r.StageEnv.Source)
+			}
+		}
+	}
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // hostOf is where a stage runs: the plan's host, or what the config says

@@ -14,6 +14,49 @@ const conformingPD = `stage_args:
     runtime:
       devices: "0"
       env:
+        VLLM_NIXL_SIDE_CHANNEL_PORT: "25201"
+    engine_args:
+      model_stage: thinker
+      tensor_parallel_size: 1
+      kv_transfer_config:
+        kv_connector: NixlConnector
+        kv_role: kv_producer
+        kv_rank: 0
+        kv_parallel_size: 2
+    final_output: false
+  - stage_id: 1
+    is_decode_only: true
+    runtime:
+      devices: "1"
+      env:
+        VLLM_NIXL_SIDE_CHANNEL_PORT: "25202"
+    engine_args:
+      model_stage: thinker
+      tensor_parallel_size: 1
+      kv_transfer_config:
+        kv_connector: NixlConnector
+        kv_role: kv_consumer
+        kv_rank: 1
+        kv_parallel_size: 2
+    engine_input_source: [0]
+    final_output: true
+  - stage_id: 2
+    runtime:
+      devices: "2"
+    engine_args:
+      model_stage: talker
+    engine_input_source: [1]
+    custom_process_input_func: m.thinker2talker
+`
+
+// The same pair over MooncakeConnector, which every release read fails at
+// the first request (the handoff gate).
+const mooncakePD = `stage_args:
+  - stage_id: 0
+    is_prefill_only: true
+    runtime:
+      devices: "0"
+      env:
         VLLM_MOONCAKE_BOOTSTRAP_PORT: "25201"
     engine_args:
       model_stage: thinker
@@ -78,6 +121,12 @@ func deployment(t *testing.T, yaml string, argvs ...[]string) Deployment {
 	return Deployment{Doc: doc, Argvs: argvs}
 }
 
+// withEnvs gives the deployment's launches their process environments.
+func withEnvs(d Deployment, envs ...map[string]string) Deployment {
+	d.Envs = envs
+	return d
+}
+
 func stageArgv(extra ...string) []string {
 	return append(append([]string{}, serve...), extra...)
 }
@@ -86,15 +135,35 @@ func TestConform(t *testing.T) {
 	if vs := Conform(release(t, "0.24.0"), deployment(t, conformingPD)); len(vs) != 0 {
 		t.Fatalf("the conforming config fails: %v", vs)
 	}
+	// Stage by stage, with each stage's variables in its process: what
+	// the planner launches on a release that does not apply runtime.env.
+	head := []string{"--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}
+	staged := withEnvs(deployment(t, conformingPD,
+		stageArgv(append([]string{"--stage-id", "0"}, head...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, head...)...),
+		stageArgv(append([]string{"--stage-id", "2", "--headless"}, head...)...)),
+		map[string]string{"VLLM_NIXL_SIDE_CHANNEL_PORT": "25201"}, map[string]string{"VLLM_NIXL_SIDE_CHANNEL_PORT": "25202"}, map[string]string{})
+	if vs := Conform(release(t, "0.24.0"), staged); len(vs) != 0 {
+		t.Fatalf("the conforming config, launched stage by stage: %v", vs)
+	}
+	// One process on a release that applies each stage's runtime.env.
+	if vs := Conform(release(t, "0.22.0"), withEnvs(deployment(t, conformingPD), map[string]string{})); len(vs) != 0 {
+		t.Fatalf("the conforming config in one process on 0.22.0: %v", vs)
+	}
 	edit := func(old, repl string) string {
 		if !strings.Contains(conformingPD, old) {
 			t.Fatalf("%q is not in the config", old)
 		}
 		return strings.Replace(conformingPD, old, repl, 1)
 	}
+	editMooncake := func(old, repl string) string {
+		if !strings.Contains(mooncakePD, old) {
+			t.Fatalf("%q is not in the config", old)
+		}
+		return strings.Replace(mooncakePD, old, repl, 1)
+	}
 	// multi makes prefill's connector a MultiConnector of these children.
 	multi := func(children string) string {
-		src := edit("kv_connector: MooncakeConnector\n        kv_role: kv_producer", "kv_connector: MultiConnector\n        kv_role: kv_producer")
+		src := editMooncake("kv_connector: MooncakeConnector\n        kv_role: kv_producer", "kv_connector: MultiConnector\n        kv_role: kv_producer")
 		at := "          mooncake_bootstrap_port: 25201\n"
 		if !strings.Contains(src, at) {
 			t.Fatalf("%q is not in the config", at)
@@ -124,16 +193,32 @@ func TestConform(t *testing.T) {
 		{"a second prefill", "0.24.0", deployment(t, edit("  - stage_id: 2\n", "  - stage_id: 2\n    is_prefill_only: true\n")), "pd_pair"},
 		{"decode with the producer role", "0.24.0", deployment(t, edit("kv_role: kv_consumer", "kv_role: kv_producer")), "kv_role"},
 		{"decode does not read prefill", "0.24.0", deployment(t, edit("engine_input_source: [0]", "engine_input_source: []")), "decode_input"},
-		{"different connectors", "0.24.0", deployment(t, edit("kv_connector: MooncakeConnector\n        kv_role: kv_consumer", "kv_connector: NixlConnector\n        kv_role: kv_consumer")), "kv_connector"},
+		{"different connectors", "0.24.0", deployment(t, edit("kv_connector: NixlConnector\n        kv_role: kv_consumer", "kv_connector: MooncakeConnector\n        kv_role: kv_consumer")), "kv_connector"},
 		{"different buffers", "0.24.0", deployment(t, strings.Replace(edit("kv_role: kv_producer", "kv_role: kv_producer\n        kv_buffer_size: 1"), "kv_role: kv_consumer", "kv_role: kv_consumer\n        kv_buffer_size: 2", 1)), "kv_buffer"},
-		{"NIXL with a larger decode TP", "0.24.0", deployment(t, strings.ReplaceAll(edit("tensor_parallel_size: 1\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer", "tensor_parallel_size: 2\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer"), "MooncakeConnector", "NixlConnector")), "tensor_parallel"},
-		{"P2pNccl on vLLM 0.24", "0.24.0", deployment(t, strings.ReplaceAll(conformingPD, "MooncakeConnector", "P2pNcclConnector")), "kv_connector_unknown"},
-		{"bootstrap env unset", "0.24.0", deployment(t, edit("      env:\n        VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"\n", "")), "mooncake_bootstrap_env"},
+		{"NIXL with a larger decode TP", "0.24.0", deployment(t, edit("tensor_parallel_size: 1\n      kv_transfer_config:\n        kv_connector: NixlConnector\n        kv_role: kv_consumer", "tensor_parallel_size: 2\n      kv_transfer_config:\n        kv_connector: NixlConnector\n        kv_role: kv_consumer")), "tensor_parallel"},
+		{"P2pNccl on vLLM 0.24", "0.24.0", deployment(t, strings.ReplaceAll(conformingPD, "NixlConnector", "P2pNcclConnector")), "kv_connector_unknown"},
+		{"bootstrap env unset", "0.24.0", deployment(t, editMooncake("      env:\n        VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"\n", "")), "mooncake_bootstrap_env"},
+		{"Mooncake returns no remote_request_id", "0.24.0", deployment(t, mooncakePD), "handoff_gate"},
+		{"Mooncake on the newest release", "0.32.0", deployment(t, mooncakePD), "handoff_gate"},
+		{"P2pNccl returns no remote_request_id", "0.22.0", deployment(t, strings.ReplaceAll(conformingPD, "NixlConnector", "P2pNcclConnector")), "handoff_gate"},
+		{"a MultiConnector without a NIXL child", "0.24.0", deployment(t, multi("            - {kv_connector: MooncakeConnector}\n")), "handoff_gate"},
+		{"Qwen3-Omni's thinker2talker after #4986", "0.25.0rc1", deployment(t, edit("custom_process_input_func: m.thinker2talker", "custom_process_input_func: vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker")), "processor_missing"},
+		{"Qwen2.5-Omni's thinker2talker after #4531", "0.24.0", deployment(t, edit("custom_process_input_func: m.thinker2talker", "custom_process_input_func: vllm_omni.model_executor.stage_input_processors.qwen2_5_omni.thinker2talker")), "processor_missing"},
+		{"a stage without final_output_type on 0.26.0rc1", "0.26.0rc1", deployment(t, conformingPD), "stage_key_required"},
+		{"runtime.env in one process where it is not applied", "0.24.0", withEnvs(deployment(t, conformingPD), map[string]string{}), "stage_env_unapplied"},
+		{"a headless stage without its variables", "0.24.0", withEnvs(deployment(t, conformingPD,
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)),
+			map[string]string{"VLLM_NIXL_SIDE_CHANNEL_PORT": "25201"}, map[string]string{}, map[string]string{}), "stage_env_unapplied"},
+		{"a headless stage without its variables where the release applies them", "0.22.0", withEnvs(deployment(t, conformingPD,
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)),
+			map[string]string{}, map[string]string{}, map[string]string{}), "stage_env_unapplied"},
 		{"edge across hosts without a connector", "0.24.0", deployment(t,
-			strings.Replace(edit("VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"", "VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"\n        VLLM_HOST_IP: 10.0.0.1"), "VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25202\"", "VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25202\"\n        VLLM_HOST_IP: 10.0.0.2", 1),
+			strings.Replace(edit("VLLM_NIXL_SIDE_CHANNEL_PORT: \"25201\"", "VLLM_NIXL_SIDE_CHANNEL_PORT: \"25201\"\n        VLLM_HOST_IP: 10.0.0.1"), "VLLM_NIXL_SIDE_CHANNEL_PORT: \"25202\"", "VLLM_NIXL_SIDE_CHANNEL_PORT: \"25202\"\n        VLLM_HOST_IP: 10.0.0.2", 1),
 			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
 			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "cross_host_edge"},
-		{"replica address on a release without it", "0.22.0", deployment(t, conformingPD,
+		{"replica address on a release without it", "0.21.0rc1", deployment(t, conformingPD,
 			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless", "--omni-replica-address", "10.0.0.2"}, master...)...),
 			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "cli_flag"},
 		{"stage id without the master flags", "0.24.0", deployment(t, conformingPD, stageArgv("--stage-id", "0")), "cli_flag"},
@@ -144,8 +229,8 @@ func TestConform(t *testing.T) {
 			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1"}, master...)...),
 			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "launches"},
 		{"a shell around the launch", "0.24.0", deployment(t, conformingPD, []string{"/bin/sh", "-c", "vllm serve m --omni & wait"}), "command"},
-		{"kv_transfer_config not a mapping", "0.24.0", deployment(t, edit("      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_producer",
-			"      kv_transfer_config: MooncakeConnector\n      kv_was:\n        kv_connector: MooncakeConnector\n        kv_role: kv_producer")), "kv_transfer_config"},
+		{"kv_transfer_config not a mapping", "0.24.0", deployment(t, edit("      kv_transfer_config:\n        kv_connector: NixlConnector\n        kv_role: kv_producer",
+			"      kv_transfer_config: NixlConnector\n      kv_was:\n        kv_connector: NixlConnector\n        kv_role: kv_producer")), "kv_transfer_config"},
 		{"a MultiConnector child vLLM lacks", "0.24.0", deployment(t, multi("            - {kv_connector: MooncakeConnector}\n            - {kv_connector: P2pNcclConnector}\n")), "kv_connector_unknown"},
 		{"prefill not at stage 0", "0.24.0", deployment(t, strings.Replace(strings.Replace(strings.Replace(conformingPD, "stage_id: 0", "stage_id: 5", 1), "engine_input_source: [0]", "engine_input_source: [5]", 1), "    final_output: false", "    final_output: false\n    engine_input_source: [2]", 1)), "prefill_entry"},
 	}

@@ -3,17 +3,37 @@ package releases
 import (
 	"fmt"
 	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 //go:generate go run ../cmd/docpage releases ../../templates/guides/vllm-omni-releases.md.tmpl
 
+// preset is an embedded base config as the release table judges it: its
+// name and the input processors its stages name.
+type preset struct {
+	Name       string
+	Processors []ProcessorRef
+}
+
+func (p preset) need() Need {
+	return Need{BaseDialect: StageArgs, BasePipeline: p.Name, Connectors: []string{"NixlConnector"}, Processors: p.Processors}
+}
+
 // Markdown renders the release table and the recipe's deviations as the
 // docs' guide page, from the same data the planner uses, saying for each
-// embedded preset (presets) where its default plan runs PD. The page is a
-// tfplugindocs template; it holds no template actions.
-func Markdown(presets []string) string {
+// embedded preset (names, read through load) where its default plan runs
+// PD. The page is a tfplugindocs template; it holds no template actions.
+func Markdown(names []string, load func(string) (*stageconfig.Document, error)) string {
+	var presets []preset
+	for _, name := range names {
+		p := preset{Name: name}
+		if doc, err := load(name); err == nil {
+			p.Processors = ProcessorsOf(doc)
+		}
+		presets = append(presets, p)
+	}
 	var b strings.Builder
-	def, _ := Choose("", Need{BaseDialect: StageArgs, Connectors: []string{"MooncakeConnector"}})
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("---\npage_title: \"vllm-omni releases\"\nsubcategory: \"\"\ndescription: |-\n  What each vllm-omni release loads, checks and launches, and which one a plan targets.\n---\n\n")
 	w("# vllm-omni releases\n\n")
@@ -22,8 +42,20 @@ func Markdown(presets []string) string {
 		"the plan then writes the dialect that release loads, launches it with the flag that reaches its loader, uses the " +
 		"stage keys its runtime reads and passes the checks its PD validator makes at startup. `vllm_omni_release` is " +
 		"the row the plan used.\n\n")
-	w("Unset, `vllm_omni_version` is the newest final release on which the plan runs prefill-decode natively: its own "+
-		"loader and PD validator, no pipeline registration of your own. For the presets that is **%s**. ", def.Release.Version)
+	w("Unset, `vllm_omni_version` is the newest final release on which the plan runs prefill-decode natively: its own " +
+		"loader, PD validator and input processors, no pipeline registration of your own. For the presets:")
+	for i, p := range presets {
+		sep := ","
+		if i == len(presets)-1 {
+			sep = "."
+		}
+		if c, prob := Choose("", p.need()); prob == nil {
+			w(" `%s` **%s**%s", p.Name, c.Release.Version, sep)
+		} else {
+			w(" `%s` none%s", p.Name, sep)
+		}
+	}
+	w(" ")
 	w("A line (`\"0.22\"`) means its newest final release, or its newest release candidate when it has no final one; an " +
 		"exact release or candidate (`\"0.26.0rc1\"`) means that row. Release candidates are chosen only when named, since " +
 		"pip installs none unless asked.\n\n")
@@ -34,8 +66,8 @@ func Markdown(presets []string) string {
 		"your machines run.\n\n")
 
 	w("## The table\n\n")
-	w("| release | date | vLLM | loads (flag) | presets that run PD natively | stage-based flags | KV connectors | notes |\n")
-	w("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	w("| release | read at | date | vLLM | loads (flag) | presets that run PD natively | per-stage `runtime.env` | stage-based flags | KV connectors (passing the handoff gate) | notes |\n")
+	w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for i := len(Table) - 1; i >= 0; i-- {
 		r := Table[i]
 		var loads []string
@@ -44,24 +76,44 @@ func Markdown(presets []string) string {
 		}
 		var natives []string
 		for _, p := range presets {
-			if c, why := (Need{BaseDialect: StageArgs, BasePipeline: p, Connectors: []string{"MooncakeConnector"}}).evaluate(r); len(why) == 0 {
-				natives = append(natives, fmt.Sprintf("`%s` (`%s`)", p, c.Dialect))
+			if c, why := p.need().evaluate(r); len(why) == 0 {
+				natives = append(natives, fmt.Sprintf("`%s` (`%s`)", p.Name, c.Dialect))
 			}
 		}
 		native := strings.Join(natives, ", ")
 		if native == "" {
-			native = "none: no registered PD pipeline"
+			native = "none"
 		}
 		date := r.Date
 		if date == "" {
 			date = "not established"
 		}
-		w("| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Version, date, r.VLLM, strings.Join(loads, ", "), native,
-			codeList(r.StageCLI.Names), strings.Join(r.KVConnectors.Names, ", "), cell(r.Notes))
+		read := "`" + r.Commit + "`"
+		if r.Commit == "" {
+			read = "not read: " + r.Unread
+		}
+		env := "not applied: one process per stage"
+		if r.StageEnv.Applied {
+			env = "applied"
+		}
+		var conns []string
+		for _, n := range r.KVConnectors.Names {
+			if r.Handoff.Passes(n, nil) {
+				n = "**" + n + "**"
+			}
+			conns = append(conns, n)
+		}
+		w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Version, cell(read), date, r.VLLM, strings.Join(loads, ", "), native,
+			env, codeList(r.StageCLI.Names), strings.Join(conns, ", "), cell(r.Notes))
 	}
 	w("\nEach row's sources:\n\n")
 	for i := len(Table) - 1; i >= 0; i-- {
-		w("- **%s**: %s.\n", Table[i].Version, Table[i].Source)
+		r := Table[i]
+		w("- **%s**: %s. Handoff gate: %s. Per-stage `runtime.env`: %s. Input processors: %s.", r.Version, r.Source, r.Handoff.Source, r.StageEnv.Source, r.Processors.Source)
+		if len(r.RequiredStageKeys.Names) > 0 {
+			w(" Stage keys read with no default (%s): %s.", codeList(r.RequiredStageKeys.Names), r.RequiredStageKeys.Source)
+		}
+		w("\n")
 	}
 
 	w("\n## What every release checks and reads\n\n")

@@ -16,13 +16,13 @@ func TestMarkdown_Committed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != Markdown(presets.Names()) {
+	if string(b) != Markdown(presets.Names(), presets.Shared) {
 		t.Errorf("%s is stale: run go generate ./internal/releases (make docs)", path)
 	}
 }
 
 func TestMarkdown_Content(t *testing.T) {
-	md := Markdown(presets.Names())
+	md := Markdown(presets.Names(), presets.Shared)
 	for _, r := range Table {
 		if !strings.Contains(md, "| "+r.Version+" |") {
 			t.Errorf("release %s has no row", r.Version)

@@ -41,6 +41,13 @@ type Release struct {
 	Date    string // release date, YYYY-MM-DD
 	VLLM    string // the vLLM major.minor it needs ("0.24")
 	Source  string // where the version, date and vLLM pin come from
+	// Commit is the upstream main commit the row's code facts were read
+	// at: the release's own "Rebase to vLLM X" commit, or main's last
+	// commit before its tag. "" when it could not be established; then
+	// Unread says why and which commit's facts the row carries forward,
+	// and a plan for the row warns.
+	Commit string
+	Unread string
 
 	// Loaders are the config files `vllm serve --omni` reads, each with
 	// the flag that reaches its loader.
@@ -57,8 +64,93 @@ type Release struct {
 	// KVConnectors lists the KV connectors the release (through the vLLM it
 	// needs) can load for the PD pair.
 	KVConnectors Facts
+	// Handoff is the orchestrator's KV handoff gate: what a PD request
+	// needs from the prefill's output before decode can start.
+	Handoff HandoffGate
+	// StageEnv says whether a stage's runtime.env reaches the engine that
+	// runs it when several stages share one `vllm serve` process.
+	StageEnv StageEnvFact
+	// Processors are the input processor functions present in the
+	// stage_input_processors modules a plan may name.
+	Processors ProcessorFacts
+	// RequiredStageKeys are stage keys the stage_args stage init reads
+	// with no default: a stage without one fails at start.
+	RequiredStageKeys Facts
 	// Notes say what the row could not pin down and which side it took.
 	Notes string
+}
+
+// HandoffGate is the check vllm-omni's orchestrator makes before it sends
+// a PD request on to decode: the prefill output's kv_transfer_params must
+// carry remote_request_id, or the request fails.
+type HandoffGate struct {
+	// Required is true when the orchestrator fails a request without it.
+	Required bool
+	// Passing are the KV connectors whose scheduler-side request_finished
+	// returns remote_request_id on the vLLM the release needs.
+	// MultiConnector merges its children's params, so it passes when one
+	// child does.
+	Passing Facts
+	Source  string
+}
+
+// Passes reports whether a connector (with its MultiConnector children)
+// hands decode what the gate needs.
+func (g HandoffGate) Passes(connector string, children []string) bool {
+	if !g.Required {
+		return true
+	}
+	if connector == MultiConnector {
+		for _, c := range children {
+			if g.Passing.Has(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return g.Passing.Has(connector)
+}
+
+// MultiConnector is vLLM's connector that runs several others.
+const MultiConnector = "MultiConnector"
+
+// StageEnvFact says how a stage's runtime.env reaches its engine.
+type StageEnvFact struct {
+	// Applied is true when a whole-pipeline `vllm serve` applies each
+	// stage's runtime.env to that stage's engine. A headless stage process
+	// never applies it in any release read: there the process environment
+	// is the only carrier.
+	Applied bool
+	Source  string
+}
+
+// ProcessorFacts are the functions of the stage_input_processors modules
+// as a release ships them.
+type ProcessorFacts struct {
+	// Modules maps a module's dotted path to the functions it defines.
+	// A module not listed was not read: functions in it are not judged
+	// here (the preflight imports them on the machine).
+	Modules map[string][]string
+	Source  string
+}
+
+// Lookup says whether a dotted function path ("pkg.module.fn") is in a
+// module the row read, and whether that module defines it.
+func (p ProcessorFacts) Lookup(path string) (known, present bool) {
+	dot := strings.LastIndexByte(path, '.')
+	if dot < 0 || strings.HasPrefix(path[dot+1:], "_") {
+		return false, false // the rows list public functions only
+	}
+	fns, ok := p.Modules[path[:dot]]
+	if !ok {
+		return false, false
+	}
+	for _, fn := range fns {
+		if fn == path[dot+1:] {
+			return true, true
+		}
+	}
+	return true, false
 }
 
 // Loader is one config dialect a release reads and the flag it reads it

@@ -13,27 +13,42 @@ var rowFacts = []struct {
 	stageArgs, stages  bool // loaders
 	refuses            bool // the deploy loader refuses stage_args
 	replicaFlags, p2p  bool
-	nativeQwen3Default bool // runs the default Qwen3-Omni plan natively
+	nativeQwen3Default bool   // runs the default Qwen3-Omni plan natively
+	commit             string // where its code was read, "" when not
+	stageEnv           bool   // applies per-stage runtime.env in one process
+	qwen3Processors    bool   // has qwen3_omni.thinker2talker
+	qwen25Processors   bool   // has qwen2_5_omni.thinker2talker
+	requiredKeys       int    // stage keys read with no default
 }{
-	{"0.19.0rc1", true, false, false, false, true, true},
-	{"0.20.0", true, true, false, false, true, true},
-	{"0.21.0rc1", true, true, false, false, true, true},
-	{"0.22.0", true, true, false, false, true, true},
-	{"0.23.0rc1", true, true, false, false, false, true},
-	{"0.24.0", true, true, false, true, false, true},
-	{"0.25.0rc1", true, true, false, true, false, true},
-	{"0.26.0rc1", true, true, false, true, false, true},
-	{"0.26.0", false, true, false, true, false, false},
-	{"0.27.0rc1", false, true, false, true, false, false},
-	{"0.27.0", false, true, false, true, false, false},
-	{"0.28.0", false, true, true, true, false, false},
-	{"0.29.0rc1", false, true, true, true, false, false},
-	{"0.30.0", false, true, true, true, false, false},
-	{"0.31.0rc1", false, true, true, true, false, false},
-	{"0.32.0", false, true, true, true, false, false},
+	{"0.20.0", true, true, false, false, true, true, "7f2b1e93", false, true, true, 0},
+	{"0.21.0rc1", true, true, false, false, true, true, "eb4e60ee", false, true, true, 0},
+	{"0.22.0", true, true, false, true, true, true, "f92d84fc", true, true, true, 0},
+	{"0.23.0rc1", true, true, false, true, false, true, "7b837944", true, true, true, 0},
+	{"0.24.0", true, true, false, true, false, true, "d4a869fe", false, true, false, 0},
+	{"0.25.0rc1", true, true, false, true, false, false, "d3c47efc", false, false, false, 0},
+	{"0.26.0rc1", true, true, false, true, false, false, "cbab1d4d", false, false, false, 5},
+	{"0.26.0", false, true, false, true, false, false, "", false, false, false, 5},
+	{"0.27.0rc1", false, true, false, true, false, false, "2ce15ab7", false, false, false, 4},
+	{"0.27.0", false, true, false, true, false, false, "", false, false, false, 4},
+	{"0.28.0", false, true, true, true, false, false, "", false, false, false, 4},
+	{"0.29.0rc1", false, true, true, true, false, false, "", false, false, false, 4},
+	{"0.30.0", false, true, true, true, false, false, "", false, false, false, 4},
+	{"0.31.0rc1", false, true, true, true, false, false, "", false, false, false, 4},
+	{"0.32.0", false, true, true, true, false, false, "", false, false, false, 4},
 }
 
-var qwen3Default = Need{BaseDialect: StageArgs, BasePipeline: "qwen3_omni_moe", Connectors: []string{"MooncakeConnector"}}
+// The recipe's processors, as the Qwen3-Omni preset names them.
+var recipeProcessors = []ProcessorRef{
+	{Key: "sync_process_input_func", Value: qwen3Processors + ".thinker2talker_token_only"},
+	{Key: "sync_process_input_func", Value: qwen3Processors + ".talker2code2wav_token_only"},
+}
+
+// anyPlan is a plan whose processors nothing judges: it tests how versions
+// resolve. qwen3Default is the default Qwen3-Omni plan.
+var (
+	anyPlan      = Need{BaseDialect: StageArgs, BasePipeline: "qwen3_omni_moe", Connectors: []string{"NixlConnector"}}
+	qwen3Default = Need{BaseDialect: StageArgs, BasePipeline: "qwen3_omni_moe", Connectors: []string{"NixlConnector"}, Processors: recipeProcessors}
+)
 
 func TestTable_Rows(t *testing.T) {
 	if len(Table) != len(rowFacts) {
@@ -44,16 +59,63 @@ func TestTable_Rows(t *testing.T) {
 		if r.Version != want.version {
 			t.Fatalf("row %d is %s, want %s", i, r.Version, want.version)
 		}
+		_, q3 := r.Processors.Lookup(qwen3Processors + ".thinker2talker")
+		_, q25 := r.Processors.Lookup(qwen25Processors + ".thinker2talker")
 		got := []bool{r.Reads(StageArgs), r.Reads(Stages), r.Deploy != nil && r.Deploy.RefusesStageArgs,
-			r.StageCLI.Has(FlagOmniReplicaAddr), r.KVConnectors.Has("P2pNcclConnector")}
-		exp := []bool{want.stageArgs, want.stages, want.refuses, want.replicaFlags, want.p2p}
-		for j, name := range []string{"stage_args loader", "stages loader", "refuses stage_args", "replica flags", "P2pNcclConnector"} {
+			r.StageCLI.Has(FlagOmniReplicaAddr), r.KVConnectors.Has("P2pNcclConnector"), r.StageEnv.Applied, q3, q25}
+		exp := []bool{want.stageArgs, want.stages, want.refuses, want.replicaFlags, want.p2p, want.stageEnv, want.qwen3Processors, want.qwen25Processors}
+		for j, name := range []string{"stage_args loader", "stages loader", "refuses stage_args", "replica flags", "P2pNcclConnector", "runtime.env applied", "qwen3_omni.thinker2talker", "qwen2_5_omni.thinker2talker"} {
 			if got[j] != exp[j] {
 				t.Errorf("%s: %s = %v, want %v", r.Version, name, got[j], exp[j])
 			}
 		}
+		if r.Commit != want.commit {
+			t.Errorf("%s: read at %q, want %q", r.Version, r.Commit, want.commit)
+		}
+		if n := len(r.RequiredStageKeys.Names); n != want.requiredKeys {
+			t.Errorf("%s: %d stage keys without a default, want %d", r.Version, n, want.requiredKeys)
+		}
 		if _, why := qwen3Default.evaluate(r); (len(why) == 0) != want.nativeQwen3Default {
 			t.Errorf("%s: runs the default plan natively = %v (%v), want %v", r.Version, len(why) == 0, why, want.nativeQwen3Default)
+		}
+	}
+}
+
+// The handoff gate holds on every release, and only NIXL passes it, alone
+// or as a MultiConnector child.
+func TestTable_HandoffGate(t *testing.T) {
+	for _, r := range Table {
+		g := r.Handoff
+		if !g.Required || g.Source == "" || g.Passing.Source == "" {
+			t.Errorf("%s: the gate is not described: %+v", r.Version, g)
+		}
+		for name, passes := range map[string]bool{"NixlConnector": true, "MooncakeConnector": false, "P2pNcclConnector": false, "LMCacheConnectorV1": false} {
+			if g.Passes(name, nil) != passes {
+				t.Errorf("%s: %s passes = %v", r.Version, name, !passes)
+			}
+		}
+		if !g.Passes(MultiConnector, []string{"MooncakeConnector", "NixlConnector"}) || g.Passes(MultiConnector, []string{"MooncakeConnector"}) {
+			t.Errorf("%s: MultiConnector passes only with a NIXL child", r.Version)
+		}
+	}
+	if (HandoffGate{}).Passes("MooncakeConnector", nil) != true {
+		t.Error("a release without the gate lets every connector through")
+	}
+}
+
+// Rows without a commit say why, and what they carry.
+func TestTable_UnreadRowsSaySo(t *testing.T) {
+	for _, r := range Table {
+		if (r.Commit == "") == (r.Unread == "") {
+			t.Errorf("%s: a row names its commit or says why it cannot (commit %q, unread %q)", r.Version, r.Commit, r.Unread)
+		}
+		if r.Commit != "" && !strings.Contains(r.Handoff.Source, r.Commit) {
+			t.Errorf("%s: the gate was read at %s, not the row's commit %s", r.Version, r.Handoff.Source, r.Commit)
+		}
+		for _, src := range []string{r.Source, r.Handoff.Source, r.StageEnv.Source, r.Processors.Source, r.StageCLI.Source, r.Validator.Source} {
+			if strings.Contains(src, "3ba7024e") || strings.Contains(src, "mooncake_pd_patch") {
+				t.Errorf("%s cites an open pull request's branch: %s", r.Version, src)
+			}
 		}
 	}
 }
@@ -123,6 +185,8 @@ func TestChoose(t *testing.T) {
 	multi.MultiHost = true
 	p2p := qwen3Default
 	p2p.Connectors = []string{"P2pNcclConnector"}
+	qwen25 := Need{BaseDialect: StageArgs, BasePipeline: "qwen2_5_omni", Connectors: []string{"NixlConnector"},
+		Processors: []ProcessorRef{{Key: "custom_process_input_func", Value: qwen25Processors + ".thinker2talker"}}}
 	stages := qwen3Default
 	stages.Dialect = Stages
 	userPipeline := stages
@@ -136,10 +200,11 @@ func TestChoose(t *testing.T) {
 	}{
 		{"default: newest final release that runs PD", "", qwen3Default, "0.24.0", StageArgs, ""},
 		{"a line takes its newest final release", "0.22", qwen3Default, "0.22.0", StageArgs, ""},
-		{"a line with only a candidate takes it", "0.25", qwen3Default, "0.25.0rc1", StageArgs, ""},
-		{"an exact candidate", "0.26.0rc1", qwen3Default, "0.26.0rc1", StageArgs, ""},
-		{"0.26.0 has no stage_args path", "0.26.0", qwen3Default, "", "", "release_no_pd"},
-		{"0.26 means 0.26.0", "0.26", qwen3Default, "", "", "release_no_pd"},
+		{"a line with only a candidate takes it", "0.25", anyPlan, "0.25.0rc1", StageArgs, ""},
+		{"an exact candidate", "0.26.0rc1", anyPlan, "0.26.0rc1", StageArgs, ""},
+		{"Qwen3-Omni's processors are gone", "0.25.0rc1", qwen3Default, "", "", "release_no_pd"},
+		{"0.26.0 has no stage_args path", "0.26.0", anyPlan, "", "", "release_no_pd"},
+		{"0.26 means 0.26.0", "0.26", anyPlan, "", "", "release_no_pd"},
 		{"stages dialect: nothing registered", "0.28.0", stages, "", "", "release_no_pd"},
 		{"stages dialect: the user's registration", "0.28.0", userPipeline, "0.28.0", Stages, ""},
 		{"the user's registration: the newest final release that loads it", "", userPipeline, "0.32.0", Stages, ""},
@@ -147,8 +212,10 @@ func TestChoose(t *testing.T) {
 		{"P2pNccl where vLLM lost it", "0.24.0", p2p, "", "", "release_no_pd"},
 		{"multi-host", "", multi, "0.24.0", StageArgs, ""},
 		{"malformed", "latest", qwen3Default, "", "", "release_malformed"},
+		{"Qwen2.5-Omni: the newest final release with its processors", "", qwen25, "0.22.0", StageArgs, ""},
+		{"Qwen2.5-Omni's processors are gone", "0.24.0", qwen25, "", "", "release_no_pd"},
 		{"before PD", "0.18.0", qwen3Default, "", "", "release_before_pd"},
-		{"before PD, same line as the first row", "0.19", qwen3Default, "0.19.0rc1", StageArgs, ""},
+		{"0.19.0rc1 does not run PD", "0.19.0rc1", qwen3Default, "", "", "release_before_pd"},
 		{"newer than the table", "0.33", qwen3Default, "", "", "release_unknown_newer"},
 		{"newer patch than the table", "0.32.1", qwen3Default, "", "", "release_unknown_newer"},
 		{"inside the table but not a release", "0.24.1", qwen3Default, "", "", "release_unknown"},

@@ -69,6 +69,20 @@ func (s Stage) SetNotFinal() {
 	MapDelete(s.Node, "final_output_type")
 }
 
+// WriteIfAbsent writes key with value v on the stage when the stage does
+// not set it, after its settings, and reports whether it wrote it.
+func (s Stage) WriteIfAbsent(key string, v any) (bool, error) {
+	if MapGet(s.Node, key) != nil {
+		return false, nil
+	}
+	n, err := ValueNode(v)
+	if err != nil {
+		return false, err
+	}
+	MapInsertAfter(s.Node, key, n, afterSettings...)
+	return true, nil
+}
+
 // SetInputs rewrites `engine_input_source` with ids, keeping the list's
 // style, or removes it when ids is empty. A stage that gains one gets it
 // after its engine settings. The `stages` dialect keeps inputs in the

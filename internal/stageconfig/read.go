@@ -193,6 +193,10 @@ func (d *Document) ConnectorNames() (names []string, defined bool) {
 	return MapKeys(m), true
 }
 
+// String is the string at a path inside the stage, such as
+// ("custom_process_input_func") or ("engine_args", "scheduler_cls").
+func (s Stage) String(path ...string) (string, bool) { return ScalarString(PathGet(s.Node, path...)) }
+
 // Sets reports whether the stage writes the key at this path (such as
 // runtime.max_batch_size), null included.
 func (s Stage) Sets(path ...string) bool { return PathGet(s.Node, path...) != nil }

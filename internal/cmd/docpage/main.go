@@ -17,7 +17,7 @@ import (
 
 var pages = map[string]func() string{
 	"diagnostics": diagcode.Markdown,
-	"releases":    func() string { return releases.Markdown(presets.Names()) },
+	"releases":    func() string { return releases.Markdown(presets.Names(), presets.Shared) },
 }
 
 func main() {
