@@ -21,7 +21,7 @@ func Markdown() string {
 		"closes the detail, which starts with the attribute when the problem is inside a nested one:\n\n")
 	w("```text\nError: Prefill and decode tensor_parallel_size do not fit the connector\n\n" +
 		"decode.tensor_parallel_size: vllm-omni refuses different\ntensor_parallel_size on prefill (1) and decode (2) with every connector,\n" +
-		"MooncakeConnector too (vLLM alone would let NIXL decode run more); set both\nto the same value. [tp_mismatch]\n```\n\n")
+		"NixlConnector too (vLLM alone would let NIXL decode run more); set both to\nthe same value. [tp_mismatch]\n```\n\n")
 	w("Each string [`validate_stage_config`](../functions/validate_stage_config.md) returns ends the same way. " +
 		"Errors stop the plan; warnings are shown and the plan goes on. Problems found before the planner runs have " +
 		"no code: those Terraform itself finds (an argument of the wrong type) and the schema's own checks of one " +

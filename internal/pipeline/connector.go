@@ -47,7 +47,7 @@ type childConnector struct {
 	extra map[string]any // the child's own entry from extra_config.connectors
 }
 
-// sidePort is a port (or a block of ports, one per tensor-parallel rank)
+// sidePort is a port (or a block of ports, one per data-parallel rank)
 // one side of the pair listens on.
 type sidePort struct {
 	suffix    string
@@ -204,16 +204,18 @@ func (p *planner) chooseConnector() connector {
 			"%q is not a connector this provider wires; use one of %s.", name, connectorNames())
 		return connectorTable[DefaultConnector]
 	}
+	// Mooncake's settings apply to it alone or as a MultiConnector child.
+	mooncake := name == connectorMooncake || conn.hasChild(connectorMooncake)
 	if c.Protocol != "" {
 		switch {
-		case name != connectorMooncake:
+		case !mooncake:
 			p.ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to MooncakeConnector only",
 				"%s chooses its transport itself; remove protocol.", name)
 		case c.Protocol != "tcp" && c.Protocol != "rdma":
 			p.ds.errorf(diagcode.ConnectorProtocolUnknown, path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
 		}
 	}
-	if c.DeviceName != "" && (name != connectorMooncake || c.Protocol != "rdma") {
+	if c.DeviceName != "" && (!mooncake || c.Protocol != "rdma") {
 		p.ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs MooncakeConnector over rdma",
 			"device_name names the RDMA NIC; set protocol = \"rdma\" with MooncakeConnector, or remove device_name.")
 	}
@@ -285,22 +287,43 @@ func (p *planner) multiConnector(path Path) connector {
 			}
 			rest[k] = v
 		}
+		// A child's own settings live in its entry's
+		// kv_connector_extra_config, where the child reads them.
+		childExtra, _ := rest["kv_connector_extra_config"].(map[string]any)
+		for _, k := range child.requiredExtra {
+			if v, ok := childExtra[k]; !ok || v == nil {
+				p.ds.errorf(diagcode.ConnectorExtraMissing, cpath.Index(i), "the connector needs a setting",
+					"%s needs kv_connector_extra_config.%s in its entry (its proxy, which you run alongside the pipeline).", name, k)
+			}
+		}
 		m.children = append(m.children, childConnector{connector: child, extra: rest})
 		m.allowsBoth = m.allowsBoth && child.allowsBoth
-		m.requiredExtra = append(m.requiredExtra, child.requiredExtra...)
 	}
-	m.requiredExtra = nil // children's settings live in their own entries
+	// The port a side's peer dials is the first handshake port of any
+	// child, in the children's order.
 	m.sidePorts = func(s *plannedStage) []sidePort {
 		var out []sidePort
-		for i, c := range m.children {
+		found := false
+		for _, c := range m.children {
 			for _, sp := range c.sidePorts(s) {
-				sp.handshake = sp.handshake && i == 0
+				sp.handshake = sp.handshake && !found
+				found = found || sp.handshake
 				out = append(out, sp)
 			}
 		}
 		return out
 	}
 	return m
+}
+
+// hasChild reports whether a MultiConnector runs a connector class.
+func (c connector) hasChild(name string) bool {
+	for _, child := range c.children {
+		if child.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // usesConnector reports whether the PD pair loads a connector class,

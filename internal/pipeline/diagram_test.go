@@ -19,12 +19,13 @@ func TestDiagram(t *testing.T) {
 			`  s1["1: thinker (decode)<br/>GPU 1"]`,
 			`  s2["2: talker<br/>GPU 2"]`,
 			`  s3["3: code2wav<br/>GPU 2"]`,
-			`  s0 -- "KV: MooncakeConnector" --> s1`,
+			`  s0 -- "KV: NixlConnector" --> s1`,
 			"  s1 --> s2",
 			"  s2 --> s3",
 		}},
-		{"connector named on the KV edge", Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"}}, []string{
-			`  s0 -- "KV: NixlConnector" --> s1`,
+		{"connector named on the KV edge", Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{
+			"connectors": []any{map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}}, []string{
+			`  s0 -- "KV: MultiConnector" --> s1`,
 		}},
 		{"hosts in the labels", Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}, []string{
 			`  s0["0: thinker (prefill)<br/>GPU 0 @ 10.0.0.1"]`,

@@ -65,7 +65,13 @@ func FuzzPlanBaseConfig(f *testing.F) {
 			BaseConfig: base,
 			Prefill:    RoleSpec{TensorParallelSize: ptr(int(ptp%5) + 1)},
 			Decode:     RoleSpec{TensorParallelSize: ptr(int(dtp%5) + 1)},
-			Connector:  ConnectorSpec{Name: []string{"", "NixlConnector", "MooncakeConnector"}[conn%3]},
+			Connector:  ConnectorSpec{Name: []string{"", "NixlConnector", "MultiConnector"}[conn%3]},
+		}
+		// Mooncake alone fails the handoff gate; as a MultiConnector child
+		// beside NIXL its wiring plans.
+		if spec.Connector.Name == "MultiConnector" {
+			spec.Connector.ExtraConfig = map[string]any{"connectors": []any{
+				map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}
 		}
 		if split >= 0 {
 			spec.SplitStage = ptr(int(split))
@@ -153,12 +159,20 @@ func FuzzPlanKnobs(f *testing.F) {
 	f.Add(int16(2), int16(2), int16(0), int16(2), int32(8091), int32(25201), int32(25210), int16(5), int32(25201), uint8(1), false, uint8(3), uint8(1))
 	f.Add(int16(1), int16(4), int16(-1), int16(-1), int32(50051), int32(50050), int32(50052), int16(6), int32(50050), uint8(1), true, uint8(9), uint8(2))
 	f.Add(int16(30000), int16(1), int16(3), int16(3), int32(-1), int32(70000), int32(1), int16(-3), int32(0), uint8(2), true, uint8(1), uint8(3))
+	f.Add(int16(1), int16(1), int16(-1), int16(-1), int32(0), int32(0), int32(0), int16(0), int32(0), uint8(3), false, uint8(0), uint8(1))
+	f.Add(int16(2), int16(2), int16(-1), int16(-1), int32(0), int32(25201), int32(25220), int16(0), int32(0), uint8(2), true, uint8(5), uint8(1))
 	f.Fuzz(func(t *testing.T, ptp, dtp, pdev, ddev int16, api, first, last int32, gpus int16, reserved int32, conn uint8, kvBoth bool, version, hosts uint8) {
 		spec := Spec{
 			Model:     seedModel,
 			Prefill:   RoleSpec{TensorParallelSize: ptr(int(ptp))},
 			Decode:    RoleSpec{TensorParallelSize: ptr(int(dtp))},
-			Connector: ConnectorSpec{Name: []string{"", "NixlConnector", "MooncakeConnector"}[conn%3], KVBoth: kvBoth},
+			Connector: ConnectorSpec{Name: []string{"", "NixlConnector", "MultiConnector", "MooncakeConnector"}[conn%4], KVBoth: kvBoth},
+		}
+		// Mooncake's wiring plans as a MultiConnector child beside NIXL;
+		// alone it fails the handoff gate.
+		if spec.Connector.Name == "MultiConnector" {
+			spec.Connector.ExtraConfig = map[string]any{"connectors": []any{
+				map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}
 		}
 		// Any release of the table, or the default; one host, or the PD
 		// pair and the rest spread over two.
@@ -198,6 +212,9 @@ func FuzzPlanKnobs(f *testing.F) {
 			spec.ReservedPorts = []int{int(reserved), int(reserved) + 2}
 		}
 		res, ds := Plan(spec)
+		if spec.Connector.Name == "MooncakeConnector" && res != nil {
+			t.Fatalf("MooncakeConnector planned; it fails every PD request: %v", ds)
+		}
 		if ds.HasErrors() {
 			if res != nil {
 				t.Fatal("a result with errors")

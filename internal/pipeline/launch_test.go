@@ -2,27 +2,47 @@ package pipeline
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 )
 
-// On one host the serve command runs the whole pipeline: the model, the API
-// port, and the config through the flag the release reads it by.
+// On one host the serve command is the head's: the model, the API port,
+// and the config through the flag the release reads it by. Where the
+// release applies each stage's runtime.env in a whole-pipeline process
+// (0.22.0, 0.23.0rc1) it runs every stage; elsewhere each stage is its own
+// process with the stage-based CLI, the head serving stage 0 and the omni
+// master on loopback, the others headless.
 func TestServeCommand(t *testing.T) {
+	master := func(port string) []string {
+		return []string{"--stage-id", "0", "--omni-master-address", "127.0.0.1", "--omni-master-port", port}
+	}
 	tests := []struct {
 		name    string
 		spec    Spec
 		argv    []string
 		command string
+		// headless is the tail of each other stage's argv, nil for a
+		// whole-pipeline launch.
+		headless []string
 	}{
 		{"seed", Spec{Model: seedModel},
-			[]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath},
-			"vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path " + DefaultConfigPath},
+			append([]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath}, master("25203")...),
+			"vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path " + DefaultConfigPath + " --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
+			[]string{"--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}},
 		{"api_port and a config_path to quote", Spec{Model: seedModel, APIPort: ptr(9000), ConfigPath: "/srv/deploy config.yaml"},
-			[]string{"vllm", "serve", seedModel, "--omni", "--port", "9000", "--stage-configs-path", "/srv/deploy config.yaml"},
-			"vllm serve " + seedModel + " --omni --port 9000 --stage-configs-path '/srv/deploy config.yaml'"},
+			append([]string{"vllm", "serve", seedModel, "--omni", "--port", "9000", "--stage-configs-path", "/srv/deploy config.yaml"}, master("25203")...),
+			"vllm serve " + seedModel + " --omni --port 9000 --stage-configs-path '/srv/deploy config.yaml' --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
+			[]string{"--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}},
 		{"stages dialect release", Spec{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"},
-			[]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--deploy-config", DefaultConfigPath},
-			"vllm serve " + seedModel + " --omni --port 8091 --deploy-config " + DefaultConfigPath},
+			append([]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--deploy-config", DefaultConfigPath}, master("25203")...),
+			"vllm serve " + seedModel + " --omni --port 8091 --deploy-config " + DefaultConfigPath + " --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
+			[]string{"--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}},
+		{"a release that applies runtime.env: one process", Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"},
+			[]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath},
+			"vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path " + DefaultConfigPath, nil},
+		{"0.23.0rc1 applies it too", Spec{Model: seedModel, VLLMOmniVersion: "0.23.0rc1", APIPort: ptr(9000), ConfigPath: "/srv/deploy config.yaml"},
+			[]string{"vllm", "serve", seedModel, "--omni", "--port", "9000", "--stage-configs-path", "/srv/deploy config.yaml"},
+			"vllm serve " + seedModel + " --omni --port 9000 --stage-configs-path '/srv/deploy config.yaml'", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,9 +50,55 @@ func TestServeCommand(t *testing.T) {
 			if !reflect.DeepEqual(res.ServeArgs, tc.argv) || res.ServeCommand != tc.command {
 				t.Errorf("serve %q\n  %s\nwant %q\n  %s", res.ServeArgs, res.ServeCommand, tc.argv, tc.command)
 			}
-			if len(res.Launches) != 1 || res.Launches[0].Host != SingleHost || len(res.Launches[0].Processes) != 1 ||
-				!reflect.DeepEqual(res.Launches[0].Processes[0].Argv, tc.argv) {
-				t.Errorf("launches %+v, want one process running the serve command", res.Launches)
+			if len(res.Launches) != 1 || res.Launches[0].Host != SingleHost {
+				t.Fatalf("launches %+v, want one on the single host", res.Launches)
+			}
+			l := res.Launches[0]
+			if tc.headless == nil {
+				if len(l.Processes) != 1 || !reflect.DeepEqual(l.Processes[0].Argv, tc.argv) || l.Processes[0].StageID != nil ||
+					l.Processes[0].UnitName != "vllm-omni.service" || l.Command != tc.command {
+					t.Errorf("launch %+v, want one process running the serve command", l)
+				}
+				return
+			}
+			if len(l.Processes) != len(l.StageIDs) || len(l.Processes) < 2 || l.Command != "" || l.Argv != nil {
+				t.Fatalf("launch %+v, want one process per stage and no single command", l)
+			}
+			// Each process's environment is its stage's runtime.env (env in
+			// the stages dialect).
+			envs := map[int]map[string]string{}
+			for _, st := range stageList(t, config(t, res.ConfigYAML)) {
+				env := map[string]string{}
+				raw := dig(st, "runtime", "env")
+				if raw == nil {
+					raw = st["env"]
+				}
+				if m, ok := raw.(map[string]any); ok {
+					for k, v := range m {
+						env[k] = v.(string)
+					}
+				}
+				envs[st["stage_id"].(int)] = env
+			}
+			for i, proc := range l.Processes {
+				id := l.StageIDs[i]
+				if len(proc.Env)+len(envs[id]) > 0 && !reflect.DeepEqual(proc.Env, envs[id]) {
+					t.Errorf("process %d env %v, want its stage's runtime.env %v", i, proc.Env, envs[id])
+				}
+				if proc.StageID == nil || *proc.StageID != id || proc.UnitName != "vllm-omni-stage-"+strconv.Itoa(id)+".service" {
+					t.Errorf("process %d: stage %v unit %q", i, proc.StageID, proc.UnitName)
+				}
+				if i == 0 {
+					if proc.Role != ProcessHead || !reflect.DeepEqual(proc.Argv, tc.argv) {
+						t.Errorf("head process %q, want the serve command %q", proc.Argv, tc.argv)
+					}
+					continue
+				}
+				want := append(append(append([]string(nil), tc.argv[:4]...), tc.argv[6:8]...), "--stage-id", strconv.Itoa(id))
+				want = append(want, tc.headless...)
+				if proc.Role != ProcessHeadless || !reflect.DeepEqual(proc.Argv, want) {
+					t.Errorf("process %d: %s %q, want headless %q", i, proc.Role, proc.Argv, want)
+				}
 			}
 		})
 	}
@@ -55,6 +121,14 @@ func TestHealth(t *testing.T) {
 		}
 		if n := len(h.ReadinessArgv); n < 2 || h.ReadinessArgv[n-2] != h.ReadinessURL || h.ReadinessArgv[n-1] != seedModel {
 			t.Errorf("health(%q) readiness argv %q does not end with the URL and the model", tc.host, h.ReadinessArgv)
+		}
+		// The smoke check posts one chat completion, which crosses the PD pair.
+		if h.SmokeURL != tc.wantBase+"/v1/chat/completions" {
+			t.Errorf("health(%q) smoke URL %q", tc.host, h.SmokeURL)
+		}
+		if n := len(h.SmokeArgv); n != 5 || h.SmokeArgv[0] != "python3" || h.SmokeArgv[1] != "-c" ||
+			h.SmokeArgv[n-2] != h.SmokeURL || h.SmokeArgv[n-1] != seedModel {
+			t.Errorf("health(%q) smoke argv %q is not python3 -c SCRIPT URL MODEL", tc.host, h.SmokeArgv)
 		}
 	}
 }

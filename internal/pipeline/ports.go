@@ -82,7 +82,7 @@ type portRequest struct {
 	name     string
 	host     string
 	stage    *plannedStage // nil for the API and master ports
-	count    int           // ports in the block: one per tensor-parallel rank for NIXL
+	count    int           // ports in the block: one per data-parallel rank for NIXL
 	given    *int
 	path     Path
 	out      *int

@@ -16,15 +16,19 @@ func portList(res *Result) []string {
 	return out
 }
 
-// bootstrapPorts reads mooncake_bootstrap_port of stages 0 and 1 from the
-// rendered config.
-func bootstrapPorts(t *testing.T, res *Result) [2]any {
+// handshakePorts reads the port each side of the PD pair's peer dials, for
+// stages 0 and 1 from the rendered config: with NIXL, the default, the
+// side-channel port in the stage's environment.
+func handshakePorts(t *testing.T, res *Result) [2]any {
 	t.Helper()
 	st := stageList(t, config(t, res.ConfigYAML))
-	key := []any{"engine_args", "kv_transfer_config", "kv_connector_extra_config", "mooncake_bootstrap_port"}
+	key := []any{"runtime", "env", "VLLM_NIXL_SIDE_CHANNEL_PORT"}
 	return [2]any{dig(st[0], key...), dig(st[1], key...)}
 }
 
+// The PD pair's ports come first (prefill's, decode's), then the omni
+// master's, which the default release (0.24.0) launches each stage with on
+// one host.
 func TestPortAllocation(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -32,30 +36,40 @@ func TestPortAllocation(t *testing.T) {
 		ports []string
 	}{
 		{"defaults", Spec{Model: seedModel},
-			[]string{"api=8091", "prefill_bootstrap=25201", "decode_bootstrap=25202"}},
+			[]string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202", "omni_master=25203"}},
 		{"reserved ports are skipped", Spec{Model: seedModel, ReservedPorts: []int{25201, 25202, 25204}},
-			[]string{"api=8091", "prefill_bootstrap=25203", "decode_bootstrap=25205"}},
-		{"port_range is respected", Spec{Model: seedModel, PortRange: &PortRange{First: 30000, Last: 30001}},
-			[]string{"api=8091", "prefill_bootstrap=30000", "decode_bootstrap=30001"}},
+			[]string{"api=8091", "prefill_side_channel=25203", "decode_side_channel=25205", "omni_master=25206"}},
+		{"port_range is respected", Spec{Model: seedModel, PortRange: &PortRange{First: 30000, Last: 30002}},
+			[]string{"api=8091", "prefill_side_channel=30000", "decode_side_channel=30001", "omni_master=30002"}},
 		{"user bootstrap ports", Spec{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(26000)}, Decode: RoleSpec{BootstrapPort: ptr(26001)}},
-			[]string{"api=8091", "prefill_bootstrap=26000", "decode_bootstrap=26001"}},
+			[]string{"api=8091", "prefill_side_channel=26000", "decode_side_channel=26001", "omni_master=25201"}},
 		{"a given port outside port_range is allowed", Spec{Model: seedModel, Decode: RoleSpec{BootstrapPort: ptr(25201)}},
-			[]string{"api=8091", "prefill_bootstrap=25202", "decode_bootstrap=25201"}},
+			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25203"}},
 		{"the allocator steps over the API port", Spec{Model: seedModel, APIPort: ptr(25201)},
-			[]string{"api=25201", "prefill_bootstrap=25202", "decode_bootstrap=25203"}},
-		{"50051 is never handed out", Spec{Model: seedModel, PortRange: &PortRange{First: 50050, Last: 50052}},
-			[]string{"api=8091", "prefill_bootstrap=50050", "decode_bootstrap=50052"}},
-		{"previous ports are kept", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{"prefill_bootstrap": 25250, "decode_bootstrap": 25240}}},
-			[]string{"api=8091", "prefill_bootstrap=25250", "decode_bootstrap=25240"}},
+			[]string{"api=25201", "prefill_side_channel=25202", "decode_side_channel=25203", "omni_master=25204"}},
+		{"50051 is never handed out", Spec{Model: seedModel, PortRange: &PortRange{First: 50050, Last: 50053}},
+			[]string{"api=8091", "prefill_side_channel=50050", "decode_side_channel=50052", "omni_master=50053"}},
+		{"previous ports are kept", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
+			"prefill_side_channel": 25250, "decode_side_channel": 25240, "omni_master": 25260}}},
+			[]string{"api=8091", "prefill_side_channel=25250", "decode_side_channel=25240", "omni_master=25260"}},
 		{"previous ports now reserved are dropped", Spec{Model: seedModel, ReservedPorts: []int{25250},
-			Previous: &Allocations{Ports: map[string]int{"prefill_bootstrap": 25250, "decode_bootstrap": 25240}}},
-			[]string{"api=8091", "prefill_bootstrap=25201", "decode_bootstrap=25240"}},
+			Previous: &Allocations{Ports: map[string]int{"prefill_side_channel": 25250, "decode_side_channel": 25240}}},
+			[]string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25240", "omni_master=25202"}},
 		{"previous ports outside a new range are dropped", Spec{Model: seedModel, PortRange: &PortRange{First: 31000, Last: 31010},
-			Previous: &Allocations{Ports: map[string]int{"prefill_bootstrap": 25201, "decode_bootstrap": 31005}}},
-			[]string{"api=8091", "prefill_bootstrap=31000", "decode_bootstrap=31005"}},
+			Previous: &Allocations{Ports: map[string]int{"prefill_side_channel": 25201, "decode_side_channel": 31005}}},
+			[]string{"api=8091", "prefill_side_channel=31000", "decode_side_channel=31005", "omni_master=31001"}},
 		{"a previous port now given to another is dropped", Spec{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(25202)},
-			Previous: &Allocations{Ports: map[string]int{"decode_bootstrap": 25202}}},
-			[]string{"api=8091", "prefill_bootstrap=25202", "decode_bootstrap=25201"}},
+			Previous: &Allocations{Ports: map[string]int{"decode_side_channel": 25202}}},
+			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25203"}},
+		// Previous ports under the old names (Mooncake's bootstrap ports,
+		// NIXL's per-rank ones) name no port now: each is planned afresh.
+		{"previous ports under names no longer planned are ignored", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
+			"prefill_bootstrap": 25250, "decode_bootstrap": 25240, "prefill_side_channel_rank0": 25230}}},
+			[]string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202", "omni_master=25203"}},
+		// A whole-pipeline launch (0.22.0 applies runtime.env in it) has no
+		// master port.
+		{"no master port in one whole-pipeline process", Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"},
+			[]string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,19 +78,20 @@ func TestPortAllocation(t *testing.T) {
 				t.Errorf("ports = %v, want %v", got, tc.ports)
 			}
 			// The config and the port list agree.
-			var p, d int
-			if _, err := fmt.Sscanf(strings.SplitN(tc.ports[1], "=", 2)[1], "%d", &p); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := fmt.Sscanf(strings.SplitN(tc.ports[2], "=", 2)[1], "%d", &d); err != nil {
-				t.Fatal(err)
-			}
-			if got := bootstrapPorts(t, res); got != [2]any{p, d} {
-				t.Errorf("config bootstrap ports = %v, want [%d %d]", got, p, d)
+			p := strings.SplitN(tc.ports[1], "=", 2)[1]
+			d := strings.SplitN(tc.ports[2], "=", 2)[1]
+			if got := handshakePorts(t, res); got != [2]any{p, d} {
+				t.Errorf("config side-channel ports = %v, want [%s %s]", got, p, d)
 			}
 			for _, port := range res.Ports {
-				if (port.Name == portAPI) != (port.StageID == nil) {
-					t.Errorf("port %s: StageID %v (only the API port has none)", port.Name, port.StageID)
+				if (port.Name == portAPI || port.Name == portOmniMaster) != (port.StageID == nil) {
+					t.Errorf("port %s: StageID %v (only the API and master ports have none)", port.Name, port.StageID)
+				}
+			}
+			// The head's master flag names the master port.
+			for _, port := range res.Ports {
+				if port.Name == portOmniMaster && !strings.HasSuffix(res.ServeCommand, fmt.Sprintf("--omni-master-port %d", port.Port)) {
+					t.Errorf("serve command %q does not name master port %d", res.ServeCommand, port.Port)
 				}
 			}
 		})
@@ -96,7 +111,11 @@ func TestPortErrors(t *testing.T) {
 		{"range holding only 50051", "port_range_exhausted", "port_range",
 			Spec{Model: seedModel, PortRange: &PortRange{First: 50051, Last: 50052}}, "needs 1 free port"},
 		{"api_port equals a bootstrap port", "port_collision", "prefill.bootstrap_port",
-			Spec{Model: seedModel, APIPort: ptr(26000), Prefill: RoleSpec{BootstrapPort: ptr(26000)}}, "port 26000 is both api and prefill_bootstrap"},
+			Spec{Model: seedModel, APIPort: ptr(26000), Prefill: RoleSpec{BootstrapPort: ptr(26000)}}, "port 26000 is both api and prefill_side_channel"},
+		{"api_port equals a Mooncake child's bootstrap port", "port_collision", "prefill.bootstrap_port",
+			Spec{Model: seedModel, APIPort: ptr(26000), Prefill: RoleSpec{BootstrapPort: ptr(26000)}, Connector: ConnectorSpec{Name: "MultiConnector",
+				ExtraConfig: map[string]any{"connectors": []any{map[string]any{"kv_connector": "MooncakeConnector"}, map[string]any{"kv_connector": "NixlConnector"}}}}},
+			"port 26000 is both api and prefill_bootstrap"},
 		{"both bootstrap ports equal", "port_collision", "decode.bootstrap_port",
 			Spec{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(26000)}, Decode: RoleSpec{BootstrapPort: ptr(26000)}}, "choose another port"},
 		{"api_port on 50051", "port_collision", "api_port",
@@ -107,8 +126,8 @@ func TestPortErrors(t *testing.T) {
 			Spec{Model: seedModel, APIPort: ptr(9000), ReservedPorts: []int{9000}}, "reserved_ports"},
 		{"NIXL block overlaps a given port", "port_collision", "decode.bootstrap_port",
 			Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"},
-				Prefill: RoleSpec{TensorParallelSize: ptr(2), BootstrapPort: ptr(27000)},
-				Decode:  RoleSpec{TensorParallelSize: ptr(2), BootstrapPort: ptr(27001)}}, "27001"},
+				Prefill: RoleSpec{EngineArgs: map[string]any{"data_parallel_size": int64(2)}, BootstrapPort: ptr(27000)},
+				Decode:  RoleSpec{EngineArgs: map[string]any{"data_parallel_size": int64(2)}, BootstrapPort: ptr(27001)}}, "27001"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,25 +147,36 @@ func TestPortErrors(t *testing.T) {
 	}
 }
 
-// TestNixlSideChannelBlocks: NIXL listens on one side-channel port per
-// tensor-parallel rank (base + rank), so each side gets a block of TP ports
-// and the stage's env names the block's base.
+// TestNixlSideChannelBlocks: NIXL's handshake listener is one per engine,
+// at the side-channel port plus the engine's data-parallel index, with no
+// tensor-parallel term, so each side gets a block of one port per
+// data-parallel rank (named _dp<N> only when there are several) and the
+// stage's env names the block's base.
 func TestNixlSideChannelBlocks(t *testing.T) {
+	dp := func(n int) map[string]any { return map[string]any{"data_parallel_size": int64(n)} }
 	tests := []struct {
 		name         string
 		ptp, dtp     int
+		pea, dea     map[string]any
 		ports        []string
 		prefEnv, dec string
 	}{
-		{"TP 1", 1, 1, []string{"api=8091", "prefill_side_channel_rank0=25201", "decode_side_channel_rank0=25202"}, "25201", "25202"},
-		{"TP 2", 2, 2, []string{"api=8091",
-			"prefill_side_channel_rank0=25201", "prefill_side_channel_rank1=25202",
-			"decode_side_channel_rank0=25203", "decode_side_channel_rank1=25204"}, "25201", "25203"},
+		{"TP 1", 1, 1, nil, nil, []string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202", "omni_master=25203"}, "25201", "25202"},
+		{"TP 2: still one port a side", 2, 2, nil, nil, []string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202", "omni_master=25203"}, "25201", "25202"},
+		{"DP 2", 1, 1, dp(2), dp(2), []string{"api=8091",
+			"prefill_side_channel_dp0=25201", "prefill_side_channel_dp1=25202",
+			"decode_side_channel_dp0=25203", "decode_side_channel_dp1=25204", "omni_master=25205"}, "25201", "25203"},
+		{"DP 2 with TP 2", 2, 2, dp(2), dp(2), []string{"api=8091",
+			"prefill_side_channel_dp0=25201", "prefill_side_channel_dp1=25202",
+			"decode_side_channel_dp0=25203", "decode_side_channel_dp1=25204", "omni_master=25205"}, "25201", "25203"},
+		{"DP 3 on decode only", 1, 1, nil, dp(3), []string{"api=8091",
+			"prefill_side_channel=25201",
+			"decode_side_channel_dp0=25202", "decode_side_channel_dp1=25203", "decode_side_channel_dp2=25204", "omni_master=25205"}, "25201", "25202"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res := mustPlan(t, Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"},
-				Prefill: RoleSpec{TensorParallelSize: ptr(tc.ptp)}, Decode: RoleSpec{TensorParallelSize: ptr(tc.dtp)}})
+				Prefill: RoleSpec{TensorParallelSize: ptr(tc.ptp), EngineArgs: tc.pea}, Decode: RoleSpec{TensorParallelSize: ptr(tc.dtp), EngineArgs: tc.dea}})
 			if got := portList(res); !reflect.DeepEqual(got, tc.ports) {
 				t.Errorf("ports = %v, want %v", got, tc.ports)
 			}
@@ -163,12 +193,25 @@ func TestNixlSideChannelBlocks(t *testing.T) {
 			}
 		})
 	}
-	// A block must fit whole: with TP 2, a range of three free ports cannot
-	// hold two blocks of two.
-	_, ds := Plan(Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"}, PortRange: &PortRange{First: 30000, Last: 30002},
-		Prefill: RoleSpec{TensorParallelSize: ptr(2)}, Decode: RoleSpec{TensorParallelSize: ptr(2)}})
+	// A block must fit whole: with DP 2, a range of four free ports holds
+	// the two blocks of two but not the master's port too.
+	_, ds := Plan(Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"}, PortRange: &PortRange{First: 30000, Last: 30003},
+		Prefill: RoleSpec{EngineArgs: dp(2)}, Decode: RoleSpec{EngineArgs: dp(2)}})
 	if !hasCode(ds, "port_range_exhausted", "port_range") {
 		t.Errorf("want port_range_exhausted, got %v", ds.Codes())
+	}
+	// ... nor can three free ports hold two blocks of two.
+	_, ds = Plan(Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConnector"}, PortRange: &PortRange{First: 30000, Last: 30002},
+		Prefill: RoleSpec{EngineArgs: dp(2)}, Decode: RoleSpec{EngineArgs: dp(2)}})
+	if !hasCode(ds, "port_range_exhausted", "port_range") {
+		t.Errorf("want port_range_exhausted, got %v", ds.Codes())
+	}
+	// A block's ports are kept by their first's name.
+	res := mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{EngineArgs: dp(2)}, Decode: RoleSpec{EngineArgs: dp(2)},
+		Previous: &Allocations{Ports: map[string]int{"decode_side_channel_dp0": 25250}}})
+	if got, want := portList(res), []string{"api=8091", "prefill_side_channel_dp0=25201", "prefill_side_channel_dp1=25202",
+		"decode_side_channel_dp0=25250", "decode_side_channel_dp1=25251", "omni_master=25203"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ports = %v, want %v", got, want)
 	}
 }
 
@@ -184,8 +227,44 @@ func TestPortDiagnostics(t *testing.T) {
 			return Spec{Model: m, Prefill: RoleSpec{BootstrapPort: ptr(26000)}, ReservedPorts: []int{26000}}
 		}, "port_reserved", "prefill.bootstrap_port"},
 		{"no room in port_range", func(*testing.T) Spec { return Spec{Model: m, PortRange: &PortRange{First: 30000, Last: 30000}} }, "port_range_exhausted", "port_range"},
-		{"bootstrap_port on a side with no port", func(*testing.T) Spec {
-			return Spec{Model: m, Connector: ConnectorSpec{Name: "LMCacheConnectorV1"}, Prefill: RoleSpec{BootstrapPort: ptr(26000)}}
-		}, "bootstrap_port_unused", "prefill.bootstrap_port"},
+		{"NIXL replicas of the PD pair share one port", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "  - stage_id: 0\n", "  - stage_id: 0\n    num_replicas: 2\n")}
+		}, "nixl_replicas_one_port", "prefill"},
+		{"NIXL replicas as a MultiConnector child", func(t *testing.T) Spec {
+			return Spec{Model: m, BaseConfig: miniBaseWith(t, "  - stage_id: 0\n", "  - stage_id: 0\n    num_replicas: 3\n"),
+				Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+					map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}}
+		}, "nixl_replicas_one_port", "decode"},
 	})
+}
+
+// In a MultiConnector the port a side's peer dials is the first handshake
+// port of any child: LMCache's prefill listens on none, NIXL's does, so
+// prefill.bootstrap_port sets NIXL's side channel.
+func TestMultiConnectorHandshakeFromAnyChild(t *testing.T) {
+	res := mustPlan(t, Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+		map[string]any{"kv_connector": "LMCacheConnectorV1"}, map[string]any{"kv_connector": "NixlConnector"}}}},
+		Prefill: RoleSpec{BootstrapPort: ptr(26000)}, PortRange: &PortRange{First: 25201, Last: 26100}})
+	got := map[string]int{}
+	for _, p := range res.Ports {
+		got[p.Name] = p.Port
+	}
+	if got["prefill_side_channel"] != 26000 || res.Prefill.BootstrapPort == nil || *res.Prefill.BootstrapPort != 26000 {
+		t.Errorf("prefill.bootstrap_port = 26000 should be NIXL's side channel: ports %v, prefill %v", got, res.Prefill.BootstrapPort)
+	}
+}
+
+// bootstrap_port on a side that listens on nothing is refused. No connector
+// that passes the handoff gate has such a side today (NIXL's both listen),
+// so the step is called directly with LMCache, whose prefill only dials.
+func TestBootstrapPortOnASideWithNoPort(t *testing.T) {
+	p := newPlanner(Spec{Model: seedModel, Connector: ConnectorSpec{Name: connectorLMCache}, Prefill: RoleSpec{BootstrapPort: ptr(26000)}})
+	p.ds = nil // the handoff gate is judged later, with the release
+	pre := &plannedStage{key: prefillKey, role: RolePrefill, path: AttrPath("prefill"), par: parallel{tp: 1, pp: 1, dp: 1, replicas: 1}}
+	pp := portPlan{sides: map[string]map[string]int{}, handshake: map[string]int{}}
+	var reqs []*portRequest
+	p.sidePortRequests(pre, &pp, &reqs)
+	if len(reqs) != 0 || !hasCode(p.ds, "bootstrap_port_unused", "prefill.bootstrap_port") {
+		t.Errorf("want bootstrap_port_unused at prefill.bootstrap_port and no port requested; got %d requests, %v", len(reqs), p.ds)
+	}
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,9 +20,12 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
-// fakeSite is a site directory holding only the distributions' metadata,
-// as pip leaves it: name-version.dist-info/METADATA.
-func fakeSite(t *testing.T, dists map[string]string) string {
+// fakeSite is a site directory holding the distributions' metadata, as
+// pip leaves it (name-version.dist-info/METADATA), and the modules the
+// preflight imports: NIXL's transport package and the vllm_omni paths the
+// seed plan names (fakeModules), with modules' entries changed or, where
+// an entry is "", removed.
+func fakeSite(t *testing.T, dists map[string]string, modules map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, version := range dists {
@@ -33,80 +38,269 @@ func fakeSite(t *testing.T, dists map[string]string) string {
 			t.Fatal(err)
 		}
 	}
+	files := map[string]string{}
+	for path, src := range fakeModules {
+		files[path] = src
+	}
+	for path, src := range modules {
+		if src == "" {
+			delete(files, path)
+			continue
+		}
+		files[path] = src
+	}
+	for path, src := range files {
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 
+// fakeModules are the modules the seed plan's preflight imports, each file
+// by its path in the site directory: the nixl package (empty: the check
+// only imports it), the schedulers, and Qwen3-Omni's input processors.
+var fakeModules = map[string]string{
+	"nixl/__init__.py":                                              "\n",
+	"vllm_omni/__init__.py":                                         "\n",
+	"vllm_omni/core/__init__.py":                                    "\n",
+	"vllm_omni/core/sched/__init__.py":                              "\n",
+	"vllm_omni/core/sched/omni_ar_scheduler.py":                     "class OmniARScheduler:\n    pass\n",
+	"vllm_omni/core/sched/omni_generation_scheduler.py":             "class OmniGenerationScheduler:\n    pass\n",
+	"vllm_omni/model_executor/__init__.py":                          "\n",
+	"vllm_omni/model_executor/stage_input_processors/__init__.py":   "\n",
+	"vllm_omni/model_executor/stage_input_processors/qwen3_omni.py": "def thinker2talker(*args, **kwargs):\n    pass\n\ndef talker2code2wav(*args, **kwargs):\n    pass\n",
+}
+
+// fakeGPUs writes a directory holding an nvidia-smi that lists n GPUs as
+// `nvidia-smi -L` does, for the PATH the preflight runs with; n < 0 leaves
+// nvidia-smi out.
+func fakeGPUs(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if n < 0 {
+		return dir
+	}
+	script := "#!/bin/sh\n"
+	for i := 0; i < n; i++ {
+		script += fmt.Sprintf("echo 'GPU %d: NVIDIA H100 80GB HBM3 (UUID: GPU-%08d-0000-0000-0000-000000000000)'\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nvidia-smi"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// preflightEnv is the environment the preflight runs in under test: the
+// fake site as the only site, and PATH holding only the fake nvidia-smi.
+func preflightEnv(t *testing.T, site, bin string) []string {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PYTHONPATH=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "PATH="+bin, "PYTHONPATH="+site, "PYTHONNOUSERSITE=1")
+}
+
 // The preflight, run by Debian's python3 against fake installed
-// distributions: it passes on the planned release (a local build with a
-// warning), and exits PreflightExit with both versions or both hashes
-// named otherwise.
+// distributions and modules, and a fake nvidia-smi: it passes on the
+// planned release (a local build with a warning), and exits PreflightExit
+// with both versions or both hashes named otherwise; then, before any GPU
+// is taken, with the GPUs the host lacks, the transport package that does
+// not import, or the dotted path the installed vllm-omni does not have.
 func TestPreflight(t *testing.T) {
 	python := testtool.Need(t, "python3")
 	if _, err := os.Stat("/usr/bin/python3"); err == nil {
 		python = "/usr/bin/python3"
 	}
-	run := func(t *testing.T, spec Spec, dists map[string]string, config string) (string, int) {
+	type run struct {
+		spec    Spec
+		dists   map[string]string
+		config  string
+		modules map[string]string
+		gpus    int // GPUs the fake nvidia-smi lists; -1 for no nvidia-smi
+		proc    int // the process of the first launch to check
+	}
+	runPreflight := func(t *testing.T, r run) (string, int, []string) {
 		t.Helper()
 		dir := t.TempDir()
-		spec.ConfigPath = filepath.Join(dir, "deploy.yaml")
-		res := mustPlan(t, spec)
+		r.spec.ConfigPath = filepath.Join(dir, "deploy.yaml")
+		res := mustPlan(t, r.spec)
+		config := r.config
 		if config == "" {
 			config = res.ConfigYAML
 		}
 		if config != "missing" {
-			if err := os.WriteFile(spec.ConfigPath, []byte(config), 0o644); err != nil {
+			if err := os.WriteFile(r.spec.ConfigPath, []byte(config), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		argv := res.Launches[0].Processes[0].Preflight
+		argv := append([]string(nil), res.Launches[0].Processes[r.proc].Preflight...)
 		argv[0] = python
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(os.Environ(), "PYTHONPATH="+fakeSite(t, dists), "PYTHONNOUSERSITE=1")
+		cmd.Env = preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus))
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			return string(out), exit.ExitCode()
+			return string(out), exit.ExitCode(), argv
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(out), 0
+		return string(out), 0, argv
 	}
 	seed := Spec{Model: seedModel}
 	line := Spec{Model: seedModel, VLLMOmniVersion: "0.24"}
+	whole := Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"} // one process for every stage
 	match := map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.1"}
+	const (
+		processors = "vllm_omni/model_executor/stage_input_processors/qwen3_omni.py"
+		arSched    = "vllm_omni/core/sched/omni_ar_scheduler.py"
+		t2c        = "vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav"
+	)
+	noT2C := map[string]string{processors: "def thinker2talker(*args, **kwargs):\n    pass\n"}
 	tests := []struct {
-		name   string
-		spec   Spec
-		dists  map[string]string
-		config string
-		status int
-		says   []string
+		name    string
+		run     run
+		status  int
+		says    []string
+		notSays []string
 	}{
-		{"the planned release", seed, match, "", 0, []string{"ok: vllm-omni 0.24.0, vLLM 0.24.1"}},
-		{"a line takes any release of it", line, map[string]string{"vllm-omni": "0.24.3", "vllm": "0.24.0"}, "", 0, []string{"ok:"}},
-		{"a local build, with a warning", seed, map[string]string{"vllm-omni": "0.24.0+cu128", "vllm": "0.24.0"}, "", 0, []string{"warning: vllm-omni 0.24.0+cu128 is a pre-release, post-release or local build of 0.24.0"}},
-		{"a candidate of the release, with a warning", seed, map[string]string{"vllm-omni": "0.24.0rc1", "vllm": "0.24.0"}, "", 0, []string{"warning:"}},
-		{"another release", seed, map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, "", PreflightExit, []string{"vllm-omni 0.22.0 is installed, but the plan is for vllm-omni 0.24.0; install vllm-omni==0.24.0"}},
-		{"another line", line, map[string]string{"vllm-omni": "0.26.0rc1", "vllm": "0.26.0"}, "", PreflightExit, []string{"the plan is for the 0.24 line"}},
-		{"a vLLM of another line", seed, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.25.0"}, "", PreflightExit, []string{"vLLM 0.25.0 is installed, but vllm-omni 0.24.0 needs vLLM 0.24.x"}},
-		{"vllm-omni missing", seed, map[string]string{"vllm": "0.24.0"}, "", PreflightExit, []string{"vllm-omni is not installed"}},
-		{"vLLM missing", seed, map[string]string{"vllm-omni": "0.24.0"}, "", PreflightExit, []string{"vllm is not installed"}},
-		{"a changed config", seed, match, "stage_args: []\n", PreflightExit, []string{"has SHA-256 " + sha256Hex("stage_args: []\n") + ", but the plan's config_sha256 is"}},
-		{"no config", seed, match, "missing", PreflightExit, []string{"cannot be read"}},
+		{"the planned release", run{spec: seed, dists: match, gpus: 4}, 0, []string{"ok: vllm-omni 0.24.0, vLLM 0.24.1"}, []string{"warning"}},
+		{"a line takes any release of it", run{spec: line, dists: map[string]string{"vllm-omni": "0.24.3", "vllm": "0.24.0"}, gpus: 1}, 0, []string{"ok:"}, nil},
+		{"a local build, with a warning", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0+cu128", "vllm": "0.24.0"}, gpus: 1}, 0,
+			[]string{"warning: vllm-omni 0.24.0+cu128 is a pre-release, post-release or local build of 0.24.0"}, nil},
+		{"a candidate of the release, with a warning", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0rc1", "vllm": "0.24.0"}, gpus: 1}, 0, []string{"warning:"}, nil},
+		{"another release", run{spec: seed, dists: map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, gpus: 1}, PreflightExit,
+			[]string{"vllm-omni 0.22.0 is installed, but the plan is for vllm-omni 0.24.0; install vllm-omni==0.24.0"}, nil},
+		{"another line", run{spec: line, dists: map[string]string{"vllm-omni": "0.26.0rc1", "vllm": "0.26.0"}, gpus: 1}, PreflightExit, []string{"the plan is for the 0.24 line"}, nil},
+		{"a vLLM of another line", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0", "vllm": "0.25.0"}, gpus: 1}, PreflightExit,
+			[]string{"vLLM 0.25.0 is installed, but vllm-omni 0.24.0 needs vLLM 0.24.x"}, nil},
+		{"vllm-omni missing", run{spec: seed, dists: map[string]string{"vllm": "0.24.0"}, gpus: 1}, PreflightExit, []string{"vllm-omni is not installed"}, nil},
+		{"vLLM missing", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0"}, gpus: 1}, PreflightExit, []string{"vllm is not installed"}, nil},
+		{"a changed config", run{spec: seed, dists: match, config: "stage_args: []\n", gpus: 1}, PreflightExit,
+			[]string{"has SHA-256 " + sha256Hex("stage_args: []\n") + ", but the plan's config_sha256 is"}, nil},
+		{"no config", run{spec: seed, dists: match, config: "missing", gpus: 1}, PreflightExit, []string{"cannot be read"}, nil},
+
+		// The GPUs: the process needs its highest device index + 1.
+		{"enough GPUs", run{spec: seed, dists: match, gpus: 2, proc: 1}, 0, []string{"ok:"}, []string{"warning"}},
+		{"fewer GPUs than the process is given", run{spec: seed, dists: match, gpus: 1, proc: 1}, PreflightExit,
+			[]string{"this host has 1 GPU(s) (nvidia-smi -L)", "gives this process GPU index 1, so it needs 2", "gpus = 1"}, nil},
+		{"no GPU at all", run{spec: seed, dists: match, gpus: 0}, PreflightExit, []string{"this host has 0 GPU(s)"}, nil},
+		{"a whole-pipeline process needs every stage's GPUs", run{spec: whole, dists: map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, gpus: 2}, PreflightExit,
+			[]string{"this host has 2 GPU(s)", "so it needs 3"}, nil},
+		{"a whole-pipeline process on enough GPUs", run{spec: whole, dists: map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, gpus: 3}, 0,
+			[]string{"ok: vllm-omni 0.22.0"}, nil},
+
+		// The transport package the connector imports, which vLLM does not install.
+		{"nixl missing", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": ""}}, PreflightExit,
+			[]string{"NixlConnector needs the Python package nixl", "No module named 'nixl'", "install nixl into that Python"}, nil},
+		{"nixl that fails to import", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": "raise ImportError('libucs.so.0: cannot open shared object file')\n"}}, PreflightExit,
+			[]string{"NixlConnector needs the Python package nixl", "libucs.so.0"}, nil},
+		{"a stage without the connector does not import nixl", run{spec: seed, dists: match, gpus: 3, proc: 2, modules: map[string]string{"nixl/__init__.py": ""}}, 0,
+			[]string{"ok:"}, nil},
+
+		// The dotted paths the release imports for the process's stages.
+		{"a processor the installed vllm-omni lacks", run{spec: seed, dists: match, gpus: 1, modules: noT2C}, PreflightExit,
+			[]string{"custom_process_input_func " + t2c + " does not resolve in the installed vllm-omni 0.24.0", "has no attribute talker2code2wav"}, nil},
+		{"the head imports every stage's processor; a headless stage its own", run{spec: seed, dists: match, gpus: 3, proc: 2, modules: noT2C}, 0,
+			[]string{"ok:"}, nil},
+		{"the stage whose processor is missing", run{spec: seed, dists: match, gpus: 3, proc: 3, modules: noT2C}, PreflightExit,
+			[]string{"custom_process_input_func " + t2c}, nil},
+		{"a processors module missing", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{processors: ""}}, PreflightExit,
+			[]string{"custom_process_input_func vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker does not resolve", "No module named 'vllm_omni.model_executor.stage_input_processors.qwen3_omni'"}, nil},
+		{"a scheduler the installed vllm-omni lacks", run{spec: seed, dists: match, gpus: 2, proc: 1, modules: map[string]string{arSched: "X = 1\n"}}, PreflightExit,
+			[]string{"scheduler_cls vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler does not resolve"}, nil},
+		{"vllm_omni not importable at all", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"vllm_omni/__init__.py": "raise RuntimeError('CUDA driver too old')\n"}}, PreflightExit,
+			[]string{"does not resolve", "CUDA driver too old"}, nil},
+		{"a whole-pipeline process imports every stage's", run{spec: whole, dists: map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, gpus: 3, modules: noT2C}, PreflightExit,
+			[]string{"custom_process_input_func " + t2c}, nil},
+	}
+	if _, err := os.Stat("/proc/driver/nvidia/gpus"); err != nil {
+		// Only where the driver's entries do not count the GPUs either.
+		tests = append(tests, struct {
+			name    string
+			run     run
+			status  int
+			says    []string
+			notSays []string
+		}{"no nvidia-smi: a warning", run{spec: seed, dists: match, gpus: -1}, 0,
+			[]string{"warning: cannot count this host's GPUs", "GPU indices up to 0", "ok:"}, nil})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, status := run(t, tc.spec, tc.dists, tc.config)
+			out, status, argv := runPreflight(t, tc.run)
 			if status != tc.status {
-				t.Errorf("status %d, want %d:\n%s", status, tc.status, out)
+				t.Errorf("status %d, want %d:\n%s\nargs: %q", status, tc.status, out, argv[3:])
 			}
 			for _, s := range tc.says {
 				if !strings.Contains(out, s) {
 					t.Errorf("output does not say %q:\n%s", s, out)
 				}
 			}
+			for _, s := range tc.notSays {
+				if strings.Contains(out, s) {
+					t.Errorf("output says %q:\n%s", s, out)
+				}
+			}
 		})
+	}
+}
+
+// What each process's preflight checks: --gpus its highest device index
+// + 1, --transport NixlConnector=nixl on the PD pair's processes, --import
+// for each dotted path the release imports for its stages (the head's
+// orchestrator runs every stage's input processor, so it imports them all).
+func TestPreflightArgv(t *testing.T) {
+	const (
+		ar  = "scheduler_cls=vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"
+		gen = "scheduler_cls=vllm_omni.core.sched.omni_generation_scheduler.OmniGenerationScheduler"
+		t2t = "custom_process_input_func=vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker"
+		t2c = "custom_process_input_func=vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav"
+		tr  = "NixlConnector=nixl"
+	)
+	opts := func(argv []string) []string { return argv[8:] }
+	all := []string{"--import", ar, "--import", t2t, "--import", t2c, "--import", gen}
+	res := mustPlan(t, Spec{Model: seedModel})
+	want := [][]string{
+		append([]string{"--gpus", "1", "--transport", tr}, all...),
+		{"--gpus", "2", "--transport", tr, "--import", ar},
+		{"--gpus", "3", "--import", t2t, "--import", ar},
+		{"--gpus", "3", "--import", t2c, "--import", gen},
+	}
+	procs := res.Launches[0].Processes
+	if len(procs) != len(want) {
+		t.Fatalf("%d processes, want %d", len(procs), len(want))
+	}
+	for i, proc := range procs {
+		if got := opts(proc.Preflight); !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("process %d preflight options %q, want %q", i, got, want[i])
+		}
+		if proc.PreflightCommand != shellJoin(proc.Preflight) {
+			t.Errorf("process %d preflight command is not its argv", i)
+		}
+	}
+	// One process for every stage: every stage's devices, transports and paths.
+	res = mustPlan(t, Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"})
+	if got, w := opts(res.Launches[0].Processes[0].Preflight), append([]string{"--gpus", "3", "--transport", tr}, all...); !reflect.DeepEqual(got, w) {
+		t.Errorf("whole-pipeline preflight options %q, want %q", got, w)
+	}
+	// A MultiConnector's children's transports, each the PD pair loads.
+	res = mustPlan(t, Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+		map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}})
+	if got, w := opts(res.Launches[0].Processes[1].Preflight), []string{"--gpus", "2", "--transport", tr, "--transport", "MooncakeConnector=mooncake", "--import", ar}; !reflect.DeepEqual(got, w) {
+		t.Errorf("MultiConnector decode preflight options %q, want %q", got, w)
+	}
+	// Devices given: the highest index counts, not how many.
+	res = mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Devices: []int{5}}})
+	if got := opts(res.Launches[0].Processes[0].Preflight); len(got) < 2 || got[0] != "--gpus" || got[1] != "6" {
+		t.Errorf("prefill on GPU 5: preflight options %q, want --gpus 6 first", got)
 	}
 }
 
@@ -138,7 +332,7 @@ func TestPreflightExecsTheProcess(t *testing.T) {
 	proc := res.Launches[0].Processes[0]
 	argv := execArgv(proc, spec.Service.withDefaults())
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}), "PYTHONNOUSERSITE=1")
+	cmd.Env = preflightEnv(t, fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}, nil), fakeGPUs(t, 1))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -158,7 +352,7 @@ func TestPreflightExecsTheProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd = exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}), "PYTHONNOUSERSITE=1")
+	cmd.Env = preflightEnv(t, fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}, nil), fakeGPUs(t, 1))
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != PreflightExit || !strings.Contains(string(out), "set systemd.python_path to /opt/other/bin/python3") {
@@ -204,6 +398,89 @@ func serveOnce(t *testing.T, body string) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1/models"
+}
+
+// The smoke check sends one text-only chat completion for the model and
+// passes only when an answer with a choice comes back; a failed KV handoff
+// (the orchestrator's error names remote_request_id, or [PD]) fails it with
+// a hint at the connector.
+func TestSmokeScript(t *testing.T) {
+	python := testtool.Need(t, "python3")
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		python = "/usr/bin/python3"
+	}
+	res := mustPlan(t, Spec{Model: seedModel})
+	h := res.Health
+	if h.SmokeURL != "http://127.0.0.1:8091/v1/chat/completions" {
+		t.Errorf("smoke URL %q", h.SmokeURL)
+	}
+	const hint = "the KV handoff from prefill to decode failed: check the connector"
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		ok     bool
+		says   []string
+		not    []string
+	}{
+		{"an answer", 200, `{"choices":[{"index":0,"message":{"role":"assistant","content":"Hello"}}]}`, true,
+			[]string{"answered through prefill and decode: 'Hello'"}, nil},
+		{"a handoff that failed", 500, `{"error":{"message":"[PD] prefill returned no remote_request_id in kv_transfer_params"}}`, false,
+			[]string{"answered 500 (" + hint + ")", "remote_request_id"}, nil},
+		{"a [PD] error", 500, `{"error":{"message":"[PD] decode failed"}}`, false, []string{hint}, nil},
+		{"another server error", 500, `{"error":{"message":"CUDA out of memory"}}`, false, []string{"answered 500: ", "CUDA out of memory"}, []string{hint}},
+		{"an answer with no choice", 200, `{"choices":[]}`, false, []string{"answered with no choice"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got map[string]any
+			var method string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				method = r.Method
+				if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tc.status)
+				_, _ = w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			argv := append([]string{python}, h.SmokeArgv[1:]...)
+			argv[len(argv)-2] = srv.URL + "/v1/chat/completions"
+			out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+			if (err == nil) != tc.ok {
+				t.Errorf("err %v, want ok=%v\n%s", err, tc.ok, out)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(string(out), s) {
+					t.Errorf("output does not say %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(string(out), s) {
+					t.Errorf("output says %q:\n%s", s, out)
+				}
+			}
+			// One chat completion for the model, text only, held to one
+			// token at prefill.
+			if method != http.MethodPost || got["model"] != seedModel || got["max_tokens"] != float64(1) ||
+				!reflect.DeepEqual(got["modalities"], []any{"text"}) {
+				t.Errorf("request %s %v", method, got)
+			}
+			if msgs, _ := got["messages"].([]any); len(msgs) != 1 {
+				t.Errorf("messages %v, want one", got["messages"])
+			}
+		})
+	}
+	// No server: the check fails, naming the URL.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL + "/v1/chat/completions"
+	srv.Close()
+	argv := append([]string{python}, h.SmokeArgv[1:]...)
+	argv[len(argv)-2] = url
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err == nil || !strings.Contains(string(out), "smoke: "+url) {
+		t.Errorf("no server: err %v\n%s", err, out)
+	}
 }
 
 // shellJoin and systemdCommand take the preflight script's quoted forms

@@ -93,7 +93,7 @@ type StageOverride struct {
 
 // ConnectorSpec chooses the KV connector between prefill and decode.
 type ConnectorSpec struct {
-	Name        string // "" means MooncakeConnector
+	Name        string // "" means DefaultConnector
 	Protocol    string // Mooncake transport: tcp or rdma
 	DeviceName  string // RDMA NIC for Mooncake
 	ExtraConfig map[string]any

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,11 +68,13 @@ func TestUpstreamPD_HunyuanImage3(t *testing.T) {
 	}
 	facts := []fact{{"pipeline", []any{"pipeline"}}}
 	for i := 0; i < 2; i++ {
-		for _, k := range []string{"kv_connector", "kv_role", "kv_rank", "kv_parallel_size"} {
+		for _, k := range []string{"kv_role", "kv_rank", "kv_parallel_size"} {
 			facts = append(facts, fact{"kv", []any{"stages", i, "kv_transfer_config", k}})
 		}
-		facts = append(facts, fact{"bootstrap", []any{"stages", i, "kv_transfer_config", "kv_connector_extra_config", "mooncake_bootstrap_port"}})
 	}
+	// Upstream's MooncakeConnector fails the handoff gate; the plan's
+	// NixlConnector listens where upstream's bootstrap servers do.
+	compareConnector(t, got, want, "stages", []any{"kv_transfer_config"}, []any{"env"})
 	facts = append(facts, stageFacts("stages", 3,
 		[]any{"stage_id"}, []any{"devices"}, []any{"tensor_parallel_size"},
 		[]any{"input_connectors"}, []any{"output_connectors"}, []any{"parallel_config"})...)
@@ -105,7 +108,9 @@ func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 		[]any{"stage_id"}, []any{"is_prefill_only"}, []any{"is_decode_only"},
 		[]any{"runtime", "devices"},
 		[]any{"engine_args", "model_stage"}, []any{"engine_args", "tensor_parallel_size"},
-		[]any{"engine_args", "gpu_memory_utilization"}, []any{"engine_args", "kv_transfer_config"},
+		[]any{"engine_args", "gpu_memory_utilization"},
+		[]any{"engine_args", "kv_transfer_config", "kv_role"}, []any{"engine_args", "kv_transfer_config", "kv_rank"},
+		[]any{"engine_args", "kv_transfer_config", "kv_parallel_size"},
 		[]any{"engine_input_source"}, []any{"final_output"}, []any{"final_output_type"},
 		[]any{"custom_process_input_func"}, []any{"default_sampling_params"})
 	// The base has no runtime section; upstream's PD file adds a shared
@@ -116,6 +121,7 @@ func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 		facts = append(facts, fact{"edge", []any{"runtime", "edges", i, "from"}}, fact{"edge", []any{"runtime", "edges", i, "to"}})
 	}
 	compareFacts(t, got, want, facts)
+	compareConnector(t, got, want, "stage_args", []any{"engine_args", "kv_transfer_config"}, []any{"runtime", "env"})
 	// Upstream's file still writes runtime.max_batch_size, which no PD
 	// release reads (PR #1851): the plan carries the same limits as
 	// engine_args.max_num_seqs.
@@ -123,6 +129,36 @@ func TestUpstreamPD_Qwen3OmniLegacy(t *testing.T) {
 		g, w := dig(got, "stage_args", i, "engine_args", "max_num_seqs"), dig(want, "stage_args", i, "runtime", "max_batch_size")
 		if !reflect.DeepEqual(g, w) || dig(got, "stage_args", i, "runtime", "max_batch_size") != nil {
 			t.Errorf("stage %d: max_num_seqs %v, want upstream's max_batch_size %v and no max_batch_size", i, g, w)
+		}
+	}
+}
+
+// compareConnector holds the PD pair (stages 0 and 1 of list) to
+// upstream's but for the connector: upstream names MooncakeConnector, which
+// fails vllm-omni's KV handoff gate (it returns no remote_request_id), and
+// the plan NixlConnector, with each side's side-channel port (in its
+// environment) the port upstream gives that side's Mooncake bootstrap
+// server, and no Mooncake setting left behind.
+func compareConnector(t *testing.T, got, want map[string]any, list string, kvPath, envPath []any) {
+	t.Helper()
+	at := func(i int, path ...any) []any { return append(append([]any{list, i}, kvPath...), path...) }
+	for i := 0; i < 2; i++ {
+		if w := dig(want, at(i, "kv_connector")...); w != "MooncakeConnector" {
+			t.Errorf("stage %d: upstream's connector is %v; this test expects upstream's MooncakeConnector", i, w)
+		}
+		if g := dig(got, at(i, "kv_connector")...); g != "NixlConnector" {
+			t.Errorf("stage %d: planned connector %v, want NixlConnector", i, g)
+		}
+		if g := dig(got, at(i, "kv_connector_extra_config")...); g != nil {
+			t.Errorf("stage %d: planned kv_connector_extra_config %v, want none", i, g)
+		}
+		env := append(append([]any{list, i}, envPath...), "VLLM_NIXL_SIDE_CHANNEL_PORT")
+		bootstrap := dig(want, at(i, "kv_connector_extra_config", "mooncake_bootstrap_port")...)
+		if g := dig(got, env...); bootstrap == nil || g != fmt.Sprint(bootstrap) {
+			t.Errorf("stage %d: side channel %v, want upstream's bootstrap port %v", i, g, bootstrap)
+		}
+		if g := dig(got, append(append([]any{list, i}, envPath...), "VLLM_MOONCAKE_BOOTSTRAP_PORT")...); g != nil {
+			t.Errorf("stage %d: VLLM_MOONCAKE_BOOTSTRAP_PORT %v left in the plan", i, g)
 		}
 	}
 }

@@ -44,14 +44,16 @@ func exampleModule(t *testing.T, name string) string {
 }
 
 // The packing module puts three pipelines on one 9-GPU host: each gets its
-// own three GPUs, API port and connector ports, and no two collide.
+// own three GPUs, API port, connector and master ports and unit names, and
+// no two collide.
 func TestExampleModule_HostPacking(t *testing.T) {
 	module := exampleModule(t, "pd-host-packing")
 	vars := func(pipelines int) config.Variables {
 		return config.Variables{"pipelines": config.IntegerVariable(pipelines), "gpus": config.IntegerVariable(9)}
 	}
 	checks := module + `
-output "unique_ports" { value = length(distinct(flatten([for p in omni_pd_pipeline.this : [for port in p.ports : port.port]]))) == 9 }
+output "unique_ports" { value = length(distinct(flatten([for p in omni_pd_pipeline.this : [for port in p.ports : port.port]]))) == 12 }
+output "unique_units" { value = length(distinct(flatten([for p in omni_pd_pipeline.this : [for proc in p.launches[0].processes : proc.unit_name]]))) == 12 }
 `
 	n := func(v int64) knownvalue.Check { return knownvalue.Int64Exact(v) }
 	list := func(vs ...int64) knownvalue.Check {
@@ -71,21 +73,26 @@ output "unique_ports" { value = length(distinct(flatten([for p in omni_pd_pipeli
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectKnownOutputValue("gpu_count", n(9)),
 						plancheck.ExpectKnownOutputValue("unique_ports", knownvalue.Bool(true)),
+						plancheck.ExpectKnownOutputValue("unique_units", knownvalue.Bool(true)),
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownOutputValue("pipelines", knownvalue.ListPartial(map[int]knownvalue.Check{
 						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{
 							"devices":       list(3, 4, 5),
-							"ports":         list(8092, 25211, 25212),
+							"ports":         list(8092, 25211, 25212, 25213),
 							"config_path":   knownvalue.StringExact("/etc/vllm-omni/pipeline-1.yaml"),
-							"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml"),
+							"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25213"),
+							"units": knownvalue.MapPartial(map[string]knownvalue.Check{
+								"vllm-omni-1-stage-0.service": knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port 25213\n`)),
+								"vllm-omni-1-stage-3.service": knownvalue.StringRegexp(regexp.MustCompile(`--stage-id 3 --headless`)),
+							}),
 						}),
 					})),
 					statecheck.ExpectKnownOutputValue("ports", list(
-						8091, 25201, 25202,
-						8092, 25211, 25212,
-						8093, 25221, 25222,
+						8091, 25201, 25202, 25203,
+						8092, 25211, 25212, 25213,
+						8093, 25221, 25222, 25223,
 					)),
 				},
 			},
@@ -121,7 +128,7 @@ output "release_problems" { value = provider::omni::validate_stage_config(omni_p
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.24.0")),
 					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
-					plancheck.ExpectKnownOutputValue("serve_command", knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /etc/vllm-omni/deploy-config\.yaml$`))),
+					plancheck.ExpectKnownOutputValue("serve_command", knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /etc/vllm-omni/deploy-config\.yaml --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
 				}},
 			},
 			{

@@ -62,19 +62,20 @@ output "serve_command" {
 }
 `,
 		outputs: map[string]outputCheck{
-			"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+			"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 		},
 	},
 	"data-sources/omni_pd_pipeline": {outputs: map[string]outputCheck{
 		"deploy_config": equalsFile(seedGolden),
-		"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+		"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 		// What the snippet's comment promises.
 		"tp2_devices": isJSON(`{"prefill": [0, 1], "decode": [2, 3], "talker": [4], "code2wav": [4]}`),
 	}},
 	"resources/omni_pd_pipeline": {outputs: map[string]outputCheck{
-		// reserved_ports = [25201, 25202] moves the bootstrap ports on.
-		"ports":         isJSON(`{"api": 8091, "prefill_bootstrap": 25203, "decode_bootstrap": 25204}`),
-		"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/qwen3-omni-pd.yaml"`),
+		// reserved_ports = [25201, 25202] moves the side-channel ports on,
+		// and the omni master after them.
+		"ports":         isJSON(`{"api": 8091, "prefill_side_channel": 25203, "decode_side_channel": 25204, "omni_master": 25205}`),
+		"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/qwen3-omni-pd.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25205"`),
 	}},
 	"functions/parse_stage_config": {outputs: map[string]outputCheck{
 		"format":       isJSON(`"stage_args"`),
@@ -103,15 +104,15 @@ output "checked_config" {
 	},
 	"demo": {outputs: map[string]outputCheck{
 		"deploy_config": equalsFile(seedGolden),
-		"launch":        isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+		"launch":        isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 	}},
 	"deployments/gpu-vm": {
 		cloudConfigs: 1,
 		outputs: map[string]outputCheck{
 			"user_data":      isCloudConfig,
-			"serve_command":  isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+			"serve_command":  isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 			"api_port":       isJSON(`8091`),
-			"firewall_rules": isJSON(`{"api": 8091, "prefill_bootstrap": 25201, "decode_bootstrap": 25202}`),
+			"firewall_rules": isJSON(`{"api": 8091, "prefill_side_channel": 25201, "decode_side_channel": 25202, "omni_master": 25203}`),
 			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
 			"diagram":        isJSON(seedDiagram),
 		},
@@ -120,12 +121,12 @@ output "checked_config" {
 		cloudConfigs: 2,
 		outputs: map[string]outputCheck{
 			"serve_commands": isJSON(`{
-  "eu-west": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml",
-  "us-east": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"
+  "eu-west": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25204",
+  "us-east": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25205"
 }`),
 			"ports": isJSON(`{
-  "eu-west": {"api": 8091, "prefill_bootstrap": 25202, "decode_bootstrap": 25203},
-  "us-east": {"api": 8091, "prefill_bootstrap": 25203, "decode_bootstrap": 25204}
+  "eu-west": {"api": 8091, "prefill_side_channel": 25202, "decode_side_channel": 25203, "omni_master": 25204},
+  "us-east": {"api": 8091, "prefill_side_channel": 25203, "decode_side_channel": 25204, "omni_master": 25205}
 }`),
 			"gpu_count": isJSON(`{"eu-west": 5, "us-east": 3}`),
 		},
@@ -152,10 +153,10 @@ output "checked_config" {
 			"api_endpoint": isJSON(`"http://10.20.0.11:8091"`),
 			"firewall_rules": isJSON(`{
   "10.20.0.11/api": 8091,
-  "10.20.0.11/omni_master": 25201,
-  "10.20.0.11/prefill_bootstrap": 25202,
+  "10.20.0.11/prefill_side_channel": 25201,
+  "10.20.0.11/omni_master": 25202,
   "10.20.0.11/edge_0_1": 25203,
-  "10.20.0.12/decode_bootstrap": 25201
+  "10.20.0.12/decode_side_channel": 25201
 }`),
 		},
 	},
@@ -174,15 +175,24 @@ output "checked_config" {
 			},
 			"launches": hasJSON(`[{
   "host": "local",
-  "processes": [{"role": "head", "stage_id": null, "unit_name": "vllm-omni-a.service",
-    "argv": ["vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "--omni", "--port", "8091", "--stage-configs-path", "/etc/vllm-omni/deploy-config.yaml"]}]
+  "processes": [
+    {"role": "head", "stage_id": 0, "unit_name": "vllm-omni-a-stage-0.service", "env": {"VLLM_NIXL_SIDE_CHANNEL_PORT": "25201"},
+     "argv": ["vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "--omni", "--port", "8091", "--stage-configs-path", "/etc/vllm-omni/deploy-config.yaml",
+              "--stage-id", "0", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"]},
+    {"role": "headless", "stage_id": 1, "unit_name": "vllm-omni-a-stage-1.service", "env": {"VLLM_NIXL_SIDE_CHANNEL_PORT": "25202"},
+     "argv": ["vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "--omni", "--stage-configs-path", "/etc/vllm-omni/deploy-config.yaml",
+              "--stage-id", "1", "--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"]},
+    {"role": "headless", "stage_id": 2, "unit_name": "vllm-omni-a-stage-2.service", "env": {}},
+    {"role": "headless", "stage_id": 3, "unit_name": "vllm-omni-a-stage-3.service", "env": {}}
+  ]
 }]`),
 			"ports": isJSON(`[
   {"name": "api", "port": 8091, "stage_id": null, "host": null},
-  {"name": "prefill_bootstrap", "port": 25201, "stage_id": 0, "host": null},
-  {"name": "decode_bootstrap", "port": 25202, "stage_id": 1, "host": null}
+  {"name": "prefill_side_channel", "port": 25201, "stage_id": 0, "host": null},
+  {"name": "decode_side_channel", "port": 25202, "stage_id": 1, "host": null},
+  {"name": "omni_master", "port": 25203, "stage_id": null, "host": null}
 ]`),
-			"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml"`),
+			"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 			"stages": hasJSON(`[
   {"stage_id": 0, "role": "prefill", "model_stage": "thinker", "devices": [0], "kv_role": "kv_producer", "bootstrap_port": 25201},
   {"stage_id": 1, "role": "decode", "model_stage": "thinker", "devices": [1], "kv_role": "kv_consumer", "bootstrap_port": 25202},
@@ -200,14 +210,14 @@ output "checked_config" {
 			// Three pipelines side by side, each with its own GPUs, API
 			// port, port range and config file.
 			"pipelines": hasJSON(`[
-  {"config_path": "/etc/vllm-omni/pipeline-0.yaml", "devices": [0, 1, 2], "ports": [8091, 25201, 25202],
-   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/pipeline-0.yaml"},
-  {"config_path": "/etc/vllm-omni/pipeline-1.yaml", "devices": [3, 4, 5], "ports": [8092, 25211, 25212],
-   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml"},
-  {"config_path": "/etc/vllm-omni/pipeline-2.yaml", "devices": [6, 7, 8], "ports": [8093, 25221, 25222],
-   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8093 --stage-configs-path /etc/vllm-omni/pipeline-2.yaml"}
+  {"config_path": "/etc/vllm-omni/pipeline-0.yaml", "devices": [0, 1, 2], "ports": [8091, 25201, 25202, 25203],
+   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/pipeline-0.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"},
+  {"config_path": "/etc/vllm-omni/pipeline-1.yaml", "devices": [3, 4, 5], "ports": [8092, 25211, 25212, 25213],
+   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25213"},
+  {"config_path": "/etc/vllm-omni/pipeline-2.yaml", "devices": [6, 7, 8], "ports": [8093, 25221, 25222, 25223],
+   "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8093 --stage-configs-path /etc/vllm-omni/pipeline-2.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25223"}
 ]`),
-			"ports":     isJSON(`[8091, 25201, 25202, 8092, 25211, 25212, 8093, 25221, 25222]`),
+			"ports":     isJSON(`[8091, 25201, 25202, 25203, 8092, 25211, 25212, 25213, 8093, 25221, 25222, 25223]`),
 			"gpu_count": isJSON(`9`),
 		},
 	},
@@ -218,7 +228,7 @@ output "checked_config" {
 const seedGolden = "../pipeline/testdata/golden/seed_qwen3_omni.yaml"
 
 // seedDiagram is the seed pipeline's diagram output, as a JSON string.
-const seedDiagram = `"flowchart LR\n  s0[\"0: thinker (prefill)<br/>GPU 0\"]\n  s1[\"1: thinker (decode)<br/>GPU 1\"]\n  s2[\"2: talker<br/>GPU 2\"]\n  s3[\"3: code2wav<br/>GPU 2\"]\n  s0 -- \"KV: MooncakeConnector\" --> s1\n  s1 --> s2\n  s2 --> s3\n"`
+const seedDiagram = `"flowchart LR\n  s0[\"0: thinker (prefill)<br/>GPU 0\"]\n  s1[\"1: thinker (decode)<br/>GPU 1\"]\n  s2[\"2: talker<br/>GPU 2\"]\n  s3[\"3: code2wav<br/>GPU 2\"]\n  s0 -- \"KV: NixlConnector\" --> s1\n  s1 --> s2\n  s2 --> s3\n"`
 
 // isJSON wants the value to be exactly the given JSON.
 func isJSON(want string) outputCheck {

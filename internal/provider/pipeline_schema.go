@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
@@ -108,18 +109,20 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			Attributes: map[string]schema.Attribute{
 				"name": schema.StringAttribute{
-					MarkdownDescription: "vLLM KV connector class: `MooncakeConnector` (the default), `NixlConnector`, `P2pNcclConnector`, `LMCacheConnectorV1` or `MultiConnector`. Unset, it reads back as the connector planned.",
-					Optional:            true,
-					Computed:            true,
-					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+					MarkdownDescription: "vLLM KV connector class: `NixlConnector` (the default), `MultiConnector`, `MooncakeConnector`, `P2pNcclConnector` or `LMCacheConnectorV1`. " +
+						"vllm-omni's orchestrator hands a request from prefill to decode only when prefill's KV transfer parameters carry `remote_request_id`, " +
+						"and fails it otherwise; of these only `NixlConnector` returns it, so the others are refused on every release (`MultiConnector` passes with a `NixlConnector` child). Unset, it reads back as the connector planned.",
+					Optional:   true,
+					Computed:   true,
+					Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"protocol": schema.StringAttribute{
-					MarkdownDescription: "Mooncake transport: `tcp` or `rdma`.",
+					MarkdownDescription: "Mooncake transport: `tcp` or `rdma`, for `MooncakeConnector` alone or as a `MultiConnector` child.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.OneOf("tcp", "rdma")},
 				},
 				"device_name": schema.StringAttribute{
-					MarkdownDescription: "RDMA NIC for Mooncake (such as `mlx5_0`).",
+					MarkdownDescription: "RDMA NIC for Mooncake (such as `mlx5_0`), with `protocol = \"rdma\"`.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -141,7 +144,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.Number{portValidator()},
 		},
 		"port_range": schema.SingleNestedAttribute{
-			MarkdownDescription: "Range the connector ports (bootstrap ports, ...) are allocated from, both ends included. Default: `25201` to `25300`. Unset, it reads back as the default range.",
+			MarkdownDescription: "Range the ports the plan allocates (the PD pair's handshake ports, the omni master, ...) are drawn from, both ends included. Default: `25201` to `25300`. Unset, it reads back as the default range.",
 			Optional:            true,
 			Computed:            true,
 			Validators:          []validator.Object{portRangeOrder()},
@@ -168,8 +171,9 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "The vllm-omni release the machines run: a release line (`\"0.24\"`, its newest final release), " +
 				"an exact release (`\"0.24.0\"`) or a release candidate (`\"0.26.0rc1\"`). It decides the config dialect, the " +
 				"launch flag and the startup checks the plan must pass; `vllm_omni_release` is the release it resolved to. " +
-				"Default: the newest final release on which the plan runs prefill-decode natively (its own loader and PD " +
-				"validator, no registration of your own), `" + defaultReleaseFor() + "` for the Qwen presets; with `pipeline` " +
+				"Default: the newest final release on which the plan runs prefill-decode natively (its own loader, PD " +
+				"validator and input processors, no registration of your own): `" + defaultReleaseFor() + "` for Qwen3-Omni, `" + defaultReleaseForPreset(presets.Qwen25Omni) + "` for Qwen2.5-Omni " +
+				"(whose PD input processors are gone from 0.24.0); a release whose code was not read at its own commit warns; with `pipeline` " +
 				"set (your own registration) the newest final release that loads the `stages` dialect. It reads back once " +
 				"planned, and the resource keeps the release it planned for while that still runs the plan (a provider that " +
 				"knows a newer release does not move it; set the version or change `triggers` to move). The " +
@@ -228,10 +232,21 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 	}
 }
 
-// defaultReleaseFor is the release a default plan of the presets targets,
+// defaultReleaseFor is the release the default Qwen3-Omni plan targets,
 // for the docs.
-func defaultReleaseFor() string {
-	c, _ := releases.Choose("", releases.Need{BaseDialect: releases.StageArgs, Connectors: []string{pipeline.DefaultConnector}})
+func defaultReleaseFor() string { return defaultReleaseForPreset(presets.Qwen3OmniMoe) }
+
+// qwen3DefaultRelease is defaultReleaseFor, computed once for the
+// entities' description.
+var qwen3DefaultRelease = defaultReleaseFor()
+
+// defaultReleaseForPreset is the release a preset's default plan targets.
+func defaultReleaseForPreset(name string) string {
+	need := releases.Need{BaseDialect: releases.StageArgs, BasePipeline: name, Connectors: []string{pipeline.DefaultConnector}}
+	if doc, err := presets.Shared(name); err == nil {
+		need.Processors = releases.ProcessorsOf(doc)
+	}
+	c, _ := releases.Choose("", need)
 	return c.Release.Version
 }
 
@@ -267,7 +282,7 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 				Validators:          []validator.Number{fractionValidator()},
 			},
 			"bootstrap_port": schema.NumberAttribute{
-				MarkdownDescription: "The port the other side dials: Mooncake's bootstrap port (NIXL's side channel). Default: allocated from `port_range`. Unset, it reads back as the port planned; null for a connector whose side listens on none.",
+				MarkdownDescription: "The port the other side dials: NIXL's side channel (`VLLM_NIXL_SIDE_CHANNEL_PORT`; with `data_parallel_size` N it is the first of N), Mooncake's bootstrap port. Default: allocated from `port_range`. Unset, it reads back as the port planned; null for a connector whose side listens on none.",
 				Optional:            true,
 				Computed:            true,
 				Validators:          []validator.Number{portValidator()},
@@ -322,7 +337,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 				"tensor_parallel_size": schema.Int64Attribute{MarkdownDescription: "Tensor parallel size.", Computed: true},
 				"inputs":               intList("Stage ids the stage reads from (`engine_input_source`)."),
 				"kv_role":              schema.StringAttribute{MarkdownDescription: "`kv_producer` or `kv_consumer` on the prefill-decode pair; null elsewhere.", Computed: true},
-				"bootstrap_port":       schema.Int64Attribute{MarkdownDescription: "Mooncake bootstrap port on the prefill-decode pair; null elsewhere.", Computed: true},
+				"bootstrap_port":       schema.Int64Attribute{MarkdownDescription: "The port the other side of the prefill-decode pair dials (NIXL's side channel); null elsewhere.", Computed: true},
 				"host":                 schema.StringAttribute{MarkdownDescription: "Host the stage runs on; null on a single-host pipeline.", Computed: true},
 			}},
 		},
@@ -389,11 +404,11 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			},
 		},
 		"vllm_omni_release": schema.StringAttribute{
-			MarkdownDescription: "The row of the release table the plan was made for: the exact release `vllm_omni_version` resolved to.",
+			MarkdownDescription: "The row of the release table the plan was made for, and so the release every check was made against: the exact release `vllm_omni_version` names (a line resolves to its newest final release), or, with it unset, the newest final release on which this plan runs prefill-decode natively, where its dialect loads, its PD validator passes, its input processors exist and its KV connector passes the handoff gate (the resource keeps the row it planned for while that still runs the plan). The [release table](../guides/vllm-omni-releases.md) says what each row was read at; a row whose code was not read warns.",
 			Computed:            true,
 		},
 		"launches": schema.ListNestedAttribute{
-			MarkdownDescription: "What each host runs, one entry per host, the head's first: a single-host pipeline has one entry whose one process runs `serve_command`; across hosts each stage is its own process. Key machines by `host` (`{ for l in launches : l.host => l }`).",
+			MarkdownDescription: "What each host runs, one entry per host, the head's first. Each stage runs as its own process (the head, stage 0, serving the API; the others headless) across hosts, and on one host too where the release applies no stage's `runtime.env` in a whole-pipeline process (every release but 0.22.0 and 0.23.0rc1): there each stage's environment reaches it only as its process's own. Otherwise one process runs `serve_command` and every stage. Key machines by `host` (`{ for l in launches : l.host => l }`).",
 			Computed:            true,
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"host":      schema.StringAttribute{MarkdownDescription: "The host's address in canonical form, or `" + pipeline.SingleHost + "` when no stage names a host. Never null.", Computed: true},
@@ -407,11 +422,11 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 					MarkdownDescription: "The OS processes the host runs, each with its systemd unit.",
 					Computed:            true,
 					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-						"stage_id": schema.Int64Attribute{MarkdownDescription: "The stage the process runs; null for the single-host process that runs every stage.", Computed: true},
+						"stage_id": schema.Int64Attribute{MarkdownDescription: "The stage the process runs; null for a whole-pipeline process that runs every stage.", Computed: true},
 						"role":     schema.StringAttribute{MarkdownDescription: "`head` (serves the API and the omni master) or `headless`.", Computed: true},
 						"argv":     schema.ListAttribute{MarkdownDescription: "The command as an argument vector, with `vllm` looked up in `PATH`.", Computed: true, ElementType: types.StringType},
 						"command":  schema.StringAttribute{MarkdownDescription: "`argv`, shell-quoted.", Computed: true},
-						"env":      schema.MapAttribute{MarkdownDescription: "Environment the process needs: `VLLM_HOST_IP` and its stage's connector settings (`VLLM_MOONCAKE_BOOTSTRAP_PORT`, ...). The unit sets it.", Computed: true, ElementType: types.StringType},
+						"env":      schema.MapAttribute{MarkdownDescription: "Environment the process needs: its stage's `runtime.env` (the connector's `VLLM_NIXL_SIDE_CHANNEL_PORT`, `VLLM_HOST_IP` across hosts, and any variable the base config sets), since a headless process never applies `runtime.env` and a whole-pipeline one only on releases that do. The unit sets it.", Computed: true, ElementType: types.StringType},
 						"devices":  intList("GPU indices the process uses, as the config's devices name them (every GPU of the host stays visible to it)."),
 						"ports": schema.ListNestedAttribute{
 							MarkdownDescription: "Ports the process listens on.",
@@ -423,7 +438,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 						},
 						"unit_name": schema.StringAttribute{MarkdownDescription: "The systemd unit's name, such as `vllm-omni.service`.", Computed: true},
 						"preflight": schema.ListAttribute{
-							MarkdownDescription: "A check of the machine against the plan, as an argument vector: the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, and the file at `config_path` has `config_sha256`. It exits " + strconv.Itoa(pipeline.PreflightExit) + " with a message naming both versions or both hashes when they differ. The unit runs it before `vllm`.",
+							MarkdownDescription: "A check of the machine against the plan, as an argument vector, made before any GPU memory is taken: the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, the file at `config_path` has `config_sha256`, the host has the GPU indices the process is given (`nvidia-smi -L`), the connector's transport package imports (`nixl` for NixlConnector), and every dotted path the release imports for the process's stages resolves (`custom_process_input_func`, `scheduler_cls`, `kv_connector_module_path`; the head checks every stage's). It exits " + strconv.Itoa(pipeline.PreflightExit) + " with one line naming what is missing and the plan's release. The unit runs it before `vllm`.",
 							Computed:            true,
 							ElementType:         types.StringType,
 						},
@@ -437,9 +452,13 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 }
 
 // pdPipelineDescription opens both entities' documentation.
-const pdPipelineDescription = "Plans a [vllm-omni](https://github.com/vllm-project/vllm-omni) deployment with " +
+var pdPipelineDescription = "Plans a [vllm-omni](https://github.com/vllm-project/vllm-omni) deployment with " +
 	"prefill-decode disaggregation: the thinker (or `split_stage`) is split into a prefill and a decode stage " +
 	"joined by a KV connector, every stage is placed on GPUs, ports are allocated, and the deploy-config YAML, " +
 	"the stage graph and the exact `vllm serve` command are rendered, all at plan time.\n\n" +
 	"With only `model` set for a Qwen3-Omni model the result is vllm-omni's PD recipe: prefill on GPU 0, decode " +
-	"on GPU 1, talker and code2wav on GPU 2, MooncakeConnector with bootstrap ports 25201/25202, API port 8091."
+	"on GPU 1, talker and code2wav on GPU 2, API port 8091, for vllm-omni " + qwen3DefaultRelease + ". Where the recipe is wrong for every " +
+	"release the plan follows the release's code: the config is read through `--stage-configs-path`, the processors are " +
+	"`custom_process_input_func`, the KV connector is `NixlConnector` (with the recipe's MooncakeConnector every PD request fails), and " +
+	"each stage runs as its own process, since that release applies no stage's `runtime.env` in a whole-pipeline process. The " +
+	"[release table](../guides/vllm-omni-releases.md) lists every such deviation with its source."

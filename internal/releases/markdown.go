@@ -65,6 +65,44 @@ func Markdown(names []string, load func(string) (*stageconfig.Document, error)) 
 		"unset, `vllm_omni_version` is then the newest final release that loads the dialect, so set it to the release " +
 		"your machines run.\n\n")
 
+	w("## Where PD stands upstream\n\n")
+	w("Plainly: vllm-omni marks prefill-decode disaggregation experimental. Its PD entrypoint tests " +
+		"(`tests/entrypoints/test_pd_disaggregation.py`) have been skipped since the commit that added them, and " +
+		"#6115 (265d80b4, 2026-08-17) removed the PD recipe this provider started from. No release is known to have " +
+		"served Qwen3-Omni thinker PD end to end. What the plan gives is the configuration each release's code " +
+		"supports best, checked against that code at the release's own commit; each machine's preflight and " +
+		"`health.smoke_argv` are how a deployment proves it.\n\n")
+	w("Past the loader and the PD validator, these would fail the first request or run without what the config " +
+		"sets; the plan works around each:\n\n")
+	w("- **The KV handoff gate.** On every release the orchestrator fails a PD request whose prefill `kv_transfer_params` "+
+		"carry no `remote_request_id` (%s). vLLM's `MooncakeConnector`, the recipe's, returns none; `NixlConnector` does. "+
+		"The plan defaults to `NixlConnector` and refuses the others (`connector_handoff_gate`); a `MultiConnector` passes "+
+		"with a `NixlConnector` child. Open vllm-omni PR #5900 proposes relaxing the gate: that would be one row change here.\n", gateAt("d4a869fe :1098, raise :1110-1113").Source)
+	w("- **Per-stage `runtime.env`.** Only 0.22.0 and 0.23.0rc1 apply it in a whole-pipeline process (#3235 added it, #3855 " +
+		"removed the callers, #6214 restored them after 0.27.0rc1), and a headless process applies it on no release. NIXL's " +
+		"handshake listener binds `VLLM_NIXL_SIDE_CHANNEL_PORT` plus the data-parallel index, so prefill and decode on one " +
+		"host need different values, which one shared environment cannot hold. On every other release the plan runs each " +
+		"stage as its own process, on one host too (a head serving the API, the others headless), with the stage's " +
+		"`runtime.env` (yours included) in that process's environment.\n")
+	w("- **Input processors that vanish.** The `stage_args` stage init imports `custom_process_input_func` with no default, " +
+		"and calls it as `(source_outputs, prompt, requires_multimodal_data, streaming_context)` from 0.21.0rc1 (as " +
+		"`(stage_list, engine_input_source, prompt, requires_multimodal_data)` on 0.20.0). Qwen3-Omni's `thinker2talker`, " +
+		"the only processor that merges prefill's and decode's embeddings for the talker, and `talker2code2wav` are gone " +
+		"from 0.25.0rc1 (#4986); Qwen2.5-Omni's are gone from 0.24.0 (#4531). A model's default release is therefore the " +
+		"newest one that still has its processors, and asking for a later one is an error naming the releases that work. " +
+		"Qwen2.5-Omni's `thinker2talker` never merges PD embeddings: it splits decode's hidden states at the prompt's " +
+		"length as if decode had computed the prompt (qwen2_5_omni.py@f92d84fc :23), but under PD prefill computed it " +
+		"and only prefill holds those states, so the talker is handed the wrong rows for the prompt and too few for " +
+		"the answer. Its text, decode's own output, is unaffected; expect its speech to be degraded. Qwen3-Omni's " +
+		"`thinker2talker` merges the two (`_merge_pd_embeddings`, qwen3_omni.py@d4a869fe :197).\n")
+	w("- **Stage keys without defaults.** 0.26.0rc1's stage init reads `runtime`, `engine_input_source`, `final_output`, " +
+		"`final_output_type` and `is_comprehension` with no default (#5199); a plan for it writes them on every stage.\n")
+	w("- **What the table cannot know.** Each process's preflight imports, on the machine and before any GPU memory is " +
+		"taken, every dotted path the release will import for its stages, and the connector's transport package (`nixl`), " +
+		"and checks the host has the GPUs the process is given.\n\n")
+	w("Rows whose code could not be read at the release's own commit (cut after the history read, or from a branch " +
+		"whose commit is not on main) say so in the table, carry forward the newest facts read, and make the plan warn " +
+		"(`release_row_unread`).\n\n")
 	w("## The table\n\n")
 	w("| release | read at | date | vLLM | loads (flag) | presets that run PD natively | per-stage `runtime.env` | stage-based flags | KV connectors (passing the handoff gate) | notes |\n")
 	w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")

@@ -201,7 +201,7 @@ var (
 )
 
 // unreadAfter is the Unread note of a release cut after the history read.
-const unreadAfter = "it was cut after 2026-08-20, the end of the upstream history the table was read from, so the row carries 0.27.0rc1's (2ce15ab7) run-time facts"
+const unreadAfter = "it was cut after 2026-08-20, the end of the upstream history the table was read from, so the row carries the facts of the newest code read (main at 10906e3a), and runtime.env as 0.27.0rc1 (2ce15ab7) treats it"
 
 // Table lists the releases, oldest first: from the first release that
 // runs PD to the newest established. Adding a release is one row here and
@@ -268,7 +268,7 @@ var Table = []Release{
 		StageEnv: stageEnvDropped("2ce15ab7 :713"), Processors: processorsAt("2ce15ab7"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeys0270,
 		Notes: "serve.py has no --stage-configs-path (7a2007cc); the deploy loader does not yet refuse stage_args (#6200 came after)."},
 	{Version: "0.27.0", Date: "", VLLM: "0.27", Source: "NPU RFC #2223 tag list",
-		Unread:  unreadAfter + "; whether it carries #6200 (the stage_args refusal) is not known, so a stage_args file is neither loaded nor assumed refused.",
+		Unread:  "it was cut after 2026-08-20, the end of the upstream history the table was read from, so the row carries 0.27.0rc1's (2ce15ab7) facts; whether it carries #6200 (the stage_args refusal) is not known, so a stage_args file is neither loaded nor assumed refused.",
 		Loaders: []Loader{loadStages}, Deploy: deployLoader, Validator: pdValidator,
 		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("2ce15ab7 :1750, raise :1762-1765"),
 		StageEnv: stageEnvDropped("2ce15ab7 :713"), Processors: processorsAt("2ce15ab7"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeys0270,

@@ -7,8 +7,9 @@ terraform {
 }
 
 # vllm-omni's PD recipe for Qwen3-Omni: prefill on GPU 0, decode on GPU 1,
-# talker and code2wav sharing GPU 2, MooncakeConnector with bootstrap ports
-# 25201 and 25202, the API on port 8091.
+# talker and code2wav sharing GPU 2, the API on port 8091. The KV connector
+# is NixlConnector (side-channel ports 25201 and 25202): with the recipe's
+# MooncakeConnector vllm-omni fails every PD request.
 data "omni_pd_pipeline" "qwen" {
   model = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
 }
@@ -21,8 +22,8 @@ output "serve_command" {
   value = data.omni_pd_pipeline.qwen.serve_command
 }
 
-# A thinker that needs two GPUs, on an 8-GPU host. MooncakeConnector needs
-# the same tensor_parallel_size on both sides of the pair, so both get 2:
+# A thinker that needs two GPUs, on an 8-GPU host. vllm-omni needs the same
+# tensor_parallel_size on both sides of the pair, so both get 2:
 # prefill runs on GPUs 0-1, decode on 2-3, talker and code2wav share GPU 4.
 # A layout that needs more than `gpus` GPUs is a plan-time error.
 data "omni_pd_pipeline" "qwen_tp2" {

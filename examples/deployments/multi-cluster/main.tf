@@ -12,7 +12,7 @@ locals {
     "us-east" = {
       gpus = 4
       tp   = 1
-      # A second pipeline's Mooncake bootstrap ports on the same machines.
+      # A second pipeline's side-channel ports on the same machines.
       reserved_ports = [25201, 25202]
       cidr           = "10.10.0.0/16"
     }

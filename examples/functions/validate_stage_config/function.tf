@@ -19,34 +19,30 @@ locals {
         runtime:
           devices: "0"
           env:
-            VLLM_MOONCAKE_BOOTSTRAP_PORT: "25201"
+            VLLM_NIXL_SIDE_CHANNEL_PORT: "25201"
         engine_args:
           model_stage: thinker
           tensor_parallel_size: 1
           kv_transfer_config:
-            kv_connector: "MooncakeConnector"
+            kv_connector: "NixlConnector"
             kv_role: "kv_producer"
             kv_rank: 0
             kv_parallel_size: 2
-            kv_connector_extra_config:
-              mooncake_bootstrap_port: 25201
         final_output: false
       - stage_id: 1
         is_decode_only: true
         runtime:
           devices: "1"
           env:
-            VLLM_MOONCAKE_BOOTSTRAP_PORT: "25202"
+            VLLM_NIXL_SIDE_CHANNEL_PORT: "25202"
         engine_args:
           model_stage: thinker
           tensor_parallel_size: 1
           kv_transfer_config:
-            kv_connector: "MooncakeConnector"
+            kv_connector: "NixlConnector"
             kv_role: "kv_consumer"
             kv_rank: 1
             kv_parallel_size: 2
-            kv_connector_extra_config:
-              mooncake_bootstrap_port: 25202
         engine_input_source: [0]
         final_output: true
         final_output_type: text
@@ -87,7 +83,9 @@ locals {
 # Stops the plan, listing every error, before a broken config reaches a
 # machine: mismatched tensor_parallel_size, both sides kv_producer, a stage
 # graph not renumbered after the split, GPUs over-subscribed, a key the
-# release never reads (sync_process_input_func), ...
+# release never reads (sync_process_input_func), a KV connector on which
+# every request fails (MooncakeConnector returns no remote_request_id), an
+# input processor the release does not have, ...
 resource "terraform_data" "deploy_config" {
   input = local.pd_config
 

@@ -26,6 +26,12 @@ resource "omni_pd_pipeline" "this" {
   port_range  = local.layouts[count.index].ports
   config_path = "${var.config_dir}/pipeline-${count.index}.yaml"
 
+  # Each pipeline's units have their own names (vllm-omni-0-stage-0.service,
+  # ...), so one pipeline's units never overwrite another's on the host.
+  systemd = {
+    unit_prefix = "vllm-omni-${count.index}"
+  }
+
   prefill = {
     tensor_parallel_size = var.tp
     devices              = range(local.layouts[count.index].first, local.layouts[count.index].first + var.tp)

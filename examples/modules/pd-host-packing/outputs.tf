@@ -6,6 +6,7 @@ output "pipelines" {
       config_yaml   = p.config_yaml
       serve_command = p.serve_command
       ports         = [for port in p.ports : port.port]
+      units         = { for proc in p.launches[0].processes : proc.unit_name => proc.systemd_unit }
       devices       = distinct(flatten([for s in p.stages : s.devices]))
     }
   ]

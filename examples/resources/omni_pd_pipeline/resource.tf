@@ -38,7 +38,8 @@ resource "omni_pd_pipeline" "qwen" {
   }
 
   # Another pipeline on the same hosts already listens on these ports, so
-  # the bootstrap ports come from the rest of port_range (25203 and 25204).
+  # the NIXL side-channel ports come from the rest of port_range (25203 and
+  # 25204), and the omni master after them.
   reserved_ports = [25201, 25202]
 }
 
