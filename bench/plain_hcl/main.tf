@@ -4,8 +4,10 @@
 # baseline of scripts/bench.sh (variant b); see PERFORMANCE.md.
 #
 # It does the same work a careful hand-written module would: one shared
-# thinker definition split into prefill and decode with merge(), bootstrap
-# ports taken from a port range minus reserved ports, and the serve command.
+# thinker definition split into prefill and decode with merge(), the NIXL
+# side-channel ports and the omni master port taken from a port range minus
+# reserved ports, and the head stage's serve command (on the default
+# release each stage runs as its own process; the head is stage 0).
 
 variable "model" {
   type = string
@@ -42,9 +44,11 @@ variable "config_path" {
 }
 
 locals {
-  # The first two free ports of the range become the bootstrap ports.
-  free_ports = [for p in range(var.port_range.first, var.port_range.last + 1) : p if !contains(var.reserved_ports, p)]
-  bootstrap  = slice(local.free_ports, 0, 2)
+  # The first two free ports of the range become prefill's and decode's
+  # NIXL side channels, the third the head's omni master.
+  free_ports   = [for p in range(var.port_range.first, var.port_range.last + 1) : p if !contains(var.reserved_ports, p)]
+  side_channel = slice(local.free_ports, 0, 2)
+  omni_master  = local.free_ports[2]
 
   # Prefill takes the first GPUs, decode the next ones, and the talker and
   # code2wav share the GPU after them.
@@ -84,15 +88,15 @@ locals {
 
   kv_transfer = {
     for role, rank in { kv_producer = 0, kv_consumer = 1 } : role => {
-      kv_connector                  = "MooncakeConnector"
+      kv_connector                  = "NixlConnector"
       kv_role                       = role
       kv_rank                       = rank
       kv_parallel_size              = 2
-      kv_connector_extra_config = {
-        mooncake_bootstrap_port = local.bootstrap[rank]
-      }
     }
   }
+
+  serve_command = join(" ", ["vllm", "serve", var.model, "--omni", "--port", tostring(var.api_port), "--stage-configs-path", var.config_path,
+  "--stage-id", "0", "--omni-master-address", "127.0.0.1", "--omni-master-port", tostring(local.omni_master)])
 
   deploy_config = {
     stage_args = [
@@ -102,7 +106,7 @@ locals {
         is_prefill_only = true
         runtime = {
           devices = local.prefill_devices
-          env     = { VLLM_MOONCAKE_BOOTSTRAP_PORT = tostring(local.bootstrap[0]) }
+          env     = { VLLM_NIXL_SIDE_CHANNEL_PORT = tostring(local.side_channel[0]) }
         }
         engine_args = merge(local.thinker_engine_args, {
           max_num_seqs         = 16
@@ -119,7 +123,7 @@ locals {
         is_decode_only = true
         runtime = {
           devices = local.decode_devices
-          env     = { VLLM_MOONCAKE_BOOTSTRAP_PORT = tostring(local.bootstrap[1]) }
+          env     = { VLLM_NIXL_SIDE_CHANNEL_PORT = tostring(local.side_channel[1]) }
         }
         engine_args = merge(local.thinker_engine_args, {
           max_num_seqs         = 64
@@ -200,5 +204,5 @@ output "config_yaml" {
 }
 
 output "serve_command" {
-  value = join(" ", ["vllm", "serve", var.model, "--omni", "--port", tostring(var.api_port), "--stage-configs-path", var.config_path])
+  value = local.serve_command
 }

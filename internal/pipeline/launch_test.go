@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"testing"
@@ -75,10 +76,14 @@ func TestServeCommand(t *testing.T) {
 				}
 				if m, ok := raw.(map[string]any); ok {
 					for k, v := range m {
-						env[k] = v.(string)
+						env[k] = fmt.Sprint(v)
 					}
 				}
-				envs[st["stage_id"].(int)] = env
+				id, ok := st["stage_id"].(int)
+				if !ok {
+					t.Fatalf("stage without an integer stage_id: %v", st)
+				}
+				envs[id] = env
 			}
 			for i, proc := range l.Processes {
 				id := l.StageIDs[i]

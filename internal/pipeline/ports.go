@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 )
@@ -121,6 +120,7 @@ func (p *planner) allocatePorts() portPlan {
 	// The PD pair's ports come first, so that prefill's and decode's are
 	// the first two of the range whatever else the launch needs.
 	pre, dec := p.pdPair()
+	p.checkNixlReplicas(pre, dec)
 	for _, s := range []*plannedStage{pre, dec} {
 		p.sidePortRequests(s, &pp, &reqs)
 	}
@@ -183,18 +183,30 @@ func (p *planner) edgePortRequests(into map[Edge]int, reqs *[]*portRequest) {
 
 func edgePortName(e Edge) string { return fmt.Sprintf("edge_%d_%d", e.From, e.To) }
 
+// checkNixlReplicas refuses replicas of the PD pair over NIXL. Replicas
+// get no data-parallel index of their own (vllm_omni/engine/stage_runtime.py
+// @d4a869fe launches each from the stage's config and environment), so
+// vLLM's handshake listener would bind one port for all of them. Both
+// sides are copies of the base's split stage, whose runtime.num_replicas
+// they share: one error says it.
+func (p *planner) checkNixlReplicas(sides ...*plannedStage) {
+	if !p.usesConnector(connectorNixl) {
+		return
+	}
+	for _, s := range sides {
+		if s.par.replicas <= 1 {
+			continue
+		}
+		p.ds.errorf(diagcode.NixlReplicasOnePort, p.basePath, "NIXL replicas of one stage would share one port",
+			"the %s stage runs %d replicas (num_replicas on the base config's split stage), and vllm-omni starts each with the same environment and data-parallel index, so NixlConnector's handshake listener binds one VLLM_NIXL_SIDE_CHANNEL_PORT %d times; set the split stage's num_replicas to 1 and run more pipelines for more capacity.",
+			s.key, s.par.replicas, s.par.replicas)
+		return
+	}
+}
+
 // sidePortRequests asks for the ports one side of the PD pair listens on.
 // The side's bootstrap_port, when set, gives the port its peer dials.
 func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portRequest) {
-	if s.par.replicas > 1 && p.usesConnector(connectorNixl) {
-		// Replicas get no data-parallel index of their own
-		// (vllm_omni/engine/stage_runtime.py@d4a869fe launches each from
-		// the stage's config and environment), so vLLM's handshake
-		// listener would bind one port for all of them.
-		p.ds.errorf(diagcode.NixlReplicasOnePort, s.path, "NIXL replicas of one stage would share one port",
-			"the %s stage runs %d replicas, and vllm-omni starts each with the same environment and data-parallel index, so NixlConnector's handshake listener binds VLLM_NIXL_SIDE_CHANNEL_PORT %s times over; set num_replicas to 1 for the PD pair and run more pipelines for more capacity.",
-			s.key, s.par.replicas, strconv.Itoa(s.par.replicas))
-	}
 	ports := map[string]int{}
 	pp.sides[s.key] = ports
 	given := p.spec.Prefill.BootstrapPort

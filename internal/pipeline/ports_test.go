@@ -229,12 +229,12 @@ func TestPortDiagnostics(t *testing.T) {
 		{"no room in port_range", func(*testing.T) Spec { return Spec{Model: m, PortRange: &PortRange{First: 30000, Last: 30000}} }, "port_range_exhausted", "port_range"},
 		{"NIXL replicas of the PD pair share one port", func(t *testing.T) Spec {
 			return Spec{Model: m, BaseConfig: miniBaseWith(t, "  - stage_id: 0\n", "  - stage_id: 0\n    num_replicas: 2\n")}
-		}, "nixl_replicas_one_port", "prefill"},
+		}, "nixl_replicas_one_port", "base_config"},
 		{"NIXL replicas as a MultiConnector child", func(t *testing.T) Spec {
 			return Spec{Model: m, BaseConfig: miniBaseWith(t, "  - stage_id: 0\n", "  - stage_id: 0\n    num_replicas: 3\n"),
 				Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
 					map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}}
-		}, "nixl_replicas_one_port", "decode"},
+		}, "nixl_replicas_one_port", "base_config"},
 	})
 }
 

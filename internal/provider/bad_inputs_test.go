@@ -153,9 +153,13 @@ func badInputs() []badInput {
 
 		// --- vllm_omni_version ---
 		{name: "version malformed", body: []string{`vllm_omni_version = "latest"`},
-			attr: `vllm_omni_version`, fix: `Releases that run this plan: 0.19.0rc1`, code: "release_malformed"},
+			attr: `vllm_omni_version`, fix: `Releases that run this plan: 0.20.0, 0.21.0rc1, 0.22.0, 0.23.0rc1, 0.24.0\.`, code: "release_malformed"},
 		{name: "version before PD", body: []string{`vllm_omni_version = "0.18.0"`},
 			attr: `vllm_omni_version`, fix: `the first release with prefill-decode`, code: "release_before_pd"},
+		{name: "version the table no longer lists", body: []string{`vllm_omni_version = "0.19.0rc1"`},
+			attr: `vllm_omni_version`, fix: `0.19.0rc1 is older than 0.20.0, the first release with prefill-decode`, code: "release_before_pd"},
+		{name: "version whose Qwen3-Omni processors are gone", body: []string{`vllm_omni_version = "0.25.0rc1"`},
+			attr: `vllm_omni_version`, fix: `it has no input processor \S+\.qwen3_omni\.thinker2talker`, code: "release_no_pd"},
 		{name: "version newer than the table", body: []string{`vllm_omni_version = "0.40"`},
 			attr: `vllm_omni_version`, fix: `newest release this provider's table describes`, code: "release_unknown_newer"},
 		{name: "version that cannot run the recipe", body: []string{`vllm_omni_version = "0.28.0"`},
@@ -220,7 +224,7 @@ func badInputs() []badInput {
 			attr: `prefill.engine_args`, fix: `must be an object, such as \{ key = value \}`},
 
 		// --- prefill and decode: contradictions ---
-		{name: "tp mismatch for Mooncake", body: []string{`prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 1 }`},
+		{name: "tp mismatch for the default connector", body: []string{`prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 1 }`},
 			attr: `decode.tensor_parallel_size`, fix: `set both to the same value`, code: "tp_mismatch"},
 		{name: "NIXL decode tp below prefill", body: []string{`connector = { name = "NixlConnector" }`, `prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 1 }`},
 			attr: `decode.tensor_parallel_size`, fix: `with every connector, NixlConnector too`, code: "tp_mismatch"},
@@ -298,8 +302,11 @@ func badInputs() []badInput {
 			attr: `api_port`, fix: `choose another port`, code: "port_collision"},
 		{name: "bootstrap_port 50051", body: []string{`decode = { bootstrap_port = 50051 }`},
 			attr: `decode.bootstrap_port`, fix: `choose another port`, code: "port_collision"},
+		// LMCacheConnectorV1, whose prefill side listens on no port, fails
+		// the handoff gate before its ports are planned, so a
+		// bootstrap_port with it meets that error.
 		{name: "bootstrap_port on a connector without one", body: []string{`connector = { name = "LMCacheConnectorV1" }`, `prefill = { bootstrap_port = 26000 }`},
-			attr: `prefill.bootstrap_port`, fix: `remove prefill.bootstrap_port`, code: "bootstrap_port_unused"},
+			attr: `connector.name`, fix: `LMCacheConnectorV1 returns none. Use NixlConnector`, code: "connector_handoff_gate"},
 		{name: "port_range first above last", body: []string{`port_range = { first = 30000, last = 29000 }`},
 			attr: `port_range.last`, fix: `\(29000\) is below port_range.first \(30000\).*swap them`},
 		{name: "port_range first zero", body: []string{`port_range = { first = 0, last = 100 }`},
@@ -323,9 +330,30 @@ func badInputs() []badInput {
 		{name: "protocol unknown", body: []string{`connector = { protocol = "udp" }`},
 			attr: `connector.protocol`, fix: `value must be one of: \["tcp" "rdma"\]`},
 		{name: "protocol with NixlConnector", body: []string{`connector = { name = "NixlConnector", protocol = "tcp" }`},
-			attr: `connector.protocol`, fix: `remove protocol`, code: "connector_protocol_unsupported"},
+			attr: `connector.protocol`, fix: `NixlConnector chooses its transport itself; remove protocol`, code: "connector_protocol_unsupported"},
+		{name: "protocol with the default connector", body: []string{`connector = { protocol = "rdma" }`},
+			attr: `connector.protocol`, fix: `NixlConnector chooses its transport itself; remove protocol`, code: "connector_protocol_unsupported"},
+		{name: "protocol with a MultiConnector without a Mooncake child", body: []string{`connector = { name = "MultiConnector", protocol = "rdma", extra_config = { connectors = [{ kv_connector = "NixlConnector" }] } }`},
+			attr: `connector.protocol`, fix: `MultiConnector chooses its transport itself; remove protocol`, code: "connector_protocol_unsupported"},
+		{name: "protocol unknown with a Mooncake child", body: []string{`connector = { name = "MultiConnector", protocol = "RDMA", extra_config = { connectors = [{ kv_connector = "NixlConnector" }, { kv_connector = "MooncakeConnector" }] } }`},
+			attr: `connector.protocol`, fix: `value must be one of: \["tcp" "rdma"\]`},
+		{name: "device_name over tcp with a Mooncake child", body: []string{`connector = { name = "MultiConnector", protocol = "tcp", device_name = "mlx5_0", extra_config = { connectors = [{ kv_connector = "NixlConnector" }, { kv_connector = "MooncakeConnector" }] } }`},
+			attr: `connector.device_name`, fix: `set protocol = "rdma"`, code: "connector_device_name_unused"},
 		{name: "device_name without rdma", body: []string{`connector = { device_name = "mlx5_0" }`},
 			attr: `connector.device_name`, fix: `set protocol = "rdma"`, code: "connector_device_name_unused"},
+		// protocol and device_name are accepted with MooncakeConnector, which
+		// fails the handoff gate on every release (a MultiConnector with a
+		// NixlConnector and a Mooncake child takes them).
+		{name: "Mooncake over rdma", body: []string{`connector = { name = "MooncakeConnector", protocol = "rdma", device_name = "mlx5_0" }`},
+			attr: `connector.name`, fix: `MooncakeConnector returns none. Use NixlConnector \(the default\), or MultiConnector with a NixlConnector child`, code: "connector_handoff_gate"},
+		{name: "MooncakeConnector, the recipe's", body: []string{`connector = { name = "MooncakeConnector" }`},
+			attr: `connector.name`, fix: `vllm-omni 0.24.0's orchestrator sends a request on to decode only when prefill's kv_transfer_params carry remote_request_id.*MooncakeConnector returns none`, code: "connector_handoff_gate"},
+		{name: "P2pNccl on a release whose vLLM has it", body: []string{`vllm_omni_version = "0.22"`, `connector = { name = "P2pNcclConnector", extra_config = { proxy_ip = "10.0.0.9", proxy_port = 30001 } }`},
+			attr: `connector.name`, fix: `vllm-omni 0.22.0's orchestrator .* P2pNcclConnector returns none`, code: "connector_handoff_gate"},
+		{name: "MultiConnector without a NIXL child", body: []string{`connector = { name = "MultiConnector", extra_config = { connectors = [{ kv_connector = "MooncakeConnector" }, { kv_connector = "LMCacheConnectorV1" }] } }`},
+			attr: `connector.name`, fix: `no child of this MultiConnector \(MooncakeConnector, LMCacheConnectorV1\) returns it`, code: "connector_handoff_gate"},
+		{name: "NIXL replicas of the PD pair", body: []string{baseConfig(strings.Replace(goodBase, "    stage_type: llm\n", "    stage_type: llm\n    runtime:\n      num_replicas: 2\n", 1))},
+			attr: `base_config`, fix: `the prefill stage runs 2 replicas \(num_replicas on the base config's split stage\).*set the split stage's num_replicas to 1`, code: "nixl_replicas_one_port"},
 		{name: "kv_both with P2pNccl", body: []string{`connector = { name = "P2pNcclConnector", kv_both = true, extra_config = { proxy_ip = "10.0.0.9", proxy_port = 30001 } }`},
 			attr: `connector.kv_both`, fix: `remove kv_both`, code: "connector_kv_both_unsupported"},
 		{name: "P2pNccl without proxy_ip", body: []string{`connector = { name = "P2pNcclConnector", extra_config = { proxy_port = 30001 } }`},

@@ -11,7 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// With only model set, the data source reproduces vllm-omni's PD recipe.
+// With only model set, the data source reproduces vllm-omni's PD recipe, as
+// the default release runs it (seedOutputs).
 func TestAccPDPipelineDataSource_Seed(t *testing.T) {
 	const addr = "data.omni_pd_pipeline.test"
 	resource.UnitTest(t, resource.TestCase{
@@ -43,9 +44,16 @@ data "omni_pd_pipeline" "test" {
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("serve_command"), knownvalue.StringExact(
-					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml")),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("command"), knownvalue.StringExact(
-					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml")),
+					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml"+
+						" --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203")),
+				// Each stage is its own process, every one reading config_path.
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("command"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("command"), knownvalue.StringExact(
+					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml"+
+						" --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(3).AtMapKey("command"), knownvalue.StringExact(
+					"vllm serve "+seedModel+" --omni --stage-configs-path /opt/omni/qwen3_omni_pd.yaml"+
+						" --stage-id 3 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203")),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ports"), knownvalue.SetPartial([]knownvalue.Check{
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("api"), "port": knownvalue.Int64Exact(9000)}),
 				})),

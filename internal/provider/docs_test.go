@@ -50,7 +50,8 @@ output "document" { value = yamlencode({ path = omni_pd_pipeline.this.config_pat
 output "reads_resource" { value = data.omni_pd_pipeline.reads_resource.serve_command }
 output "reads_data_source" { value = data.omni_pd_pipeline.reads_data_source.serve_command }
 `
-	serve := knownvalue.StringExact("vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml")
+	serve := knownvalue.StringExact("vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml" +
+		" --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203")
 	known := func(reads plancheck.PlanCheck) []plancheck.PlanCheck {
 		return []plancheck.PlanCheck{
 			plancheck.ExpectKnownOutputValue("resource", serve),

@@ -46,7 +46,7 @@ func TestAccPDPipeline_NestedEffectiveValues(t *testing.T) {
 		{at("decode", "tensor_parallel_size"), num(1)},
 		{at("decode", "max_num_seqs"), num(64)},
 		{at("decode", "bootstrap_port"), num(25202)},
-		{at("connector", "name"), knownvalue.StringExact("MooncakeConnector")},
+		{at("connector", "name"), knownvalue.StringExact("NixlConnector")},
 		{at("connector", "protocol"), knownvalue.Null()},
 		{at("connector", "kv_both"), knownvalue.Null()},
 		{at("port_range", "first"), num(25201)},
@@ -54,7 +54,7 @@ func TestAccPDPipeline_NestedEffectiveValues(t *testing.T) {
 	}
 	partly := `prefill = { max_num_seqs = 8, gpu_memory_utilization = 0.85 }
   decode = { devices = [3], tensor_parallel_size = 1 }
-  connector = { protocol = "tcp" }
+  connector = { kv_both = true }
   port_range = { first = 30000, last = 30010 }`
 	written := []want{
 		{at("prefill", "devices"), nums(0)},
@@ -65,8 +65,12 @@ func TestAccPDPipeline_NestedEffectiveValues(t *testing.T) {
 		{at("decode", "devices"), nums(3)},
 		{at("decode", "max_num_seqs"), num(64)},
 		{at("decode", "bootstrap_port"), num(30001)},
-		{at("connector", "name"), knownvalue.StringExact("MooncakeConnector")},
-		{at("connector", "protocol"), knownvalue.StringExact("tcp")},
+		// The connector the user left unset reads back as planned, the
+		// setting written as written. (protocol, the old field of this
+		// case, is MooncakeConnector's only, which fails the handoff gate.)
+		{at("connector", "name"), knownvalue.StringExact("NixlConnector")},
+		{at("connector", "kv_both"), knownvalue.Bool(true)},
+		{at("connector", "protocol"), knownvalue.Null()},
 		{at("port_range", "first"), num(30000)},
 		{at("port_range", "last"), num(30010)},
 	}

@@ -135,15 +135,36 @@ data "omni_pd_pipeline" "test" {
 					return err
 				}
 				// The values reach argv unchanged...
-				if len(args) < 8 || args[2] != model || args[len(args)-1] != configPath {
+				if len(args) < 8 || args[2] != model || !containsPair(args, "--stage-configs-path", configPath) {
 					return fmt.Errorf("serve_args = %q; want the model and config_path verbatim", args)
 				}
 				// ...and the shell reads serve_command back as exactly that argv.
 				if words := shellWords(t, attrs["serve_command"]); !equalWords(words, args) {
 					return fmt.Errorf("/bin/sh splits serve_command\n%s\ninto %q,\nnot serve_args %q", attrs["serve_command"], words, args)
 				}
-				if attrs["launches.0.command"] != attrs["serve_command"] {
-					return fmt.Errorf("launches[0].command differs from serve_command")
+				// One host, one process per stage (the default release
+				// applies no runtime.env in a whole-pipeline process): the
+				// head's is serve_command, and every process's command is
+				// its argv with the values verbatim.
+				if attrs["launches.0.processes.0.command"] != attrs["serve_command"] {
+					return fmt.Errorf("launches[0].processes[0].command differs from serve_command")
+				}
+				np, _ := strconv.Atoi(attrs["launches.0.processes.#"])
+				if np != 4 {
+					return fmt.Errorf("launches[0] has %d processes, want one per stage (4)", np)
+				}
+				for j := 0; j < np; j++ {
+					prefix := "launches.0.processes." + strconv.Itoa(j)
+					argv, err := flatList(attrs, prefix+".argv")
+					if err != nil {
+						return err
+					}
+					if len(argv) < 3 || argv[2] != model || !containsPair(argv, "--stage-configs-path", configPath) {
+						return fmt.Errorf("%s.argv = %q; want the model and config_path verbatim", prefix, argv)
+					}
+					if words := shellWords(t, attrs[prefix+".command"]); !equalWords(words, argv) {
+						return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
+					}
 				}
 				t.Logf("serve_command: %s", attrs["serve_command"])
 				return markers.check()

@@ -15,12 +15,21 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
 )
 
-// launches in the plan: on one host one process with the pipeline's command
-// and a "local" key; across hosts one process per stage, each with its unit,
-// and no single command where a host runs several.
+// launches in the plan: on one host, on a release that applies no stage's
+// runtime.env in a whole-pipeline process (the default, 0.24.0), one
+// process per stage under a "local" key, the head serving serve_command;
+// across hosts one process per stage too, each with its unit, and no single
+// command where a host runs several.
 func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 	launch := func(i int) tfjsonpath.Path { return tfjsonpath.New("launches").AtSliceIndex(i) }
 	proc := func(i, j int) tfjsonpath.Path { return launch(i).AtMapKey("processes").AtSliceIndex(j) }
+	ints := func(xs ...int64) knownvalue.Check {
+		cs := make([]knownvalue.Check, len(xs))
+		for k, x := range xs {
+			cs[k] = knownvalue.Int64Exact(x)
+		}
+		return knownvalue.ListExact(cs)
+	}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -29,16 +38,43 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("host"), knownvalue.StringExact("local")),
 					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("gpu_count"), knownvalue.Int64Exact(3)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("stage_id"), knownvalue.Null()),
+					// Several processes on the host: no one command for it.
+					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("argv"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("command"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(0)),
 					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni.service")),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-0.service")),
 					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.Int64Exact(0), knownvalue.Int64Exact(1), knownvalue.Int64Exact(2)})),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("devices"), ints(0)),
+					// Each side's NIXL port reaches it only as its process's
+					// own environment.
+					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+						namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("omni_master", 25203)})),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("role"), knownvalue.StringExact("headless")),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-1.service")),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("devices"), ints(1)),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25202")})),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+						namedPort("decode_side_channel", 25202)})),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("command"), knownvalue.StringExact(
+						"vllm serve "+seedModel+" --omni --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 1 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203")),
+					// A headless process on the head's host waits for the
+					// master on the loopback address.
+					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
+						`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 127\.0\.0\.1 25203 600 vllm-omni-stage-0\.service$`))),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-3.service")),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("devices"), ints(2)),
+					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.CompareValuePairs(resAddr, launch(0).AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
 					statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
+					statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
 				},
 			},
 			{
@@ -57,7 +93,7 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("role"), knownvalue.StringExact("headless")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("unit_name"), knownvalue.StringExact("qwen-stage-1.service")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("env").AtMapKey("VLLM_HOST_IP"), knownvalue.StringExact("10.0.0.2")),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("ports").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("decode_bootstrap")),
+					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("ports").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("decode_side_channel")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
 						`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 10\.0\.0\.1 \d+ 120 qwen-stage-0\.service$`))),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 2).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
@@ -71,6 +107,55 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 			},
 		},
 	})
+}
+
+// On the releases that apply each stage's runtime.env in a whole-pipeline
+// process (0.22.0 and 0.23.0rc1), one host still runs one process with
+// every stage and every GPU: its unit is <prefix>.service, its stage_id
+// null, and the host's command is serve_command, without stage flags or
+// an omni master.
+func TestAccPDPipeline_LaunchWholePipeline(t *testing.T) {
+	launch := tfjsonpath.New("launches").AtSliceIndex(0)
+	proc := launch.AtMapKey("processes").AtSliceIndex(0)
+	for _, version := range []string{"0.22.0", "0.23.0rc1"} {
+		t.Run(version, func(t *testing.T) {
+			serve := knownvalue.StringExact("vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml")
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviders,
+				Steps: []resource.TestStep{{
+					Config: pipelineResource(`vllm_omni_version = "` + version + `"`),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact(version)),
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), serve),
+						plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("host"), knownvalue.StringExact("local")),
+						plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("command"), serve),
+						plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("processes"), knownvalue.ListSizeExact(1)),
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("stage_id"), knownvalue.Null()),
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("role"), knownvalue.StringExact("head")),
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni.service")),
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("command"), serve),
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{
+							knownvalue.Int64Exact(0), knownvalue.Int64Exact(1), knownvalue.Int64Exact(2)})),
+						// The release sets each stage's runtime.env itself.
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+							namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("decode_side_channel", 25202)})),
+						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.CompareValuePairs(resAddr, launch.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
+						statecheck.CompareValuePairs(resAddr, launch.AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
+						statecheck.CompareValuePairs(resAddr, proc.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
+					},
+				}},
+			})
+		})
+	}
+}
+
+// namedPort is an entry of a process's ports.
+func namedPort(name string, port int64) knownvalue.Check {
+	return knownvalue.ObjectExact(map[string]knownvalue.Check{"name": knownvalue.StringExact(name), "port": knownvalue.Int64Exact(port)})
 }
 
 // A downstream stage whose model_stage is "decode" keeps its own devices
@@ -95,6 +180,70 @@ func TestAccPDPipelineResource_SettlesWithStageNamedDecode(t *testing.T) {
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(1).AtMapKey("devices"),
 						knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1)})),
 				}},
+			},
+		},
+	})
+}
+
+// NIXL's handshake listener is one per engine, at
+// VLLM_NIXL_SIDE_CHANNEL_PORT plus the engine's data-parallel index: each
+// side gets one port per data-parallel rank, named <side>_side_channel, with
+// _dp<N> only when there are several. Tensor parallelism adds none. The PD
+// pair's ports come first in the range, then the omni master.
+func TestAccPDPipeline_NixlSideChannelPorts(t *testing.T) {
+	port := func(name string, n int64, stage knownvalue.Check) knownvalue.Check {
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"name": knownvalue.StringExact(name), "port": knownvalue.Int64Exact(n), "stage_id": stage, "host": knownvalue.Null(),
+		})
+	}
+	zero, one := knownvalue.Int64Exact(0), knownvalue.Int64Exact(1)
+	proc := func(j int) tfjsonpath.Path {
+		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j)
+	}
+	dataSource := func(lines ...string) string {
+		return `
+data "omni_pd_pipeline" "test" {
+  model = "` + seedModel + `"
+  ` + strings.Join(lines, "\n  ") + `
+}
+`
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: dataSource(`prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 2 }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("ports"), knownvalue.ListExact([]knownvalue.Check{
+						port("api", 8091, knownvalue.Null()),
+						port("prefill_side_channel", 25201, zero),
+						port("decode_side_channel", 25202, one),
+						port("omni_master", 25203, knownvalue.Null()),
+					})),
+				},
+			},
+			{
+				Config: dataSource(`prefill = { engine_args = { data_parallel_size = 2 } }`, `decode = { engine_args = { data_parallel_size = 2 } }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("ports"), knownvalue.ListExact([]knownvalue.Check{
+						port("api", 8091, knownvalue.Null()),
+						port("prefill_side_channel_dp0", 25201, zero),
+						port("prefill_side_channel_dp1", 25202, zero),
+						port("decode_side_channel_dp0", 25203, one),
+						port("decode_side_channel_dp1", 25204, one),
+						port("omni_master", 25205, knownvalue.Null()),
+					})),
+					// The port the peer dials, and the one the environment
+					// names, is the block's first.
+					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("prefill").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25201)),
+					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25203)),
+					statecheck.ExpectKnownValue(dataAddr, proc(0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
+					statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25203")})),
+					statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+						namedPort("decode_side_channel_dp0", 25203), namedPort("decode_side_channel_dp1", 25204)})),
+				},
 			},
 		},
 	})

@@ -144,6 +144,9 @@ func legacyOutputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.R
 		"readiness_url":     types.StringValue(r.Health.ReadinessURL),
 		"readiness_argv":    stringList(r.Health.ReadinessArgv),
 		"readiness_command": types.StringValue(pipeline.ShellJoin(r.Health.ReadinessArgv)),
+		"smoke_url":         types.StringValue(r.Health.SmokeURL),
+		"smoke_argv":        stringList(r.Health.SmokeArgv),
+		"smoke_command":     types.StringValue(pipeline.ShellJoin(r.Health.SmokeArgv)),
 	})
 	diags.Append(d...)
 

@@ -14,7 +14,10 @@ import (
 )
 
 // Expectations shared by the data source and resource tests: what vllm-omni's
-// PD recipe (shared/seed) says the pipeline for seedModel looks like.
+// PD recipe (shared/seed) says the pipeline for seedModel looks like, as the
+// default release (0.24.0) runs it: the recipe's split, placement and graph,
+// with NixlConnector for the recipe's MooncakeConnector (which fails every
+// PD request) and each stage as its own process.
 
 // seedOutputs maps output attributes to the value the recipe implies.
 func seedOutputs() map[string]knownvalue.Check {
@@ -43,6 +46,12 @@ func seedOutputs() map[string]knownvalue.Check {
 			"host":                 knownvalue.Null(),
 		})
 	}
+	port := func(name string, n int64, stageID knownvalue.Check) knownvalue.Check {
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"name": knownvalue.StringExact(name), "port": i(n),
+			"stage_id": stageID, "host": knownvalue.Null(),
+		})
+	}
 	edge := func(from, to int64) knownvalue.Check {
 		return knownvalue.ObjectExact(map[string]knownvalue.Check{"from": i(from), "to": i(to)})
 	}
@@ -54,24 +63,37 @@ func seedOutputs() map[string]knownvalue.Check {
 			stage(3, "stage", "code2wav", ints(2), ints(2), "", 0),
 		}),
 		"edges": knownvalue.ListExact([]knownvalue.Check{edge(0, 1), edge(1, 2), edge(2, 3)}),
-		"ports": knownvalue.SetPartial([]knownvalue.Check{
-			knownvalue.ObjectExact(map[string]knownvalue.Check{
-				"name": knownvalue.StringExact("api"), "port": i(8091),
-				"stage_id": knownvalue.Null(), "host": knownvalue.Null(),
-			}),
+		// The PD pair's NIXL side channels come first in the range, then
+		// the omni master the head serves for the stages' own processes.
+		"ports": knownvalue.SetExact([]knownvalue.Check{
+			port("api", 8091, knownvalue.Null()),
+			port("prefill_side_channel", 25201, i(0)),
+			port("decode_side_channel", 25202, i(1)),
+			port("omni_master", 25203, knownvalue.Null()),
 		}),
 		"gpu_count": i(3),
+		// 0.24.0 applies no stage's runtime.env in a whole-pipeline
+		// process, so each stage runs as its own; serve_command is the
+		// head's, stage 0's.
 		"serve_command": knownvalue.StringRegexp(regexp.MustCompile(
-			`^vllm serve ` + regexp.QuoteMeta(seedModel) + ` --omni --port 8091 --stage-configs-path /\S+\.yaml$`)),
+			`^vllm serve ` + regexp.QuoteMeta(seedModel) + ` --omni --port 8091 --stage-configs-path /\S+\.yaml` +
+				` --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`)),
 		"serve_args": knownvalue.ListPartial(map[int]knownvalue.Check{
 			0: knownvalue.StringExact("vllm"), 1: knownvalue.StringExact("serve"),
 			2: knownvalue.StringExact(seedModel), 3: knownvalue.StringExact("--omni"),
 			4: knownvalue.StringExact("--port"), 5: knownvalue.StringExact("8091"),
 			6: knownvalue.StringExact("--stage-configs-path"),
+			8: knownvalue.StringExact("--stage-id"), 9: knownvalue.StringExact("0"),
 		}),
-		"launches": knownvalue.ListSizeExact(1),
-		"id":       knownvalue.StringRegexp(regexp.MustCompile(`^\S+$`)),
-		"diagram":  knownvalue.StringRegexp(regexp.MustCompile(`(?s)^(flowchart|graph) .*0.*1.*2.*3`)),
+		"vllm_omni_release": knownvalue.StringExact("0.24.0"),
+		"launches": knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
+			"host": knownvalue.StringExact("local"),
+			// Several processes: no one command for the host.
+			"argv": knownvalue.Null(), "command": knownvalue.Null(),
+			"processes": knownvalue.ListSizeExact(4),
+		})}),
+		"id":      knownvalue.StringRegexp(regexp.MustCompile(`^\S+$`)),
+		"diagram": knownvalue.StringRegexp(regexp.MustCompile(`(?s)^(flowchart|graph) .*0.*1.*2.*3`)),
 	}
 }
 
@@ -107,7 +129,8 @@ type seedConfig struct {
 		IsPrefillOnly bool `yaml:"is_prefill_only"`
 		IsDecodeOnly  bool `yaml:"is_decode_only"`
 		Runtime       struct {
-			Devices any `yaml:"devices"`
+			Devices any               `yaml:"devices"`
+			Env     map[string]string `yaml:"env"`
 		} `yaml:"runtime"`
 		EngineArgs struct {
 			MaxNumSeqs         int    `yaml:"max_num_seqs"`
@@ -182,15 +205,20 @@ func checkSeedConfigYAML(addr string) resource.TestCheckFunc {
 				if kv != nil {
 					return fmt.Errorf("stage %d: unexpected kv_transfer_config", i)
 				}
+				if len(st.Runtime.Env) != 0 {
+					return fmt.Errorf("stage %d: unexpected runtime.env %v", i, st.Runtime.Env)
+				}
 				continue
 			}
 			switch {
 			case kv == nil:
 				return fmt.Errorf("stage %d: no kv_transfer_config", i)
-			case kv.KVConnector != "MooncakeConnector" || kv.KVRole != w.kvRole || kv.KVRank != w.kvRank || kv.KVParallelSize != 2:
+			case kv.KVConnector != "NixlConnector" || kv.KVRole != w.kvRole || kv.KVRank != w.kvRank || kv.KVParallelSize != 2 || len(kv.Extra) != 0:
 				return fmt.Errorf("stage %d: kv_transfer_config = %+v", i, *kv)
-			case fmt.Sprint(kv.Extra["mooncake_bootstrap_port"]) != fmt.Sprint(w.port):
-				return fmt.Errorf("stage %d: mooncake_bootstrap_port = %v, want %d", i, kv.Extra["mooncake_bootstrap_port"], w.port)
+			case st.Runtime.Env["VLLM_NIXL_SIDE_CHANNEL_PORT"] != fmt.Sprint(w.port) || len(st.Runtime.Env) != 1:
+				// NIXL reads its side channel from the environment, which
+				// the stage's runtime.env (and its process's) carries.
+				return fmt.Errorf("stage %d: runtime.env = %v, want VLLM_NIXL_SIDE_CHANNEL_PORT %d", i, st.Runtime.Env, w.port)
 			case ea.TensorParallelSize != 1:
 				return fmt.Errorf("stage %d: tensor_parallel_size = %d", i, ea.TensorParallelSize)
 			}

@@ -36,7 +36,7 @@ func TestAddPipelineDiagnostics(t *testing.T) {
 	var diags diag.Diagnostics
 	addPipelineDiagnostics(&diags, pipeline.Diagnostics{
 		{Severity: pipeline.SeverityError, Code: "tp_mismatch", Path: pipeline.AttrPath("decode", "tensor_parallel_size"),
-			Summary: "Tensor parallel sizes differ", Detail: "MooncakeConnector needs the same size."},
+			Summary: "Tensor parallel sizes differ", Detail: "NixlConnector needs the same size."},
 		{Severity: pipeline.SeverityWarning, Code: "shared_gpu", Path: pipeline.AttrPath("stage_overrides", "talker"),
 			Summary: "Stages share a GPU", Detail: "Lower gpu_memory_utilization."},
 		{Severity: pipeline.SeverityError, Code: "no_thinker", Summary: "Nothing to split"},
@@ -50,7 +50,7 @@ func TestAddPipelineDiagnostics(t *testing.T) {
 	if !ok || !first.Path().Equal(path.Root("decode").AtName("tensor_parallel_size")) {
 		t.Errorf("first diagnostic path: %v", diags[0])
 	}
-	if got := diags[0].Detail(); got != "decode.tensor_parallel_size: MooncakeConnector needs the same size. [tp_mismatch]" {
+	if got := diags[0].Detail(); got != "decode.tensor_parallel_size: NixlConnector needs the same size. [tp_mismatch]" {
 		t.Errorf("detail = %q", got)
 	}
 	if diags[1].Severity() != diag.SeverityWarning || !strings.HasSuffix(diags[1].Detail(), "[shared_gpu]") {

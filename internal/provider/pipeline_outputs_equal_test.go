@@ -47,24 +47,42 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 		return tfStr(string(b))
 	}
 	child := func(name string) tftypes.Value { return dyn(map[string]tftypes.Value{"kv_connector": tfStr(name)}) }
-	children := tftypes.NewValue(tftypes.Tuple{ElementTypes: []tftypes.Type{child("").Type(), child("").Type()}},
-		[]tftypes.Value{child("NixlConnector"), child("MooncakeConnector")})
+	tuple := func(elems ...tftypes.Value) tftypes.Value {
+		types := make([]tftypes.Type, len(elems))
+		for i, e := range elems {
+			types[i] = e.Type()
+		}
+		return tftypes.NewValue(tftypes.Tuple{ElementTypes: types}, elems)
+	}
+	// MultiConnector passes the handoff gate through its NIXL child; the
+	// other child keeps its own wiring (Mooncake's bootstrap ports,
+	// P2pNccl's kv_port and proxy).
+	children := tuple(child("NixlConnector"), child("MooncakeConnector"))
+	p2pChildren := tuple(child("NixlConnector"), dyn(map[string]tftypes.Value{
+		"kv_connector":              tfStr("P2pNcclConnector"),
+		"kv_connector_extra_config": dyn(map[string]tftypes.Value{"proxy_ip": tfStr("10.0.0.9"), "proxy_port": tfNumber(30001)}),
+	}))
 
 	return map[string]map[string]tftypes.Value{
-		"seed":          seedWith(nil),
-		"bench seed":    benchSeedInputs(),
-		"qwen2.5 omni":  {"model": tfStr("Qwen/Qwen2.5-Omni-7B")},
-		"first release": seedWith(map[string]tftypes.Value{"vllm_omni_version": tfStr("0.19.0rc1")}),
+		"seed":         seedWith(nil),
+		"bench seed":   benchSeedInputs(),
+		"qwen2.5 omni": {"model": tfStr("Qwen/Qwen2.5-Omni-7B")},
+		// The first release with PD: one process per stage, no replica flags.
+		"first release": seedWith(map[string]tftypes.Value{"vllm_omni_version": tfStr("0.20.0")}),
+		// A release that applies runtime.env in one whole-pipeline process.
+		"whole pipeline release": seedWith(map[string]tftypes.Value{"vllm_omni_version": tfStr("0.22.0")}),
 		"tp2 both sides": seedWith(map[string]tftypes.Value{
 			"prefill": obj("prefill", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(2)}),
 			"decode":  obj("decode", map[string]tftypes.Value{"tensor_parallel_size": tfNumber(2)}),
 		}),
 		"nixl": seedWith(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{"name": tfStr("NixlConnector")})}),
-		"p2p nccl": seedWith(map[string]tftypes.Value{
+		// P2pNcclConnector alone fails the handoff gate; as a
+		// MultiConnector child, on a release whose vLLM still has it.
+		"p2p nccl child": seedWith(map[string]tftypes.Value{
 			"vllm_omni_version": tfStr("0.22"),
 			"connector": obj("connector", map[string]tftypes.Value{
-				"name":         tfStr("P2pNcclConnector"),
-				"extra_config": dyn(map[string]tftypes.Value{"proxy_ip": tfStr("10.0.0.9"), "proxy_port": tfNumber(30001)}),
+				"name":         tfStr("MultiConnector"),
+				"extra_config": dyn(map[string]tftypes.Value{"connectors": p2pChildren}),
 			}),
 		}),
 		"multi connector": seedWith(map[string]tftypes.Value{"connector": obj("connector", map[string]tftypes.Value{
@@ -83,10 +101,15 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 			"prefill": obj("prefill", map[string]tftypes.Value{"host": tfStr("10.0.0.1")}),
 			"decode":  obj("decode", map[string]tftypes.Value{"host": tfStr("10.0.0.2")}),
 		}),
+		// MooncakeConnector alone fails the handoff gate; its RDMA
+		// settings reach it as a MultiConnector child.
 		"multi host rdma and units": seedWith(map[string]tftypes.Value{
-			"prefill":   obj("prefill", map[string]tftypes.Value{"host": tfStr("::ffff:10.0.0.1")}),
-			"decode":    obj("decode", map[string]tftypes.Value{"host": tfStr("::ffff:a00:2")}),
-			"connector": obj("connector", map[string]tftypes.Value{"protocol": tfStr("rdma"), "device_name": tfStr("mlx5_0")}),
+			"prefill": obj("prefill", map[string]tftypes.Value{"host": tfStr("::ffff:10.0.0.1")}),
+			"decode":  obj("decode", map[string]tftypes.Value{"host": tfStr("::ffff:a00:2")}),
+			"connector": obj("connector", map[string]tftypes.Value{
+				"name": tfStr("MultiConnector"), "protocol": tfStr("rdma"), "device_name": tfStr("mlx5_0"),
+				"extra_config": dyn(map[string]tftypes.Value{"connectors": children}),
+			}),
 			"stage_overrides": dyn(map[string]tftypes.Value{
 				"code2wav": dyn(map[string]tftypes.Value{"host": tfStr("10.0.0.3")}),
 			}),
@@ -172,7 +195,8 @@ func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
 			if !bytes.Equal(g, w) {
 				t.Errorf("msgpack differs: %d bytes, want %d", len(g), len(w))
 			}
-			if bytes.Contains(w, []byte("VLLM_HOST_IP")) && bytes.Contains(w, []byte("VLLM_MOONCAKE_BOOTSTRAP_PORT")) {
+			if bytes.Contains(w, []byte("VLLM_HOST_IP")) && bytes.Contains(w, []byte("VLLM_NIXL_SIDE_CHANNEL_PORT")) &&
+				bytes.Contains(w, []byte("VLLM_MOONCAKE_BOOTSTRAP_PORT")) {
 				sawMap = true
 			}
 		})

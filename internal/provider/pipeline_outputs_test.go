@@ -26,8 +26,8 @@ func sampleResult() *pipeline.Result {
 		Edges: []pipeline.Edge{{From: 0, To: 1}, {From: 1, To: 2}},
 		Ports: []pipeline.Port{
 			{Name: "api", Port: 8091},
-			{Name: "prefill_bootstrap", Port: p0, StageID: &zero},
-			{Name: "decode_bootstrap", Port: p1, StageID: &one},
+			{Name: "prefill_side_channel", Port: p0, StageID: &zero},
+			{Name: "decode_side_channel", Port: p1, StageID: &one},
 		},
 		GPUCount:     3,
 		ServeArgs:    []string{"vllm", "serve", "m"},
@@ -85,7 +85,7 @@ func TestOutputsRoundTrip(t *testing.T) {
 		t.Fatal(diags)
 	}
 	want := &pipeline.Allocations{
-		Ports:   map[string]int{"api": 8091, "prefill_bootstrap": 25201, "decode_bootstrap": 25202},
+		Ports:   map[string]int{"api": 8091, "prefill_side_channel": 25201, "decode_side_channel": 25202},
 		Devices: map[string][]int{"prefill": {0}, "decode": {1}, "stage:talker": {2}},
 	}
 	if !reflect.DeepEqual(prev, want) {
@@ -114,7 +114,7 @@ func TestPreviousAllocations_SkipsIncompletePorts(t *testing.T) {
 	}
 	ports := types.ListValueMust(portType, []attr.Value{
 		port(types.StringValue("api"), types.Int64Value(8091)),
-		port(types.StringValue("prefill_bootstrap"), types.Int64Null()),
+		port(types.StringValue("prefill_side_channel"), types.Int64Null()),
 		port(types.StringNull(), types.Int64Value(25202)),
 	})
 	prev, diags := previousAllocations(ctx, pipelineOutputs{Ports: ports, Stages: types.ListValueMust(outputObjectType("stages"), nil)})

@@ -31,8 +31,9 @@ func TestAccPDPipeline_ResourceDataSourceParity(t *testing.T) {
     code2wav = { devices = [3] }
   }
   connector = {
+    name         = "MultiConnector"
     protocol     = "tcp"
-    extra_config = { mooncake_protocol_hint = "tcp" }
+    extra_config = { connectors = [{ kv_connector = "NixlConnector" }, { kv_connector = "MooncakeConnector", kv_connector_extra_config = { mooncake_protocol_hint = "tcp" } }] }
   }
   reserved_ports = [25201]
 `

@@ -101,7 +101,7 @@ func TestInputsKnown(t *testing.T) {
 	known := planWith(t, map[string]any{"model": "m", "vllm_omni_version": "0.24", "config_path": "/etc/c.yaml", "format": "stage_args", "api_port": n(8091),
 		"prefill.devices": []int64{0}, "prefill.tensor_parallel_size": n(1), "prefill.max_num_seqs": n(16), "prefill.bootstrap_port": n(25201),
 		"decode.devices": []int64{1}, "decode.tensor_parallel_size": n(1), "decode.max_num_seqs": n(64), "decode.bootstrap_port": n(25202),
-		"connector.name": "MooncakeConnector", "port_range.first": n(25201), "port_range.last": n(25300)})
+		"connector.name": "NixlConnector", "port_range.first": n(25201), "port_range.last": n(25300)})
 	if !inputsKnown(known.Raw) {
 		t.Error("all-known plan reported unknown")
 	}

@@ -194,7 +194,7 @@ func TestAccPDPipelineResource_InvalidInput(t *testing.T) {
 		lines []string
 		err   *regexp.Regexp
 	}{
-		"tp mismatch with Mooncake": {
+		"tp mismatch with the default connector": {
 			[]string{`prefill = { tensor_parallel_size = 1 }`, `decode = { tensor_parallel_size = 2 }`},
 			regexp.MustCompile(`\[tp_mismatch\]`),
 		},

@@ -33,7 +33,13 @@ import (
 // did not have, so the state it writes is a genuine version 0 state whose
 // values today's provider would compute too.
 
-type v0Provider struct{ schema func() schema.Schema }
+type v0Provider struct {
+	schema func() schema.Schema
+	// rewrite, when set, changes the planned state's attributes after
+	// today's engine made them, to stand in for what an older engine
+	// planned.
+	rewrite func(attrs map[string]tftypes.Value)
+}
 
 func (v0Provider) Metadata(_ context.Context, _ fwprovider.MetadataRequest, resp *fwprovider.MetadataResponse) {
 	resp.TypeName = "omni"
@@ -48,7 +54,7 @@ func (v0Provider) DataSources(context.Context) []func() datasource.DataSource { 
 func (v0Provider) Functions(context.Context) []func() function.Function       { return nil }
 
 var v0Providers = map[string]func() (tfprotov6.ProviderServer, error){
-	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV0}),
+	"omni": providerserver.NewProtocol6WithError(v0Provider{schema: pdPipelineSchemaV0}),
 }
 
 // v2Providers is the same with the schema of version 2 as first released,
@@ -56,7 +62,7 @@ var v0Providers = map[string]func() (tfprotov6.ProviderServer, error){
 // port_range and their fields) became Computed: the state's type is the
 // same, only those flags differ.
 var v2Providers = map[string]func() (tfprotov6.ProviderServer, error){
-	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV2WithoutNestedComputed}),
+	"omni": providerserver.NewProtocol6WithError(v0Provider{schema: pdPipelineSchemaV2WithoutNestedComputed}),
 }
 
 func pdPipelineSchemaV2WithoutNestedComputed() schema.Schema {
@@ -92,10 +98,13 @@ func pdPipelineSchemaV2WithoutNestedComputed() schema.Schema {
 
 // v1Providers is the same with the version 1 schema.
 var v1Providers = map[string]func() (tfprotov6.ProviderServer, error){
-	"omni": providerserver.NewProtocol6WithError(v0Provider{pdPipelineSchemaV1}),
+	"omni": providerserver.NewProtocol6WithError(v0Provider{schema: pdPipelineSchemaV1}),
 }
 
-type v0Resource struct{ schema func() schema.Schema }
+type v0Resource struct {
+	schema  func() schema.Schema
+	rewrite func(attrs map[string]tftypes.Value)
+}
 
 func (v0Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_pd_pipeline"
@@ -105,7 +114,7 @@ func (r v0Resource) Schema(_ context.Context, _ resource.SchemaRequest, resp *re
 	resp.Schema = r.schema()
 }
 
-func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+func (r v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !inputsKnown(req.Config.Raw, "triggers") {
 		return
 	}
@@ -141,6 +150,9 @@ func (v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest
 		if a, ok := old[name]; !ok || !a.IsComputed() {
 			attrs[name] = attributeOf(raw, name)
 		}
+	}
+	if r.rewrite != nil {
+		r.rewrite(attrs)
 	}
 	plan.Raw = tftypes.NewValue(plan.Raw.Type(), attrs)
 	if resp.Plan.Raw, err = projectValue(plan.Raw, resp.Plan.Schema.Type().TerraformType(ctx)); err != nil {
@@ -213,6 +225,9 @@ func projectValue(v tftypes.Value, to tftypes.Type) (tftypes.Value, error) {
 }
 
 // A configuration that sets every attribute version 0 had, on one host.
+// The test providers plan with today's engine, where MooncakeConnector
+// alone fails the handoff gate, so Mooncake's settings (protocol,
+// device_name) go to a MultiConnector's Mooncake child beside NIXL.
 const upgradeConfig = `
 resource "omni_pd_pipeline" "test" {
   model           = "` + seedModel + `"
@@ -223,7 +238,7 @@ resource "omni_pd_pipeline" "test" {
   decode          = { devices = [1], tensor_parallel_size = 1, max_num_seqs = 48, gpu_memory_utilization = 0.8, bootstrap_port = 26002, engine_args = { max_model_len = 32768 } }
   stage_overrides = { talker = { devices = [2], max_num_seqs = 32, gpu_memory_utilization = 0.5, engine_args = { enforce_eager = true } }, code2wav = { devices = [2], gpu_memory_utilization = 0.2 } }
   gpus            = 4
-  connector       = { name = "MooncakeConnector", protocol = "rdma", device_name = "mlx5_0", extra_config = { transfer_timeout = 30 } }
+  connector       = { name = "MultiConnector", protocol = "rdma", device_name = "mlx5_0", extra_config = { transfer_timeout = 30, connectors = [{ kv_connector = "NixlConnector" }, { kv_connector = "MooncakeConnector" }] } }
   api_port        = 8100
   port_range      = { first = 27000, last = 27100 }
   reserved_ports  = [22, 27000]
@@ -387,12 +402,95 @@ func TestAccPDPipelineResource_UpgradeToNestedEffectiveValues(t *testing.T) {
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(0)})),
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("max_num_seqs"), knownvalue.Int64Exact(48)),
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25202)),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("MooncakeConnector")),
+					// The stand-in for the old provider plans with today's
+					// engine, so the default connector it left unset is
+					// NixlConnector on both sides of the upgrade and the id
+					// stays (TestAccPDPipelineResource_UpgradeFromMooncakeDefault
+					// has a state planned with the old default).
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
 					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
 					id.AddStateValue(resAddr, tfjsonpath.New("id")),
+				},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   config,
+				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// mooncakeDefaultProviders stand in for the provider before NIXL became
+// the default: the state it writes for a configuration that leaves the
+// connector unset says MooncakeConnector, in connector.name and in the
+// config, under another id.
+var mooncakeDefaultProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"omni": providerserver.NewProtocol6WithError(v0Provider{
+		schema: func() schema.Schema { return currentResourceSchema(context.Background()) },
+		rewrite: func(attrs map[string]tftypes.Value) {
+			var conn map[string]tftypes.Value
+			if err := attrs["connector"].As(&conn); err != nil || conn == nil {
+				panic(fmt.Sprintf("connector is not planned: %v", err))
+			}
+			conn["name"] = tftypes.NewValue(tftypes.String, "MooncakeConnector")
+			attrs["connector"] = tftypes.NewValue(attrs["connector"].Type(), conn)
+			var yaml string
+			if err := attrs["config_yaml"].As(&yaml); err != nil {
+				panic(err)
+			}
+			attrs["config_yaml"] = tftypes.NewValue(tftypes.String, strings.ReplaceAll(yaml, `"NixlConnector"`, `"MooncakeConnector"`))
+			attrs["id"] = tftypes.NewValue(tftypes.String, "the-id-of-a-mooncake-plan")
+		},
+	}),
+}
+
+// A state planned when MooncakeConnector was the default (vllm-omni's
+// orchestrator fails every PD request over it) plans NixlConnector now:
+// an in-place update, without an error, that keeps the ports and devices
+// but changes the content id, so whatever is replace_triggered_by the id
+// (the machines) is replaced. That is intended: the old plan served no PD
+// request.
+func TestAccPDPipelineResource_UpgradeFromMooncakeDefault(t *testing.T) {
+	config := pipelineResource() + `
+resource "terraform_data" "machine" {
+  input = "gpu-host"
+  lifecycle { replace_triggered_by = [omni_pd_pipeline.test.id] }
+}
+`
+	ports := statecheck.CompareValue(compare.ValuesSame())
+	stages := statecheck.CompareValue(compare.ValuesSame())
+	ids := statecheck.CompareValue(compare.ValuesDiffer())
+	tfresource.UnitTest(t, tfresource.TestCase{
+		Steps: []tfresource.TestStep{
+			{
+				ProtoV6ProviderFactories: mooncakeDefaultProviders,
+				Config:                   config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("MooncakeConnector")),
+					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`kv_connector: "MooncakeConnector"`))),
+					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
+				},
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   config,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)kv_connector: "NixlConnector".*kv_connector: "NixlConnector"`))),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
+					plancheck.ExpectResourceAction("terraform_data.machine", plancheck.ResourceActionReplace),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
 				},
 			},
 			{

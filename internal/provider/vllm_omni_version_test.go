@@ -1,8 +1,16 @@
 package provider
 
 import (
+	"context"
+	"fmt"
+	"maps"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -49,7 +57,8 @@ func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /`))),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /\S+ --stage-id 0 `))),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
 				}},
 				ConfigStateChecks: append(append(versionChecks(resAddr, "0.24.0", "0.24.0"), versionChecks(dataAddr, "0.24.0", "0.24.0")...),
 					ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
@@ -59,14 +68,17 @@ func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				// A line: the config and the command are the same for 0.22.0 on
-				// one host, but the machine must carry another release, so the
-				// units name it and the id changes.
+				// A line: 0.22.0 applies each stage's runtime.env in a
+				// whole-pipeline process, so one host runs one process again,
+				// without the stage flags; the machine carries another
+				// release, so the units name it and the id changes.
 				Config: both(`vllm_omni_version = "0.22"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22")),
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.22.0")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /\S+\.yaml$`))),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(1)),
 				}},
 				ConfigStateChecks: append(append(versionChecks(resAddr, "0.22", "0.22.0"), versionChecks(dataAddr, "0.22", "0.22.0")...),
 					ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
@@ -102,8 +114,9 @@ func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
 	})
 }
 
-// Across hosts the release decides the launch flags: 0.22.0 has no
-// --omni-replica-address, so the commands and the id differ from 0.24.0's.
+// Across hosts the release decides the launch flags: the replica flags
+// came with 0.22.0, so 0.22.0 passes --omni-replica-address as 0.24.0
+// does (the id still differs: another release), and 0.21.0rc1 has none.
 func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
 	hosts := `prefill = { host = "10.0.0.1" }
@@ -121,6 +134,16 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 			},
 			{
 				Config: both(hosts + "\n  vllm_omni_version = \"0.22.0\""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
+					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-replica-address 10\.0\.0\.2$`))),
+				},
+			},
+			{
+				Config: both(hosts + "\n  vllm_omni_version = \"0.21.0rc1\""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
 				}},
@@ -152,7 +175,21 @@ resource "terraform_data" "version" {
 			},
 			{
 				Config:      both(`vllm_omni_version = "0.30.0"`),
-				ExpectError: regexp.MustCompile(`(?s)vllm-omni 0\.30\.0 cannot run this plan.*Releases that run this plan:.*0\.26\.0rc1.*\[release_no_pd\]`),
+				ExpectError: regexp.MustCompile(`(?s)vllm-omni\s+0\.30\.0\s+cannot\s+run\s+this\s+plan.*` + loose(`Releases that run this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1, 0\.24\.0\.`) + `.*\[release_no_pd\]`),
+			},
+			{
+				// Qwen3-Omni's PD input processors are gone from 0.25.0rc1.
+				Config:      both(`vllm_omni_version = "0.25.0rc1"`),
+				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.25\.0rc1 cannot run this plan: it has no input processor \S+\.qwen3_omni\.thinker2talker`) + `.*\[release_no_pd\]`),
+			},
+			{
+				Config:      both(`vllm_omni_version = "0.26.0rc1"`),
+				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.26\.0rc1 cannot run this plan: it has no input processor \S+\.qwen3_omni\.thinker2talker`) + `.*\[release_no_pd\]`),
+			},
+			{
+				// 0.19.0rc1 is not in the table: it predates PD.
+				Config:      both(`vllm_omni_version = "0.19.0rc1"`),
+				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.19\.0rc1 is older than 0\.20\.0, the first release with prefill-decode disaggregation`) + `.*\[release_before_pd\]`),
 			},
 		},
 	})
@@ -160,7 +197,9 @@ resource "terraform_data" "version" {
 
 // A stages output on the user's own pipeline registration: no release runs
 // it natively, so the default is the newest final release that loads the
-// dialect, launched with --deploy-config and async_chunk written.
+// dialect, launched with --deploy-config and async_chunk written, each stage
+// as its own process (the release applies no runtime.env in a
+// whole-pipeline process): serve_command is the head's.
 func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -169,7 +208,9 @@ func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
   pipeline = "qwen3_omni_moe_pd"`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.32.0")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --deploy-config /\S+$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(
+					` --deploy-config /\S+ --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`\Apipeline: qwen3_omni_moe_pd\nasync_chunk: false\nstages:\n`))),
 			}},
 			ConfigStateChecks: versionChecks(dataAddr, "0.32.0", "0.32.0"),
@@ -191,9 +232,15 @@ func TestAccPDPipeline_NullOverride(t *testing.T) {
 	})
 }
 
-// config_sha256 is Terraform's own sha256 of config_yaml; health and each
-// process's preflight are known in the plan.
+// config_sha256 is Terraform's own sha256 of config_yaml; health (with the
+// smoke request that must cross the PD pair) and each process's preflight
+// are known in the plan. The preflight checks the process's GPUs, the
+// connector's transport package and the dotted paths it imports: the head
+// every stage's, a headless process its own stage's.
 func TestAccPDPipeline_VerifyOutputs(t *testing.T) {
+	process := func(j int) tfjsonpath.Path {
+		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j)
+	}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
@@ -207,8 +254,30 @@ output "sha_matches" {
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("liveness_url"), knownvalue.StringExact("http://127.0.0.1:8091/health")),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/models")),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_command"), knownvalue.StringRegexp(regexp.MustCompile(` http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct$`))),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("preflight_command"),
-					knownvalue.StringRegexp(regexp.MustCompile(`^/usr/local/bin/python3 -c .* 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/chat/completions")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_argv"), knownvalue.ListPartial(map[int]knownvalue.Check{
+					0: knownvalue.StringExact("python3"), 1: knownvalue.StringExact("-c"),
+					3: knownvalue.StringExact("http://127.0.0.1:8091/v1/chat/completions"), 4: knownvalue.StringExact(seedModel),
+				})),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_argv"), knownvalue.ListSizeExact(5)),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_command"), knownvalue.StringRegexp(regexp.MustCompile(
+					`^python3 -c '.*' http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct$`))),
+				plancheck.ExpectKnownValue(resAddr, process(0).AtMapKey("preflight_command"),
+					knownvalue.StringRegexp(regexp.MustCompile(`^/usr/local/bin/python3 -c .* 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
+						` --gpus 1 --transport NixlConnector=nixl --import scheduler_cls=\S+\.OmniARScheduler`+
+						` --import custom_process_input_func=\S+\.qwen3_omni\.thinker2talker --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav`+
+						` --import scheduler_cls=\S+\.OmniGenerationScheduler$`))),
+				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListPartial(map[int]knownvalue.Check{
+					3: knownvalue.StringExact("0.24.0"), 4: knownvalue.StringExact("release"), 5: knownvalue.StringExact("0.24"),
+					6: knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml"),
+					8: knownvalue.StringExact("--gpus"), 9: knownvalue.StringExact("2"),
+					10: knownvalue.StringExact("--transport"), 11: knownvalue.StringExact("NixlConnector=nixl"),
+					12: knownvalue.StringExact("--import"), 13: knownvalue.StringExact("scheduler_cls=vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"),
+				})),
+				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListSizeExact(14)),
+				// Stages 2 and 3 load no KV connector: no transport to import.
+				plancheck.ExpectKnownValue(resAddr, process(3).AtMapKey("preflight_command"),
+					knownvalue.StringRegexp(regexp.MustCompile(` [0-9a-f]{64} --gpus 3 --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav --import scheduler_cls=\S+\.OmniGenerationScheduler$`))),
 				plancheck.ExpectKnownOutputValue("sha_matches", knownvalue.Bool(true)),
 			}},
 		}},
@@ -258,3 +327,187 @@ func TestAccPDPipeline_EffectiveValues(t *testing.T) {
 		},
 	})
 }
+
+// planCodes plans a data source configuration the way a read does and
+// returns the codes of its errors and warnings, each with the attribute
+// path it is reported on ("" for none).
+func planCodes(t *testing.T, set map[string]tftypes.Value) (errs, warnings map[string]string) {
+	t.Helper()
+	_, diags := readPipeline(context.Background(), dataSourceConfig(t, set))
+	errs, warnings = map[string]string{}, map[string]string{}
+	code := regexp.MustCompile(`\[([a-z0-9_]+)\]$`)
+	for _, d := range diags {
+		m := code.FindStringSubmatch(d.Detail())
+		if m == nil {
+			t.Fatalf("a diagnostic without a code: %s: %s", d.Summary(), d.Detail())
+		}
+		at := ""
+		if dp, ok := d.(diag.DiagnosticWithPath); ok {
+			at = dp.Path().String()
+		}
+		if d.Severity() == diag.SeverityError {
+			errs[m[1]] = at
+		} else {
+			warnings[m[1]] = at
+		}
+	}
+	return errs, warnings
+}
+
+// A release whose code was not read at its own commit (0.26.0, cut from a
+// branch off main, and the releases after the history read) plans with the
+// facts of the newest release read, and warns on vllm_omni_version; a row
+// read at its commit does not.
+func TestPDPipeline_ReleaseRowUnreadWarns(t *testing.T) {
+	userPipeline := func(version string) map[string]tftypes.Value {
+		return seedWith(map[string]tftypes.Value{
+			"format": tfStr("stages"), "pipeline": tfStr("qwen3_omni_moe_pd"), "vllm_omni_version": tfStr(version),
+		})
+	}
+	for version, unread := range map[string]bool{"0.26.0": true, "0.27.0": true, "0.28.0": true, "0.32.0": true, "0.27.0rc1": false, "0.25.0rc1": false} {
+		t.Run(version, func(t *testing.T) {
+			errs, warnings := planCodes(t, userPipeline(version))
+			if len(errs) != 0 {
+				t.Fatalf("errors: %v", errs)
+			}
+			at, warned := warnings["release_row_unread"]
+			switch {
+			case warned != unread:
+				t.Errorf("release_row_unread warned %v, want %v (warnings %v)", warned, unread, warnings)
+			case warned && at != "vllm_omni_version":
+				t.Errorf("release_row_unread is on %q, want vllm_omni_version", at)
+			}
+		})
+	}
+	// The default plan's release, and every release it runs on, was read.
+	for _, version := range []string{"", "0.20.0", "0.21.0rc1", "0.22.0", "0.23.0rc1", "0.24.0"} {
+		set := seedWith(nil)
+		if version != "" {
+			set["vllm_omni_version"] = tfStr(version)
+		}
+		errs, warnings := planCodes(t, set)
+		if len(errs) != 0 || len(warnings) != 0 {
+			t.Errorf("version %q: errors %v, warnings %v; want none", version, errs, warnings)
+		}
+	}
+}
+
+// head_wait_seconds only matters where a headless process waits for the
+// head: it warns on one host for a release that runs the whole pipeline in
+// one process (0.22.0, 0.23.0rc1), and not where each stage is its own
+// process (the default release on one host, or any release across hosts).
+func TestPDPipeline_HeadWaitWarnsOnlyForWholePipeline(t *testing.T) {
+	wait := attrObject(t, "systemd", map[string]tftypes.Value{"head_wait_seconds": tfNumber(120)})
+	hosts := map[string]tftypes.Value{
+		"prefill": attrObject(t, "prefill", map[string]tftypes.Value{"host": tfStr("10.0.0.1")}),
+		"decode":  attrObject(t, "decode", map[string]tftypes.Value{"host": tfStr("10.0.0.2")}),
+	}
+	cases := []struct {
+		name    string
+		version string
+		hosts   bool
+		warns   bool
+	}{
+		{"default release on one host", "", false, false},
+		{"0.24.0 on one host", "0.24.0", false, false},
+		{"0.20.0 on one host", "0.20.0", false, false},
+		{"0.22.0 on one host", "0.22.0", false, true},
+		{"0.23.0rc1 on one host", "0.23.0rc1", false, true},
+		{"0.22.0 across hosts", "0.22.0", true, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			set := seedWith(map[string]tftypes.Value{"systemd": wait})
+			if c.version != "" {
+				set["vllm_omni_version"] = tfStr(c.version)
+			}
+			if c.hosts {
+				maps.Copy(set, hosts)
+			}
+			errs, warnings := planCodes(t, set)
+			if len(errs) != 0 {
+				t.Fatalf("errors: %v", errs)
+			}
+			at, warned := warnings["head_wait_unused"]
+			if warned != c.warns || warned && at != "systemd.head_wait_seconds" {
+				t.Errorf("head_wait_unused: warned %v on %q, want %v (warnings %v)", warned, at, c.warns, warnings)
+			}
+		})
+	}
+}
+
+// On one host, the stages' own processes wait for the head's omni master
+// on the loopback address for head_wait_seconds.
+func TestAccPDPipeline_HeadWaitOnOneHost(t *testing.T) {
+	unit := func(j int) tfjsonpath.Path {
+		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j).AtMapKey("systemd_unit")
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: pipelineResource(`systemd = { head_wait_seconds = 120 }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				// The head waits for nothing.
+				plancheck.ExpectKnownValue(resAddr, unit(0), stringWithout("wait-for-head")),
+				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(
+					`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 127\.0\.0\.1 25203 120 vllm-omni-stage-0\.service$`))),
+				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=180$`))),
+			}},
+		}},
+	})
+}
+
+// Qwen2.5-Omni's PD input processors are gone from 0.24.0, so its default
+// release is 0.22.0, where the whole pipeline runs in one process.
+func TestAccPDPipeline_VLLMOmniVersionQwen25Default(t *testing.T) {
+	const qwen25 = "Qwen/Qwen2.5-Omni-7B"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: `
+resource "omni_pd_pipeline" "test" {
+  model = "` + qwen25 + `"
+}
+`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22.0")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.22.0")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringExact(
+						"vllm serve "+qwen25+" --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("unit_name"),
+						knownvalue.StringExact("vllm-omni.service")),
+				}},
+			},
+			{
+				Config: `
+resource "omni_pd_pipeline" "test" {
+  model             = "` + qwen25 + `"
+  vllm_omni_version = "0.24.0"
+}
+`,
+				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.24\.0 cannot run this plan: it has no input processor \S+\.qwen2_5_omni\.thinker2talker`) +
+					`.*` + loose(`Releases that run this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1\.`) + `.*\[release_no_pd\]`),
+			},
+		},
+	})
+}
+
+// stringWithout checks a string that does not contain text.
+func stringWithout(text string) knownvalue.Check { return stringWithoutCheck{text} }
+
+type stringWithoutCheck struct{ text string }
+
+func (c stringWithoutCheck) CheckValue(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("expected a string, got %T", v)
+	}
+	if strings.Contains(s, c.text) {
+		return fmt.Errorf("the string contains %q", c.text)
+	}
+	return nil
+}
+
+func (c stringWithoutCheck) String() string { return "a string without " + strconv.Quote(c.text) }
