@@ -55,6 +55,11 @@ echo
 echo "# deploy_config"
 tf output -raw deploy_config
 echo
-echo "# launch"
+echo "# launch (the head: stage 0 and the API)"
 tf output -raw launch
 echo
+if tf output processes >/dev/null 2>&1; then
+  echo
+  echo "# processes (one systemd unit each)"
+  tf output processes
+fi

@@ -20,6 +20,11 @@ output "deploy_config" {
 }
 
 output "launch" {
-  description = "The command that serves the model with this config."
+  description = "The head's command: stage 0 and the API server."
   value       = data.omni_pd_pipeline.qwen.serve_command
+}
+
+output "processes" {
+  description = "Every process the machine runs, one per stage on vllm-omni 0.24.0, each with its systemd unit."
+  value       = { for p in data.omni_pd_pipeline.qwen.launches[0].processes : p.unit_name => p.command }
 }

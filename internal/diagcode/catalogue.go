@@ -493,7 +493,7 @@ var catalogue = []Area{
 				"`systemd.head_wait_seconds` is outside 10 to 86400.",
 				"Set a value in that range; model loading takes minutes."},
 			{HeadWaitUnused, Warning,
-				"`systemd.head_wait_seconds` has no effect: every stage runs in one process on one host, and only a headless process on another host waits for the head.",
+				"`systemd.head_wait_seconds` has no effect: on this release (0.22.0 or 0.23.0rc1, which apply each stage's `runtime.env` in a whole-pipeline process) every stage of a one-host plan runs in one process, and only a headless process waits for the head.",
 				"Remove `head_wait_seconds`, or give stages their hosts."},
 		},
 	},

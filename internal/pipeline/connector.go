@@ -71,7 +71,7 @@ var connectorTable = map[string]connector{
 	connectorMooncake: {
 		name:       connectorMooncake,
 		allowsBoth: true,
-		transport:  "mooncake", // mooncake-transfer-engine: from mooncake.engine import TransferEngine
+		transport:  "mooncake.engine", // pip mooncake-transfer-engine; vLLM imports TransferEngine from it
 		sidePorts:  func(*plannedStage) []sidePort { return []sidePort{{suffix: "_bootstrap", count: 1, handshake: true}} },
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			port := s.ports["_bootstrap"]
@@ -93,7 +93,7 @@ var connectorTable = map[string]connector{
 	connectorNixl: {
 		name:       connectorNixl,
 		allowsBoth: true,
-		transport:  "nixl", // from nixl._api import nixl_agent
+		transport:  "nixl._api", // pip nixl; vLLM imports nixl_agent from it
 		sidePorts: func(s *plannedStage) []sidePort {
 			// vLLM's NIXL handshake listener is one per engine, on the
 			// scheduler side, at VLLM_NIXL_SIDE_CHANNEL_PORT plus the

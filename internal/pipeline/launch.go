@@ -254,7 +254,7 @@ func describeHost(h string) string {
 // tells the head is up and serves the planned model: /health answers once
 // the API server runs; /v1/models lists the models it serves, empty when
 // the engines failed behind a running server.
-func health(model, headHost string, apiPort int) Health {
+func health(model, headHost string, apiPort int, headUnit string) Health {
 	host := headHost
 	if host == "" {
 		host = "127.0.0.1"
@@ -262,30 +262,37 @@ func health(model, headHost string, apiPort int) Health {
 	base := "http://" + hostPort(host, apiPort)
 	h := Health{Host: host, Port: apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models", SmokeURL: base + "/v1/chat/completions"}
 	h.ReadinessArgv = []string{"python3", "-c", readinessOneLine, h.ReadinessURL, model}
-	h.SmokeArgv = []string{"python3", "-c", smokeOneLine, h.SmokeURL, model}
+	h.SmokeArgv = []string{"python3", "-c", smokeOneLine, h.SmokeURL, model, headUnit}
 	return h
 }
 
 var smokeOneLine = oneLinePython(smokeScript)
 
 // smokeScript sends one text-only chat completion ($1 the URL, $2 the
-// model) and exits 0 when an answer comes back. Requests enter at the
-// prefill stage, which vllm-omni holds to one token and whose KV cache
-// decode must take over (the orchestrator fails the request when the
-// handoff does), so an answer means the pair worked. modalities ["text"]
-// stops the request at decode, the text stage. The request's max_tokens
-// reaches only the first is_comprehension stage, prefill; decode runs with
-// its own default_sampling_params, hence the long timeout.
-const smokeScript = `import json, sys, urllib.error, urllib.request
-url, model = sys.argv[1], sys.argv[2]
+// model; $3 the head's unit, named in the hint) and exits 0 when an answer
+// comes back. Requests enter at the prefill stage, which vllm-omni holds to
+// one token and whose KV cache decode must take over, so an answer means
+// the pair worked. When the handoff fails, the orchestrator's
+// _build_pd_decode_params raises outside any handler on its path
+// (orchestrator.py@d4a869fe :756, :1324) and the orchestrator stops: the
+// client sees "Orchestrator died unexpectedly", or no answer at all, and
+// the cause is in the head's log. modalities ["text"] stops the request at
+// decode, the text stage. The request's max_tokens reaches only the first
+// is_comprehension stage, prefill; decode runs with its own
+// default_sampling_params, hence the timeout of minutes.
+const smokeScript = `import json, socket, sys, urllib.error, urllib.request
+url, model, unit = sys.argv[1], sys.argv[2], sys.argv[3]
 body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Reply with one word."}], "max_tokens": 1, "modalities": ["text"]}).encode()
 req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+hint = " (if prefill could not hand its KV cache to decode, journalctl -u %s shows [Orchestrator][PD] Missing prefill kv_transfer_params)" % unit
 try:
-    reply = json.load(urllib.request.urlopen(req, timeout=600))
+    reply = json.load(urllib.request.urlopen(req, timeout=300))
 except urllib.error.HTTPError as e:
     text = e.read().decode(errors="replace")[:500]
-    hint = " (the KV handoff from prefill to decode failed: check the connector)" if "remote_request_id" in text or "[PD]" in text else ""
-    sys.exit("smoke: %s answered %d%s: %s" % (url, e.code, hint, text))
+    pd = any(s in text for s in ("remote_request_id", "[PD]", "Orchestrator died"))
+    sys.exit("smoke: %s answered %d%s: %s" % (url, e.code, hint if pd else "", text))
+except (socket.timeout, TimeoutError) as e:
+    sys.exit("smoke: %s gave no answer within 300 s%s" % (url, hint))
 except Exception as e:
     sys.exit("smoke: %s: %s" % (url, e))
 choices = reply.get("choices") or []

@@ -120,7 +120,7 @@ func TestHealth(t *testing.T) {
 		{"fd00::1", "fd00::1", "http://[fd00::1]:8091"},
 	}
 	for _, tc := range tests {
-		h := health(seedModel, tc.host, 8091)
+		h := health(seedModel, tc.host, 8091, "vllm-omni-stage-0.service")
 		if h.Host != tc.wantHost || h.Port != 8091 || h.LivenessURL != tc.wantBase+"/health" || h.ReadinessURL != tc.wantBase+"/v1/models" {
 			t.Errorf("health(%q) = %+v", tc.host, h)
 		}
@@ -131,9 +131,9 @@ func TestHealth(t *testing.T) {
 		if h.SmokeURL != tc.wantBase+"/v1/chat/completions" {
 			t.Errorf("health(%q) smoke URL %q", tc.host, h.SmokeURL)
 		}
-		if n := len(h.SmokeArgv); n != 5 || h.SmokeArgv[0] != "python3" || h.SmokeArgv[1] != "-c" ||
-			h.SmokeArgv[n-2] != h.SmokeURL || h.SmokeArgv[n-1] != seedModel {
-			t.Errorf("health(%q) smoke argv %q is not python3 -c SCRIPT URL MODEL", tc.host, h.SmokeArgv)
+		if n := len(h.SmokeArgv); n != 6 || h.SmokeArgv[0] != "python3" || h.SmokeArgv[1] != "-c" ||
+			h.SmokeArgv[n-3] != h.SmokeURL || h.SmokeArgv[n-2] != seedModel || h.SmokeArgv[n-1] != "vllm-omni-stage-0.service" {
+			t.Errorf("health(%q) smoke argv %q is not python3 -c SCRIPT URL MODEL UNIT", tc.host, h.SmokeArgv)
 		}
 	}
 }

@@ -208,7 +208,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	for _, l := range res.Launches {
 		res.GPUCount = max(res.GPUCount, l.GPUCount)
 	}
-	res.Health = health(p.spec.Model, res.Stages[0].Host, res.APIPort)
+	res.Health = health(p.spec.Model, res.Stages[0].Host, res.APIPort, head.UnitName)
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
 	res.Connector = p.conn.name

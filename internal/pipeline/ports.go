@@ -51,25 +51,24 @@ func (t *portTable) free(host string, port int) bool {
 	return !taken && !t.reserved[port] && port != connectorZMQBasePort && port >= 1 && port <= 65535
 }
 
-// block finds n consecutive free ports in the range, lowest first, or
-// prefers start when it is given and the whole block there is free.
-func (t *portTable) block(host string, n, prefer int) (int, bool) {
-	fits := func(start int) bool {
-		if start < t.first || start+n-1 > t.last {
+// fits reports whether n consecutive ports from start are in the range and
+// free on host.
+func (t *portTable) fits(host string, n, start int) bool {
+	if start < t.first || start+n-1 > t.last {
+		return false
+	}
+	for p := start; p < start+n; p++ {
+		if !t.free(host, p) {
 			return false
 		}
-		for p := start; p < start+n; p++ {
-			if !t.free(host, p) {
-				return false
-			}
-		}
-		return true
 	}
-	if prefer != 0 && fits(prefer) {
-		return prefer, true
-	}
+	return true
+}
+
+// block finds n consecutive free ports in the range, lowest first.
+func (t *portTable) block(host string, n int) (int, bool) {
 	for start := t.first; start+n-1 <= t.last; start++ {
-		if fits(start) {
+		if t.fits(host, n, start) {
 			return start, true
 		}
 	}
@@ -136,8 +135,16 @@ func (p *planner) allocatePorts() portPlan {
 			p.claim(t, r)
 		}
 	}
+	// The ports an earlier plan chose are kept first, each while it still
+	// fits, so that a port which lost its own cannot take another's; the
+	// rest come from the lowest free ports after them.
 	for _, r := range reqs {
 		if r.given == nil {
+			p.keepPrevious(t, r)
+		}
+	}
+	for _, r := range reqs {
+		if r.given == nil && *r.out == 0 {
 			p.allocate(t, r)
 		}
 	}
@@ -260,12 +267,37 @@ func (p *planner) claim(t *portTable, r *portRequest) {
 	}
 }
 
-func (p *planner) allocate(t *portTable, r *portRequest) {
-	prefer := 0
-	if p.spec.Previous != nil {
-		prefer = p.spec.Previous.Ports[portName(r.name, 0, r.count, r.perIndex)]
+// keepPrevious gives a request the block an earlier plan chose for it,
+// when the whole block is still free.
+func (p *planner) keepPrevious(t *portTable, r *portRequest) {
+	prefer := p.previousPort(r)
+	if prefer == 0 || !t.fits(r.host, r.count, prefer) {
+		return
 	}
-	start, ok := t.block(r.host, r.count, prefer)
+	for port := prefer; port < prefer+r.count; port++ {
+		t.mark(r.host, port, r.name)
+	}
+	*r.out = prefer
+}
+
+// previousPort is the first port an earlier plan chose for a request, 0
+// for none. A NIXL block is found under its name before one port per
+// data-parallel rank replaced one per tensor-parallel rank (<name>_rank0).
+func (p *planner) previousPort(r *portRequest) int {
+	if p.spec.Previous == nil {
+		return 0
+	}
+	if port := p.spec.Previous.Ports[portName(r.name, 0, r.count, r.perIndex)]; port != 0 {
+		return port
+	}
+	if r.perIndex {
+		return p.spec.Previous.Ports[r.name+"_rank0"]
+	}
+	return 0
+}
+
+func (p *planner) allocate(t *portTable, r *portRequest) {
+	start, ok := t.block(r.host, r.count)
 	if !ok {
 		p.ds.errorf(diagcode.PortRangeExhausted, AttrPath("port_range"), "port_range has no room for every port",
 			"%s needs %d free port(s)%s between %d and %d, after reserved_ports and the ports already given; widen port_range.", r.name, r.count, onHost(r.host), t.first, t.last)

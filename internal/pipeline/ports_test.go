@@ -61,11 +61,27 @@ func TestPortAllocation(t *testing.T) {
 		{"a previous port now given to another is dropped", Spec{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(25202)},
 			Previous: &Allocations{Ports: map[string]int{"decode_side_channel": 25202}}},
 			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25203"}},
-		// Previous ports under the old names (Mooncake's bootstrap ports,
-		// NIXL's per-rank ones) name no port now: each is planned afresh.
-		{"previous ports under names no longer planned are ignored", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
-			"prefill_bootstrap": 25250, "decode_bootstrap": 25240, "prefill_side_channel_rank0": 25230}}},
+		// Mooncake's bootstrap ports name no port now: they are planned
+		// afresh. A NIXL block planned when it had one port per
+		// tensor-parallel rank is found under its old first name.
+		{"previous Mooncake ports are ignored", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
+			"prefill_bootstrap": 25250, "decode_bootstrap": 25240}}},
 			[]string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202", "omni_master=25203"}},
+		{"a side channel kept under its per-rank name", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
+			"prefill_side_channel_rank0": 25230}}},
+			[]string{"api=8091", "prefill_side_channel=25230", "decode_side_channel=25201", "omni_master=25202"}},
+		// An earlier multi-host plan took the master port first: kept, the
+		// side channels keep theirs, and nothing takes another's port.
+		{"an earlier plan's master port is kept before new ports are drawn", Spec{Model: seedModel,
+			Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"},
+			Previous: &Allocations{Ports: map[string]int{"omni_master": 25201, "prefill_side_channel_rank0": 25202, "decode_side_channel_rank0": 25201, "edge_0_1": 25203}}},
+			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25201", "edge_0_1=25203"}},
+		// The upgrade from a Mooncake plan across hosts: the side channels
+		// are new, and do not take the master port the machines run with.
+		{"new ports do not take an earlier plan's master port", Spec{Model: seedModel,
+			Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"},
+			Previous: &Allocations{Ports: map[string]int{"omni_master": 25201, "prefill_bootstrap": 25202, "decode_bootstrap": 25201, "edge_0_1": 25203}}},
+			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25201", "edge_0_1=25203"}},
 		// A whole-pipeline launch (0.22.0 applies runtime.env in it) has no
 		// master port.
 		{"no master port in one whole-pipeline process", Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"},

@@ -131,13 +131,14 @@ def resolve(dotted):
     if not hasattr(obj, attr):
         raise AttributeError("module %s has no attribute %s" % (mod, attr))
     return getattr(obj, attr)
+PIP = {"mooncake.engine": "mooncake-transfer-engine", "nixl._api": "nixl"}
 def first_line(e):
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
 for conn, module in transports:
     try:
         importlib.import_module(module)
     except Exception as e:
-        fail("%s needs the Python package %s, which does not import in %s (%s); the plan for vllm-omni %s uses %s: install %s into that Python" % (conn, module, sys.executable, first_line(e), want, conn, module))
+        fail("%s needs the Python package %s, which does not import in %s (%s); the plan for vllm-omni %s uses %s: install it (pip: %s) into that Python" % (conn, module, sys.executable, first_line(e), want, conn, PIP.get(module, module.split(".")[0])))
 for key, dotted in imports:
     try:
         resolve(dotted)

@@ -62,10 +62,12 @@ func fakeSite(t *testing.T, dists map[string]string, modules map[string]string) 
 }
 
 // fakeModules are the modules the seed plan's preflight imports, each file
-// by its path in the site directory: the nixl package (empty: the check
-// only imports it), the schedulers, and Qwen3-Omni's input processors.
+// by its path in the site directory: the nixl package's module vLLM
+// imports (empty: the check only imports it), the schedulers, and
+// Qwen3-Omni's input processors.
 var fakeModules = map[string]string{
 	"nixl/__init__.py":                                              "\n",
+	"nixl/_api.py":                                                  "class nixl_agent:\n    pass\n",
 	"vllm_omni/__init__.py":                                         "\n",
 	"vllm_omni/core/__init__.py":                                    "\n",
 	"vllm_omni/core/sched/__init__.py":                              "\n",
@@ -199,11 +201,13 @@ func TestPreflight(t *testing.T) {
 			[]string{"ok: vllm-omni 0.22.0"}, nil},
 
 		// The transport package the connector imports, which vLLM does not install.
-		{"nixl missing", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": ""}}, PreflightExit,
-			[]string{"NixlConnector needs the Python package nixl", "No module named 'nixl'", "install nixl into that Python"}, nil},
+		{"nixl missing", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": "", "nixl/_api.py": ""}}, PreflightExit,
+			[]string{"NixlConnector needs the Python package nixl._api", "No module named 'nixl'", "install it (pip: nixl) into that Python"}, nil},
+		{"a nixl without the module vLLM imports", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/_api.py": ""}}, PreflightExit,
+			[]string{"NixlConnector needs the Python package nixl._api", "No module named 'nixl._api'"}, nil},
 		{"nixl that fails to import", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": "raise ImportError('libucs.so.0: cannot open shared object file')\n"}}, PreflightExit,
 			[]string{"NixlConnector needs the Python package nixl", "libucs.so.0"}, nil},
-		{"a stage without the connector does not import nixl", run{spec: seed, dists: match, gpus: 3, proc: 2, modules: map[string]string{"nixl/__init__.py": ""}}, 0,
+		{"a stage without the connector does not import nixl", run{spec: seed, dists: match, gpus: 3, proc: 2, modules: map[string]string{"nixl/__init__.py": "", "nixl/_api.py": ""}}, 0,
 			[]string{"ok:"}, nil},
 
 		// The dotted paths the release imports for the process's stages.
@@ -263,7 +267,7 @@ func TestPreflightArgv(t *testing.T) {
 		gen = "scheduler_cls=vllm_omni.core.sched.omni_generation_scheduler.OmniGenerationScheduler"
 		t2t = "custom_process_input_func=vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker"
 		t2c = "custom_process_input_func=vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav"
-		tr  = "NixlConnector=nixl"
+		tr  = "NixlConnector=nixl._api"
 	)
 	opts := func(argv []string) []string { return argv[8:] }
 	all := []string{"--import", ar, "--import", t2t, "--import", t2c, "--import", gen}
@@ -294,7 +298,7 @@ func TestPreflightArgv(t *testing.T) {
 	// A MultiConnector's children's transports, each the PD pair loads.
 	res = mustPlan(t, Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
 		map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}})
-	if got, w := opts(res.Launches[0].Processes[1].Preflight), []string{"--gpus", "2", "--transport", tr, "--transport", "MooncakeConnector=mooncake", "--import", ar}; !reflect.DeepEqual(got, w) {
+	if got, w := opts(res.Launches[0].Processes[1].Preflight), []string{"--gpus", "2", "--transport", tr, "--transport", "MooncakeConnector=mooncake.engine", "--import", ar}; !reflect.DeepEqual(got, w) {
 		t.Errorf("MultiConnector decode preflight options %q, want %q", got, w)
 	}
 	// Devices given: the highest index counts, not how many.
@@ -414,7 +418,7 @@ func TestSmokeScript(t *testing.T) {
 	if h.SmokeURL != "http://127.0.0.1:8091/v1/chat/completions" {
 		t.Errorf("smoke URL %q", h.SmokeURL)
 	}
-	const hint = "the KV handoff from prefill to decode failed: check the connector"
+	const hint = "journalctl -u vllm-omni-stage-0.service shows [Orchestrator][PD] Missing prefill kv_transfer_params"
 	for _, tc := range []struct {
 		name   string
 		status int
@@ -425,8 +429,13 @@ func TestSmokeScript(t *testing.T) {
 	}{
 		{"an answer", 200, `{"choices":[{"index":0,"message":{"role":"assistant","content":"Hello"}}]}`, true,
 			[]string{"answered through prefill and decode: 'Hello'"}, nil},
-		{"a handoff that failed", 500, `{"error":{"message":"[PD] prefill returned no remote_request_id in kv_transfer_params"}}`, false,
-			[]string{"answered 500 (" + hint + ")", "remote_request_id"}, nil},
+		// What vllm-omni 0.24.0 answers once _build_pd_decode_params has
+		// raised and stopped the orchestrator (async_omni_engine.py@d4a869fe
+		// :1388).
+		{"the orchestrator died on a failed handoff", 500, `{"object":"error","message":"Orchestrator died unexpectedly. See logs above.","type":"InternalServerError","code":500}`, false,
+			[]string{"answered 500 (if prefill could not hand its KV cache to decode, " + hint + ")", "Orchestrator died"}, nil},
+		{"a handoff error in the body", 500, `{"error":{"message":"[Orchestrator][PD] Missing prefill kv_transfer_params.remote_request_id"}}`, false,
+			[]string{hint, "remote_request_id"}, nil},
 		{"a [PD] error", 500, `{"error":{"message":"[PD] decode failed"}}`, false, []string{hint}, nil},
 		{"another server error", 500, `{"error":{"message":"CUDA out of memory"}}`, false, []string{"answered 500: ", "CUDA out of memory"}, []string{hint}},
 		{"an answer with no choice", 200, `{"choices":[]}`, false, []string{"answered with no choice"}, nil},
@@ -446,7 +455,10 @@ func TestSmokeScript(t *testing.T) {
 			}))
 			defer srv.Close()
 			argv := append([]string{python}, h.SmokeArgv[1:]...)
-			argv[len(argv)-2] = srv.URL + "/v1/chat/completions"
+			if argv[len(argv)-3] != h.SmokeURL {
+				t.Fatalf("smoke argv %q does not end with the URL, the model and the head's unit", h.SmokeArgv)
+			}
+			argv[len(argv)-3] = srv.URL + "/v1/chat/completions"
 			out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 			if (err == nil) != tc.ok {
 				t.Errorf("err %v, want ok=%v\n%s", err, tc.ok, out)
@@ -477,7 +489,7 @@ func TestSmokeScript(t *testing.T) {
 	url := srv.URL + "/v1/chat/completions"
 	srv.Close()
 	argv := append([]string{python}, h.SmokeArgv[1:]...)
-	argv[len(argv)-2] = url
+	argv[len(argv)-3] = url
 	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err == nil || !strings.Contains(string(out), "smoke: "+url) {
 		t.Errorf("no server: err %v\n%s", err, out)
 	}

@@ -28,7 +28,15 @@ func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 		need.Dialect = releases.Stages // a pipeline key only exists in that dialect
 	}
 	if p.base.Dialect == stageconfig.Stages {
-		_, need.ToStageArgs = p.topologyPreset()
+		var topology map[int]stageconfig.Stage
+		topology, need.ToStageArgs = p.topologyPreset()
+		// Written as stage_args, each stage takes its processor from the
+		// preset's stage with its id (toStageArgs).
+		for _, id := range sortedKeys(topology) {
+			if ref, ok := releases.ProcessorOf(topology[id]); ok {
+				need.Processors = append(need.Processors, ref)
+			}
+		}
 		if need.Dialect == releases.StageArgs && !need.ToStageArgs {
 			p.ds.errorf(diagcode.FormatConversionUnsupported, AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
 				"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")

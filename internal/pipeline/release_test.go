@@ -64,6 +64,15 @@ func TestReleaseProcessors(t *testing.T) {
 			t.Errorf("%s with miniBase: release %s", v, res.Release)
 		}
 	}
+	// A stages base written as stage_args takes its processors from the
+	// preset: the release is judged by those, with the releases that work.
+	for _, v := range []string{"0.25.0rc1", "0.26.0rc1"} {
+		_, ds := Plan(Spec{Model: seedModel, BaseConfig: readLocal(t, stagesQwen3), SplitStage: ptr(0), Format: "stage_args", VLLMOmniVersion: v})
+		nopd := codesOf(ds, "release_no_pd")
+		if len(nopd) != 1 || !strings.Contains(nopd[0].Detail, "thinker2talker") || !strings.Contains(nopd[0].Detail, "0.24.0") || hasCodeAny(ds, "release_conformance") {
+			t.Errorf("stages base as stage_args on %s: want one release_no_pd naming thinker2talker and 0.24.0, no conformance backstop:\n%s", v, describeDiags(ds))
+		}
+	}
 	// Qwen2.5-Omni's default is the newest release with its processors.
 	if res := mustPlan(t, Spec{Model: "Qwen/Qwen2.5-Omni-7B"}); res.Release != "0.22.0" {
 		t.Errorf("Qwen2.5-Omni defaults to %s, want 0.22.0", res.Release)

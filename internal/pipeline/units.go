@@ -65,6 +65,13 @@ func unitFor(c unitContext, proc Process) (string, error) {
 		{Key: "Wants", Value: "network-online.target"},
 		{Key: "After", Value: after, Comment: orderComment(proc, c)},
 	}})
+	if proc.Role == ProcessHeadless && proc.host == c.headHost {
+		// A headless stage registers with the head's master once, at start:
+		// when the head stops or restarts, so does the stage, and it waits
+		// for the new master.
+		unit.Sections[0].Directives = append(unit.Sections[0].Directives, systemd.Directive{Key: "PartOf", Value: c.headUnit,
+			Comment: "Stopped and restarted with the head, whose omni master it registers with at start."})
+	}
 
 	var svc []systemd.Directive
 	add := func(key, value, comment string) {

@@ -103,6 +103,12 @@ output "checked_config" {
 		},
 	},
 	"demo": {outputs: map[string]outputCheck{
+		"processes": isJSON(`{
+  "vllm-omni-stage-0.service": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
+  "vllm-omni-stage-1.service": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 1 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203",
+  "vllm-omni-stage-2.service": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 2 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203",
+  "vllm-omni-stage-3.service": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 3 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203"
+}`),
 		"deploy_config": equalsFile(seedGolden),
 		"launch":        isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 	}},

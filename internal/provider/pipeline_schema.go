@@ -436,7 +436,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 								"port": schema.Int64Attribute{MarkdownDescription: "Port number.", Computed: true},
 							}},
 						},
-						"unit_name": schema.StringAttribute{MarkdownDescription: "The systemd unit's name, such as `vllm-omni.service`.", Computed: true},
+						"unit_name": schema.StringAttribute{MarkdownDescription: "The systemd unit's name: `<unit_prefix>-stage-<N>.service` for a stage's own process (`vllm-omni-stage-0.service`), `<unit_prefix>.service` for a whole-pipeline one.", Computed: true},
 						"preflight": schema.ListAttribute{
 							MarkdownDescription: "A check of the machine against the plan, as an argument vector, made before any GPU memory is taken: the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, the file at `config_path` has `config_sha256`, the host has the GPU indices the process is given (`nvidia-smi -L`), the connector's transport package imports (`nixl` for NixlConnector), and every dotted path the release imports for the process's stages resolves (`custom_process_input_func`, `scheduler_cls`, `kv_connector_module_path`; the head checks every stage's). It exits " + strconv.Itoa(pipeline.PreflightExit) + " with one line naming what is missing and the plan's release. The unit runs it before `vllm`.",
 							Computed:            true,

@@ -258,20 +258,21 @@ output "sha_matches" {
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_argv"), knownvalue.ListPartial(map[int]knownvalue.Check{
 					0: knownvalue.StringExact("python3"), 1: knownvalue.StringExact("-c"),
 					3: knownvalue.StringExact("http://127.0.0.1:8091/v1/chat/completions"), 4: knownvalue.StringExact(seedModel),
+					5: knownvalue.StringExact("vllm-omni-stage-0.service"),
 				})),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_argv"), knownvalue.ListSizeExact(5)),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_argv"), knownvalue.ListSizeExact(6)),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_command"), knownvalue.StringRegexp(regexp.MustCompile(
-					`^python3 -c '.*' http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct$`))),
+					`^python3 -c '.*' http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-stage-0\.service$`))),
 				plancheck.ExpectKnownValue(resAddr, process(0).AtMapKey("preflight_command"),
 					knownvalue.StringRegexp(regexp.MustCompile(`^/usr/local/bin/python3 -c .* 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
-						` --gpus 1 --transport NixlConnector=nixl --import scheduler_cls=\S+\.OmniARScheduler`+
+						` --gpus 1 --transport NixlConnector=nixl\._api --import scheduler_cls=\S+\.OmniARScheduler`+
 						` --import custom_process_input_func=\S+\.qwen3_omni\.thinker2talker --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav`+
 						` --import scheduler_cls=\S+\.OmniGenerationScheduler$`))),
 				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListPartial(map[int]knownvalue.Check{
 					3: knownvalue.StringExact("0.24.0"), 4: knownvalue.StringExact("release"), 5: knownvalue.StringExact("0.24"),
 					6: knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml"),
 					8: knownvalue.StringExact("--gpus"), 9: knownvalue.StringExact("2"),
-					10: knownvalue.StringExact("--transport"), 11: knownvalue.StringExact("NixlConnector=nixl"),
+					10: knownvalue.StringExact("--transport"), 11: knownvalue.StringExact("NixlConnector=nixl._api"),
 					12: knownvalue.StringExact("--import"), 13: knownvalue.StringExact("scheduler_cls=vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"),
 				})),
 				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListSizeExact(14)),

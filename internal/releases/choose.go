@@ -50,14 +50,21 @@ var processorKeys = []string{"custom_process_input_func", "sync_process_input_fu
 func ProcessorsOf(doc *stageconfig.Document) []ProcessorRef {
 	var out []ProcessorRef
 	for _, st := range doc.Stages() {
-		for _, k := range processorKeys {
-			if v, ok := st.String(k); ok && v != "" {
-				out = append(out, ProcessorRef{Key: k, Value: v})
-				break
-			}
+		if ref, ok := ProcessorOf(st); ok {
+			out = append(out, ref)
 		}
 	}
 	return out
+}
+
+// ProcessorOf is the input processor one stage names, if any.
+func ProcessorOf(st stageconfig.Stage) (ProcessorRef, bool) {
+	for _, k := range processorKeys {
+		if v, ok := st.String(k); ok && v != "" {
+			return ProcessorRef{Key: k, Value: v}, true
+		}
+	}
+	return ProcessorRef{}, false
 }
 
 // processorOn is the function a stage_args stage runs on r for ref: the

@@ -298,7 +298,9 @@ func (c *conformance) handoffGate() {
 	for _, side := range pre {
 		kv := side.kv
 		name, _ := kv.String("kv_connector")
-		if name == "" || kv.Has("kv_connector_module_path") {
+		// A class from the user's own module is theirs to judge; vLLM's
+		// own module path names vLLM's class.
+		if mod, _ := kv.String("kv_connector_module_path"); name == "" || mod != "" && !strings.HasPrefix(mod, "vllm.distributed.kv_transfer") {
 			continue
 		}
 		var children []string

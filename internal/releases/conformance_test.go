@@ -170,6 +170,15 @@ func TestConform(t *testing.T) {
 		}
 		return strings.Replace(src, at, at+"          connectors:\n"+children, 1)
 	}
+	t.Run("a connector from the user's own module is the user's to judge", func(t *testing.T) {
+		own := strings.Replace(mooncakePD, "kv_connector: MooncakeConnector\n        kv_role: kv_producer",
+			"kv_connector: MooncakeConnector\n        kv_connector_module_path: my_company.kv.patched_mooncake\n        kv_role: kv_producer", 1)
+		for _, v := range Conform(release(t, "0.24.0"), deployment(t, own)) {
+			if v.Rule == "handoff_gate" {
+				t.Errorf("a class from the user's module is judged by the gate: %v", v)
+			}
+		}
+	})
 	t.Run("a MultiConnector child from its own module", func(t *testing.T) {
 		d := deployment(t, multi("            - {kv_connector: MyConnector, kv_connector_module_path: my.connectors}\n"))
 		for _, v := range Conform(release(t, "0.24.0"), d) {
@@ -200,6 +209,8 @@ func TestConform(t *testing.T) {
 		{"bootstrap env unset", "0.24.0", deployment(t, editMooncake("      env:\n        VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"\n", "")), "mooncake_bootstrap_env"},
 		{"Mooncake returns no remote_request_id", "0.24.0", deployment(t, mooncakePD), "handoff_gate"},
 		{"Mooncake on the newest release", "0.32.0", deployment(t, mooncakePD), "handoff_gate"},
+		{"Mooncake named by vLLM's own module path", "0.24.0", deployment(t, strings.Replace(mooncakePD, "kv_connector: MooncakeConnector\n        kv_role: kv_producer",
+			"kv_connector: MooncakeConnector\n        kv_connector_module_path: vllm.distributed.kv_transfer.kv_connector.v1.mooncake_connector\n        kv_role: kv_producer", 1)), "handoff_gate"},
 		{"P2pNccl returns no remote_request_id", "0.22.0", deployment(t, strings.ReplaceAll(conformingPD, "NixlConnector", "P2pNcclConnector")), "handoff_gate"},
 		{"a MultiConnector without a NIXL child", "0.24.0", deployment(t, multi("            - {kv_connector: MooncakeConnector}\n")), "handoff_gate"},
 		{"Qwen3-Omni's thinker2talker after #4986", "0.25.0rc1", deployment(t, edit("custom_process_input_func: m.thinker2talker", "custom_process_input_func: vllm_omni.model_executor.stage_input_processors.qwen3_omni.thinker2talker")), "processor_missing"},

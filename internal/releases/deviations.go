@@ -28,7 +28,7 @@ var SeedDeviations = []Deviation{
 	{Stage: -1, Key: []string{"stage-based launch"}, Recipe: nil, Planned: "--stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
 		Why: "0.24.0 applies no stage's runtime.env in a whole-pipeline process, and prefill and decode need different VLLM_NIXL_SIDE_CHANNEL_PORT values, which one shared environment cannot hold; " +
 			"so each stage runs as its own process on the one host, the head (this line, stage 0) serving the API and the omni master, the others headless with --stage-id N --headless and their variables in their own environment",
-		Source: "vllm_omni/engine/stage_init_utils.py@d4a869fe :628 stage_runtime_setup has no caller (#3855); vllm_omni/entrypoints/cli/serve.py@d4a869fe run_headless :743 applies none; docs/cli/serve.md@10906e3a (one host, 127.0.0.1)"},
+		Source: "vllm_omni/engine/stage_init_utils.py@d4a869fe :628 stage_runtime_setup has no caller (#3855); vllm_omni/entrypoints/cli/serve.py@d4a869fe run_headless :743 applies none; docs/cli/serve.md@d4a869fe :16-31 (head and headless on one host, master on 127.0.0.1)"},
 	{Stage: 0, Key: []string{"engine_args", "kv_transfer_config", "kv_connector"}, Recipe: "MooncakeConnector", Planned: "NixlConnector",
 		Why: "vllm-omni's orchestrator fails every PD request whose prefill kv_transfer_params carry no remote_request_id; vLLM's MooncakeConnector returns none since vLLM PR #31034, NixlConnector does (PR #29665), " +
 			"so with the recipe's connector the server starts and every request fails",

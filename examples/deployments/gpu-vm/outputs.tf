@@ -4,7 +4,7 @@ output "user_data" {
 }
 
 output "serve_command" {
-  description = "The command the machine runs."
+  description = "The head's command: stage 0 and the API. The machine runs one process per stage, each from its unit in user_data."
   value       = module.pipeline.serve_command
 }
 

@@ -24,7 +24,7 @@ output "ports" {
 }
 
 output "serve_command" {
-  description = "The vllm serve command the machine runs; across hosts, the head's."
+  description = "The head's vllm serve command (stage 0 and the API). Where each stage is its own process it starts only the head: the machines run every process of launches, each by its unit."
   value       = omni_pd_pipeline.this.serve_command
 }
 
