@@ -225,9 +225,9 @@ func TestConnectorHandoffGate(t *testing.T) {
 				conn ConnectorSpec
 				want []string
 			}{
-				{ConnectorSpec{Name: "MooncakeConnector"}, []string{"vllm-omni " + v, "remote_request_id", "MooncakeConnector returns none", "Use NixlConnector"}},
-				{ConnectorSpec{Name: "LMCacheConnectorV1"}, []string{"LMCacheConnectorV1 returns none"}},
-				{multi("MooncakeConnector", "LMCacheConnectorV1"), []string{"no child of this MultiConnector (MooncakeConnector, LMCacheConnectorV1) returns it", "MultiConnector with a NixlConnector child"}},
+				{ConnectorSpec{Name: "MooncakeConnector"}, []string{"vllm-omni " + v, "remote_request_id", "MooncakeConnector returns no remote_request_id", "Use NixlConnector"}},
+				{ConnectorSpec{Name: "LMCacheConnectorV1"}, []string{"LMCacheConnectorV1 returns no remote_request_id"}},
+				{multi("MooncakeConnector", "LMCacheConnectorV1"), []string{"no child of this MultiConnector (MooncakeConnector, LMCacheConnectorV1) returns remote_request_id", "MultiConnector with a NixlConnector child"}},
 			} {
 				_, ds := Plan(Spec{Model: seedModel, VLLMOmniVersion: v, Connector: tc.conn})
 				gate := codesOf(ds, "connector_handoff_gate")

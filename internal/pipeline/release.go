@@ -87,17 +87,13 @@ func (p *planner) checkHandoffGate(r releases.Release) {
 	for _, c := range p.conn.children {
 		children = append(children, c.name)
 	}
-	g := r.Handoff
-	if g.Passes(p.conn.name, children) {
+	why := r.Handoff.Failure(p.conn.name, children)
+	if why == "" {
 		return
-	}
-	what := p.conn.name + " returns none"
-	if p.conn.name == connectorMulti {
-		what = "no child of this MultiConnector (" + strings.Join(children, ", ") + ") returns it"
 	}
 	p.ds.errorf(diagcode.ConnectorHandoffGate, AttrPath("connector", "name"), "this KV connector fails every PD request on this release",
 		"vllm-omni %s's orchestrator sends a request on to decode only when prefill's kv_transfer_params carry remote_request_id, and raises otherwise (%s); %s. Use %s (the default), or MultiConnector with a %s child.",
-		r.Version, g.Source, what, DefaultConnector, DefaultConnector)
+		r.Version, r.Handoff.Source, why, DefaultConnector, DefaultConnector)
 }
 
 // basePipeline names the pipeline the base describes, for the registered

@@ -306,7 +306,7 @@ func badInputs() []badInput {
 		// the handoff gate before its ports are planned, so a
 		// bootstrap_port with it meets that error.
 		{name: "bootstrap_port on a connector without one", body: []string{`connector = { name = "LMCacheConnectorV1" }`, `prefill = { bootstrap_port = 26000 }`},
-			attr: `connector.name`, fix: `LMCacheConnectorV1 returns none. Use NixlConnector`, code: "connector_handoff_gate"},
+			attr: `connector.name`, fix: `LMCacheConnectorV1 returns no remote_request_id. Use NixlConnector`, code: "connector_handoff_gate"},
 		{name: "port_range first above last", body: []string{`port_range = { first = 30000, last = 29000 }`},
 			attr: `port_range.last`, fix: `\(29000\) is below port_range.first \(30000\).*swap them`},
 		{name: "port_range first zero", body: []string{`port_range = { first = 0, last = 100 }`},
@@ -345,13 +345,13 @@ func badInputs() []badInput {
 		// fails the handoff gate on every release (a MultiConnector with a
 		// NixlConnector and a Mooncake child takes them).
 		{name: "Mooncake over rdma", body: []string{`connector = { name = "MooncakeConnector", protocol = "rdma", device_name = "mlx5_0" }`},
-			attr: `connector.name`, fix: `MooncakeConnector returns none. Use NixlConnector \(the default\), or MultiConnector with a NixlConnector child`, code: "connector_handoff_gate"},
+			attr: `connector.name`, fix: `MooncakeConnector returns no remote_request_id. Use NixlConnector \(the default\), or MultiConnector with a NixlConnector child`, code: "connector_handoff_gate"},
 		{name: "MooncakeConnector, the recipe's", body: []string{`connector = { name = "MooncakeConnector" }`},
-			attr: `connector.name`, fix: `vllm-omni 0.24.0's orchestrator sends a request on to decode only when prefill's kv_transfer_params carry remote_request_id.*MooncakeConnector returns none`, code: "connector_handoff_gate"},
+			attr: `connector.name`, fix: `vllm-omni 0.24.0's orchestrator sends a request on to decode only when prefill's kv_transfer_params carry remote_request_id.*MooncakeConnector returns no remote_request_id`, code: "connector_handoff_gate"},
 		{name: "P2pNccl on a release whose vLLM has it", body: []string{`vllm_omni_version = "0.22"`, `connector = { name = "P2pNcclConnector", extra_config = { proxy_ip = "10.0.0.9", proxy_port = 30001 } }`},
-			attr: `connector.name`, fix: `vllm-omni 0.22.0's orchestrator .* P2pNcclConnector returns none`, code: "connector_handoff_gate"},
+			attr: `connector.name`, fix: `vllm-omni 0.22.0's orchestrator .* P2pNcclConnector returns no remote_request_id`, code: "connector_handoff_gate"},
 		{name: "MultiConnector without a NIXL child", body: []string{`connector = { name = "MultiConnector", extra_config = { connectors = [{ kv_connector = "MooncakeConnector" }, { kv_connector = "LMCacheConnectorV1" }] } }`},
-			attr: `connector.name`, fix: `no child of this MultiConnector \(MooncakeConnector, LMCacheConnectorV1\) returns it`, code: "connector_handoff_gate"},
+			attr: `connector.name`, fix: `no child of this MultiConnector \(MooncakeConnector, LMCacheConnectorV1\) returns remote_request_id`, code: "connector_handoff_gate"},
 		{name: "NIXL replicas of the PD pair", body: []string{baseConfig(strings.Replace(goodBase, "    stage_type: llm\n", "    stage_type: llm\n    runtime:\n      num_replicas: 2\n", 1))},
 			attr: `base_config`, fix: `the prefill stage runs 2 replicas \(num_replicas on the base config's split stage\).*set the split stage's num_replicas to 1`, code: "nixl_replicas_one_port"},
 		{name: "kv_both with P2pNccl", body: []string{`connector = { name = "P2pNcclConnector", kv_both = true, extra_config = { proxy_ip = "10.0.0.9", proxy_port = 30001 } }`},

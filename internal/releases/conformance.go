@@ -309,12 +309,8 @@ func (c *conformance) handoffGate() {
 				children = append(children, n)
 			}
 		}
-		if !c.r.Handoff.Passes(name, children) {
-			what := name
-			if name == MultiConnector {
-				what = "MultiConnector with no child that returns it (" + strings.Join(children, ", ") + ")"
-			}
-			c.add(diagcode.ReleaseHandoffGate, "prefill %s uses %s, whose kv_transfer_params carry no remote_request_id; vllm-omni %s fails every PD request without it (%s)", side.stage.Describe(), what, c.r.Version, c.r.Handoff.Source)
+		if why := c.r.Handoff.Failure(name, children); why != "" {
+			c.add(diagcode.ReleaseHandoffGate, "prefill %s: %s in its kv_transfer_params, and vllm-omni %s fails every PD request without it (%s)", side.stage.Describe(), why, c.r.Version, c.r.Handoff.Source)
 		}
 	}
 }

@@ -111,6 +111,18 @@ func (g HandoffGate) Passes(connector string, children []string) bool {
 	return g.Passing.Has(connector)
 }
 
+// Failure says why a connector fails the gate, "" when it passes: the
+// words both the planner's error and the conformance check use.
+func (g HandoffGate) Failure(connector string, children []string) string {
+	switch {
+	case g.Passes(connector, children):
+		return ""
+	case connector == MultiConnector:
+		return "no child of this MultiConnector (" + strings.Join(children, ", ") + ") returns remote_request_id"
+	}
+	return connector + " returns no remote_request_id"
+}
+
 // MultiConnector is vLLM's connector that runs several others.
 const MultiConnector = "MultiConnector"
 
