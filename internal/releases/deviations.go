@@ -31,7 +31,7 @@ var SeedDeviations = []Deviation{
 		Source: "vllm_omni/engine/stage_init_utils.py@d4a869fe :628 stage_runtime_setup has no caller (#3855); vllm_omni/entrypoints/cli/serve.py@d4a869fe run_headless :743 applies none; docs/cli/serve.md@d4a869fe :16-31 (head and headless on one host, master on 127.0.0.1)"},
 	{Stage: 0, Key: []string{"engine_args", "kv_transfer_config", "kv_connector"}, Recipe: "MooncakeConnector", Planned: "NixlConnector",
 		Why: "vllm-omni's orchestrator fails every PD request whose prefill kv_transfer_params carry no remote_request_id; vLLM's MooncakeConnector returns none since vLLM PR #31034, NixlConnector does (PR #29665), " +
-			"so with the recipe's connector the server starts and every request fails",
+			"so with the recipe's connector the server starts and its first PD request fails; the error is raised outside any handler and stops the orchestrator with it (orchestrator.py@d4a869fe :756)",
 		Source: "vllm_omni/engine/orchestrator.py@d4a869fe _build_pd_decode_params :1098, raise :1110-1113"},
 	{Stage: 0, Key: []string{"engine_args", "kv_transfer_config", "kv_connector_extra_config"}, Recipe: map[string]any{"mooncake_bootstrap_port": 25201}, Planned: nil,
 		Why:    "a MooncakeConnector setting; NixlConnector takes its handshake port from the environment",
