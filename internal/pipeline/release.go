@@ -91,7 +91,7 @@ func (p *planner) checkHandoffGate(r releases.Release) {
 	if why == "" {
 		return
 	}
-	p.ds.errorf(diagcode.ConnectorHandoffGate, AttrPath("connector", "name"), "this KV connector fails every PD request on this release",
+	p.ds.errorf(diagcode.ConnectorHandoffGate, AttrPath("connector", "name"), "this KV connector fails every PD request",
 		"vllm-omni %s's orchestrator sends a request on to decode only when prefill's kv_transfer_params carry remote_request_id, and raises otherwise (%s); %s. Use %s (the default), or MultiConnector with a %s child.",
 		r.Version, r.Handoff.Source, why, DefaultConnector, DefaultConnector)
 }

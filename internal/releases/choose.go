@@ -2,6 +2,7 @@ package releases
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
@@ -130,11 +131,15 @@ func (n Need) evaluate(r Release) (Choice, []string) {
 		case n.BaseDialect == Stages && !n.ToStageArgs:
 			why = append(why, "this stages base config has no embedded preset to write it as stage_args")
 		}
+		var missing []string
 		for _, ref := range n.Processors {
 			fn := processorOn(r, ref)
-			if known, present := r.Processors.Lookup(fn); fn != "" && known && !present {
-				why = append(why, "it has no input processor "+fn+" ("+r.Processors.Source+")")
+			if known, present := r.Processors.Lookup(fn); fn != "" && known && !present && !slices.Contains(missing, fn) {
+				missing = append(missing, fn)
 			}
+		}
+		if len(missing) > 0 {
+			why = append(why, "it has no input processor "+strings.Join(missing, ", ")+" ("+r.Processors.Source+")")
 		}
 	case Stages:
 		registered := r.PDPipeline(n.BasePipeline)
