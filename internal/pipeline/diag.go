@@ -104,6 +104,25 @@ func (ds Diagnostics) HasErrors() bool {
 // Errors returns only the errors.
 func (ds Diagnostics) Errors() Diagnostics { return ds.filter(SeverityError) }
 
+// ErrorsUnder reports whether an error concerns one of the top-level
+// attributes named, or no attribute at all (a problem of the whole plan).
+func (ds Diagnostics) ErrorsUnder(attrs ...string) bool {
+	for _, d := range ds {
+		if d.Severity != SeverityError {
+			continue
+		}
+		if len(d.Path) == 0 {
+			return true
+		}
+		for _, a := range attrs {
+			if d.Path[0].Name == a {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Warnings returns only the warnings.
 func (ds Diagnostics) Warnings() Diagnostics { return ds.filter(SeverityWarning) }
 

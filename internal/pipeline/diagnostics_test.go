@@ -148,3 +148,46 @@ func TestPlanCollectsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+// A wrong input that placement or the ports do not read does not hide
+// their problems: one plan reports both. An input they do read stops
+// them, since their problems would follow from it.
+func TestPlanJudgesPlacementPastIndependentErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		want []string // codes that must all be reported
+		not  []string // codes that must not
+	}{
+		{"a relative config_path and too few GPUs", Spec{Model: seedModel, ConfigPath: "deploy.yaml", GPUs: ptr(2)},
+			[]string{"config_path_not_absolute", "gpus_exceeded"}, nil},
+		{"a connector typo and too few GPUs", Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConector"}, GPUs: ptr(2)},
+			[]string{"connector_unknown", "gpus_exceeded"}, nil},
+		{"a relative config_path and a port in reserved_ports", Spec{Model: seedModel, ConfigPath: "deploy.yaml", Prefill: RoleSpec{BootstrapPort: ptr(26000)}, ReservedPorts: []int{26000}},
+			[]string{"config_path_not_absolute", "port_reserved"}, nil},
+		// Placement reads the prefill settings: with one wrong it is not
+		// judged.
+		{"a wrong prefill setting and too few GPUs", Spec{Model: seedModel, Prefill: RoleSpec{MaxNumSeqs: ptr(0)}, GPUs: ptr(2)},
+			[]string{"max_num_seqs_range"}, []string{"gpus_exceeded"}},
+		// The ports read the connector: with it unknown they are not judged.
+		{"a connector typo and a reserved port", Spec{Model: seedModel, Connector: ConnectorSpec{Name: "NixlConector"}, Prefill: RoleSpec{BootstrapPort: ptr(26000)}, ReservedPorts: []int{26000}},
+			[]string{"connector_unknown"}, []string{"port_reserved"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, ds := Plan(tc.spec)
+			if res != nil {
+				t.Fatal("the plan succeeded")
+			}
+			for _, code := range tc.want {
+				if !hasCodeAny(ds, code) {
+					t.Errorf("missing %s:\n%s", code, describeDiags(ds))
+				}
+			}
+			for _, code := range tc.not {
+				if hasCodeAny(ds, code) {
+					t.Errorf("%s reported, though it would follow from another error:\n%s", code, describeDiags(ds))
+				}
+			}
+		})
+	}
+}

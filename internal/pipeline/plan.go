@@ -73,20 +73,24 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
 	p.release, ok = p.chooseRelease()
-	if ok {
-		p.checkIgnoredInputs()
-	}
-	// Placement and ports build on every input; with any wrong they would
-	// only add problems that follow from it.
-	if p.ds.HasErrors() || !ok {
+	if !ok {
 		return nil, p.ds
 	}
+	p.checkIgnoredInputs()
 	p.format = outputDialect(p.release, p.base.Dialect)
-	if devices, ok := p.place(); ok {
-		p.keepDevices(devices)
+	// Placement and ports are judged even when inputs they do not read are
+	// wrong (a relative config_path, a connector typo), so that one plan
+	// reports those problems and the GPUs' together; with an input they
+	// read wrong they would only add problems that follow from it.
+	if !p.ds.ErrorsUnder(placementInputs...) {
+		if devices, ok := p.place(); ok {
+			p.keepDevices(devices)
+		}
 	}
-	p.ports = p.allocatePorts()
-	p.keepPorts(p.ports)
+	if !p.ds.ErrorsUnder(portInputs...) {
+		p.ports = p.allocatePorts()
+		p.keepPorts(p.ports)
+	}
 	if p.ds.HasErrors() {
 		return nil, p.ds
 	}
@@ -126,6 +130,15 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	return res, p.ds
 }
+
+// placementInputs are the attributes placement reads: the stages' devices,
+// parallel sizes and memory, and the GPUs a host has. portInputs are what
+// the port allocation reads: the connector (its ports), the given ports
+// and the range.
+var (
+	placementInputs = []string{"model", "preset", "base_config", "split_stage", "prefill", "decode", "stage_overrides", "gpus"}
+	portInputs      = []string{"model", "preset", "base_config", "split_stage", "prefill", "decode", "stage_overrides", "connector", "api_port", "port_range", "reserved_ports"}
+)
 
 // outputDialect is the dialect the plan writes: the release's choice, or
 // the base's own when the choice leaves it open.

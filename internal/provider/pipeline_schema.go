@@ -99,7 +99,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.Dynamic{isObject()},
 		},
 		"gpus": schema.NumberAttribute{
-			MarkdownDescription: "GPUs on each host. Placement uses devices `0` to `gpus - 1` and fails with an error naming the stage when the layout needs more. Unset: no limit is checked.",
+			MarkdownDescription: "How many GPUs each host **has**: an input, the limit the layout is checked against. Placement uses devices `0` to `gpus - 1` and fails with an error naming the stage when the layout needs more. Unset: no limit is checked. Not to be confused with the output `gpu_count`, how many the plan **needs**.",
 			Optional:            true,
 			Validators:          []validator.Number{wholeNumber(1, maxWhole)},
 		},
@@ -360,7 +360,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			}},
 		},
 		"gpu_count": schema.Int64Attribute{
-			MarkdownDescription: "The most GPUs any one host needs (devices are the host's GPU indices, so a stage on GPU 5 needs six); each launch has its own `gpu_count`.",
+			MarkdownDescription: "How many GPUs the busiest host **needs**: an output, its highest device index plus one (devices are the host's GPU indices, so a stage on GPU 5 needs six); size machines with it. Each launch has its own `gpu_count`. The input `gpus` is how many a host **has**; `gpu_count` is never more than it.",
 			Computed:            true,
 		},
 		"serve_command": schema.StringAttribute{
