@@ -106,10 +106,13 @@ output "unique_units" { value = length(distinct(flatten([for p in omni_pd_pipeli
 }
 
 // The pd-pipeline module plans one cluster: its cloud-init writes the config
-// its release runs, and the release can be pinned through the module.
+// its release runs, the release can be pinned through the module, and so
+// can the API port and the PD pair's GPUs and max_num_seqs, without an edit
+// of the module.
 func TestExampleModule_PDPipeline(t *testing.T) {
 	module := exampleModule(t, "pd-pipeline") + `
 output "release_problems" { value = provider::omni::validate_stage_config(omni_pd_pipeline.this.config_yaml, omni_pd_pipeline.this.vllm_omni_release) }
+output "max_num_seqs" { value = [for s in yamldecode(omni_pd_pipeline.this.config_yaml).stage_args : s.engine_args.max_num_seqs] }
 `
 	vars := func(version string) config.Variables {
 		v := config.Variables{"cluster_name": config.StringVariable("a"), "model": config.StringVariable(seedModel), "gpus": config.IntegerVariable(4)}
@@ -118,6 +121,13 @@ output "release_problems" { value = provider::omni::validate_stage_config(omni_p
 		}
 		return v
 	}
+	tuned := vars("")
+	tuned["api_port"] = config.IntegerVariable(9000)
+	tuned["prefill_devices"] = config.ListVariable(config.IntegerVariable(3))
+	tuned["decode_devices"] = config.ListVariable(config.IntegerVariable(2))
+	tuned["prefill_max_num_seqs"] = config.IntegerVariable(8)
+	tuned["decode_max_num_seqs"] = config.IntegerVariable(128)
+	n := func(v int64) knownvalue.Check { return knownvalue.Int64Exact(v) }
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		TerraformVersionChecks:   functionVersionChecks(),
@@ -137,6 +147,24 @@ output "release_problems" { value = provider::omni::validate_stage_config(omni_p
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("omni_pd_pipeline.this", plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.20.0")),
+					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
+				}},
+			},
+			{
+				Config:          module,
+				ConfigVariables: tuned,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownOutputValue("api_port", n(9000)),
+					plancheck.ExpectKnownOutputValue("health", knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"port":          n(9000),
+						"readiness_url": knownvalue.StringExact("http://127.0.0.1:9000/v1/models"),
+					})),
+					plancheck.ExpectKnownOutputValue("stages", knownvalue.ListPartial(map[int]knownvalue.Check{
+						0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("prefill"), "devices": knownvalue.ListExact([]knownvalue.Check{n(3)})}),
+						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("decode"), "devices": knownvalue.ListExact([]knownvalue.Check{n(2)})}),
+					})),
+					plancheck.ExpectKnownOutputValue("max_num_seqs", knownvalue.ListPartial(map[int]knownvalue.Check{0: n(8), 1: n(128)})),
+					plancheck.ExpectKnownOutputValue("config_sha256", knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
 					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
 				}},
 			},

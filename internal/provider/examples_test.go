@@ -208,6 +208,15 @@ output "checked_config" {
 			"vllm_omni_release": isJSON(`"0.24.0"`),
 			"gpu_count":         isJSON(`3`),
 			"diagram":           isJSON(seedDiagram),
+			"config_sha256":     matches(`^[0-9a-f]{64}$`),
+			"config_path":       isJSON(`"/etc/vllm-omni/deploy-config.yaml"`),
+			"api_port":          isJSON(`8091`),
+			"health": hasJSON(`{
+  "host": "127.0.0.1", "port": 8091,
+  "liveness_url": "http://127.0.0.1:8091/health",
+  "readiness_url": "http://127.0.0.1:8091/v1/models",
+  "smoke_url": "http://127.0.0.1:8091/v1/chat/completions"
+}`),
 		},
 	},
 	"modules/pd-host-packing": {

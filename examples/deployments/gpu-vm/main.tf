@@ -12,6 +12,7 @@ module "pipeline" {
   cluster_name = var.name
   model        = var.model
   gpus         = var.gpus
+  api_port     = var.api_port
   config_path  = var.config_path
   vllm_bin_dir = var.vllm_bin_dir
 

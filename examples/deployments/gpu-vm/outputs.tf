@@ -10,7 +10,7 @@ output "serve_command" {
 
 output "api_port" {
   description = "Port of the OpenAI-compatible API."
-  value       = one([for p in module.pipeline.ports : p.port if p.name == "api"])
+  value       = module.pipeline.api_port
 }
 
 output "firewall_rules" {

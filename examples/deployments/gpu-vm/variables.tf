@@ -22,6 +22,12 @@ variable "gpus" {
   default     = 4
 }
 
+variable "api_port" {
+  description = "Port of the OpenAI-compatible API."
+  type        = number
+  default     = 8091
+}
+
 variable "config_path" {
   description = "Where the deploy config is written on the machine."
   type        = string

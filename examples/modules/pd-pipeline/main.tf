@@ -6,19 +6,25 @@
 resource "omni_pd_pipeline" "this" {
   model          = var.model
   gpus           = var.gpus
+  api_port       = var.api_port
   config_path    = var.config_path
   reserved_ports = var.reserved_ports
 
   vllm_omni_version = var.vllm_omni_version
 
+  # A null setting is as good as unset: the provider plans it.
   prefill = {
     tensor_parallel_size = var.tp
     host                 = var.prefill_host
+    devices              = var.prefill_devices
+    max_num_seqs         = var.prefill_max_num_seqs
   }
 
   decode = {
     tensor_parallel_size = var.tp
     host                 = var.decode_host
+    devices              = var.decode_devices
+    max_num_seqs         = var.decode_max_num_seqs
   }
 
   systemd = {

@@ -3,6 +3,26 @@ output "id" {
   value       = omni_pd_pipeline.this.id
 }
 
+output "config_sha256" {
+  description = "SHA-256 of the deploy config; each process's preflight checks the file at config_path against it."
+  value       = omni_pd_pipeline.this.config_sha256
+}
+
+output "config_path" {
+  description = "Where the deploy config is written on each machine."
+  value       = omni_pd_pipeline.this.config_path
+}
+
+output "api_port" {
+  description = "Port of the OpenAI-compatible API, on the head machine."
+  value       = omni_pd_pipeline.this.api_port
+}
+
+output "health" {
+  description = "How to tell the head serves the model: liveness, readiness and smoke URLs and commands."
+  value       = omni_pd_pipeline.this.health
+}
+
 output "user_data" {
   description = "cloud-init document of the first (head) machine: on one machine, the only one."
   value       = local.user_data_by_host[omni_pd_pipeline.this.launches[0].host]

@@ -19,6 +19,36 @@ variable "tp" {
   default     = 1
 }
 
+variable "api_port" {
+  description = "Port of the OpenAI-compatible API. Null: the provider's default, 8091."
+  type        = number
+  default     = null
+}
+
+variable "prefill_devices" {
+  description = "GPU indices of the prefill stage, as many as tp. Null: the provider places it on the free GPUs."
+  type        = list(number)
+  default     = null
+}
+
+variable "decode_devices" {
+  description = "GPU indices of the decode stage, as many as tp. Null: the provider places it on the free GPUs."
+  type        = list(number)
+  default     = null
+}
+
+variable "prefill_max_num_seqs" {
+  description = "max_num_seqs of the prefill stage. Null: the provider's default, 16."
+  type        = number
+  default     = null
+}
+
+variable "decode_max_num_seqs" {
+  description = "max_num_seqs of the decode stage. Null: the provider's default, 64."
+  type        = number
+  default     = null
+}
+
 variable "reserved_ports" {
   description = "Ports the pipeline must not use on this cluster's machines."
   type        = set(number)
