@@ -40,6 +40,24 @@ type exampleRoot struct {
 	// one, one that is unknown at plan time, or a check without an output
 	// fails the test.
 	outputs map[string]outputCheck
+	// replans, when set, apply the plan (every resource of the folder is an
+	// omni_pd_pipeline or a terraform_data, so nothing leaves the copy) and
+	// plan again once per entry: what a later change replaces.
+	replans []replan
+}
+
+// replan is a second plan of an applied example, with variables set or a
+// file added, and the managed resources it must replace: none, or exactly
+// these, each for its replace_triggered_by.
+type replan struct {
+	// vars are -var arguments, such as "api_port=8092".
+	vars []string
+	// override, when set, is written as zz_test_override.tf for this plan
+	// alone (Terraform merges *_override.tf files into the blocks they
+	// name).
+	override string
+	// replaced lists the addresses the plan must replace, sorted.
+	replaced []string
 }
 
 // outputCheck checks one output's planned value, decoded from JSON.
@@ -122,6 +140,14 @@ output "checked_config" {
 			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
 			"diagram":        isJSON(seedDiagram),
 		},
+		replans: []replan{
+			// A new API port changes the deploy config and the units: the
+			// relay through terraform_data.pipeline_id replaces the machine.
+			{vars: []string{"api_port=8092"}, replaced: []string{"terraform_data.gpu_vm"}},
+			// A higher GPU limit the layout already fits keeps the id, and
+			// the machine.
+			{vars: []string{"gpus=8"}},
+		},
 	},
 	"deployments/multi-cluster": {
 		cloudConfigs: 2,
@@ -135,6 +161,14 @@ output "checked_config" {
   "us-east": {"api": 8091, "prefill_side_channel": 25203, "decode_side_channel": 25204, "omni_master": 25205}
 }`),
 			"gpu_count": isJSON(`{"eu-west": 5, "us-east": 3}`),
+		},
+		replans: []replan{
+			// One cluster's new layout replaces that cluster's machine
+			// only, through its own terraform_data.pipeline_id.
+			{
+				override: "module \"pipeline\" {\n  tp = each.key == \"eu-west\" ? 1 : each.value.tp\n}\n",
+				replaced: []string{`terraform_data.gpu_vm["eu-west"]`},
+			},
 		},
 	},
 	"deployments/multi-host": {
@@ -164,6 +198,10 @@ output "checked_config" {
   "10.20.0.11/edge_0_1": 25203,
   "10.20.0.12/decode_side_channel": 25201
 }`),
+		},
+		replans: []replan{
+			// New units replace both machines, through the relay.
+			{vars: []string{"vllm_bin_dir=/opt/venv/bin"}, replaced: []string{`terraform_data.gpu_machine["10.20.0.11"]`, `terraform_data.gpu_machine["10.20.0.12"]`}},
 		},
 	},
 	"modules/pd-pipeline": {
@@ -432,7 +470,10 @@ func exampleFolders(t *testing.T, examples string) []string {
 // exampleRoots says; every check and precondition must pass, and the plan
 // must print no warning. Every cloud-init document a plan renders must
 // pass `cloud-init schema`, and every systemd unit inside it
-// `systemd-analyze verify`.
+// `systemd-analyze verify`. Where exampleRoots lists replans, the plan is
+// applied in the copy and planned again with each change: the machines it
+// names, and no other resource, must be replaced, which shows the relay
+// from a module's id to replace_triggered_by works.
 func TestExamples(t *testing.T) {
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
@@ -545,6 +586,61 @@ func planExample(t *testing.T, tf, cliConfig, dir string, want exampleRoot) {
 	if len(seen) != want.cloudConfigs {
 		t.Errorf("the plan renders %d distinct cloud-init documents, want %d", len(seen), want.cloudConfigs)
 	}
+
+	if len(want.replans) == 0 {
+		return
+	}
+	run("apply", "-input=false", "-no-color", "plan.bin")
+	for _, r := range want.replans {
+		override := filepath.Join(dir, "zz_test_override.tf")
+		if r.override != "" {
+			if err := os.WriteFile(override, []byte(r.override), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := []string{"plan", "-input=false", "-no-color", "-out=replan.bin"}
+		for _, v := range r.vars {
+			args = append(args, "-var="+v)
+		}
+		run(args...)
+		if err := os.Remove(override); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		var replanned struct {
+			ResourceChanges []struct {
+				Address string `json:"address"`
+				Mode    string `json:"mode"`
+				Change  struct {
+					Actions []string `json:"actions"`
+				} `json:"change"`
+				ActionReason string `json:"action_reason"`
+			} `json:"resource_changes"`
+		}
+		if err := json.Unmarshal(run("show", "-json", "replan.bin"), &replanned); err != nil {
+			t.Fatal(err)
+		}
+		replaced := []string{}
+		for _, c := range replanned.ResourceChanges {
+			if c.Mode != "managed" || !slices.Contains(c.Change.Actions, "delete") || !slices.Contains(c.Change.Actions, "create") {
+				continue
+			}
+			replaced = append(replaced, c.Address)
+			if c.ActionReason != "replace_by_triggers" {
+				t.Errorf("with %v%s: %s is replaced for %q, want replace_by_triggers", r.vars, overrideNote(r), c.Address, c.ActionReason)
+			}
+		}
+		sort.Strings(replaced)
+		if !slices.Equal(replaced, r.replaced) {
+			t.Errorf("with %v%s: the plan replaces %q, want %q", r.vars, overrideNote(r), replaced, r.replaced)
+		}
+	}
+}
+
+func overrideNote(r replan) string {
+	if r.override == "" {
+		return ""
+	}
+	return " and " + strings.TrimSpace(r.override)
 }
 
 // anyTrue reports whether an after_unknown value marks anything unknown.

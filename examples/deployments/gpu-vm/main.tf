@@ -36,6 +36,12 @@ locals {
   ]
 }
 
+# replace_triggered_by names resources of this module only, never a module
+# output: this relay holds the pipeline's id, and changes when it does.
+resource "terraform_data" "pipeline_id" {
+  input = module.pipeline.id
+}
+
 # Stands in for the GPU machine (aws_instance, google_compute_instance, ...).
 resource "terraform_data" "gpu_vm" {
   input = {
@@ -45,9 +51,11 @@ resource "terraform_data" "gpu_vm" {
     user_data     = module.pipeline.user_data
   }
 
-  # cloud-init runs once, at first boot: a new deploy config needs a new
-  # machine.
-  triggers_replace = module.pipeline.id
+  # cloud-init runs once, at first boot: a new deploy config or unit needs a
+  # new machine. A real instance takes the same block.
+  lifecycle {
+    replace_triggered_by = [terraform_data.pipeline_id]
+  }
 }
 
 # Stands in for the machine's firewall rules. The keys are known at plan

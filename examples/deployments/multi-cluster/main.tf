@@ -37,8 +37,17 @@ module "pipeline" {
   reserved_ports = each.value.reserved_ports
 }
 
+# replace_triggered_by names resources of this module only, never a module
+# output: this relay holds each cluster's pipeline id, and changes when it
+# does.
+resource "terraform_data" "pipeline_id" {
+  for_each = module.pipeline
+
+  input = each.value.id
+}
+
 # Stands in for one GPU machine per cluster. A changed deploy config
-# changes the pipeline's id, which replaces the machine.
+# changes the pipeline's id, which replaces that cluster's machine only.
 resource "terraform_data" "gpu_vm" {
   for_each = module.pipeline
 
@@ -48,7 +57,9 @@ resource "terraform_data" "gpu_vm" {
     user_data = each.value.user_data
   }
 
-  triggers_replace = each.value.id
+  lifecycle {
+    replace_triggered_by = [terraform_data.pipeline_id[each.key]]
+  }
 }
 
 # One firewall rule per cluster and port, keyed "cluster/port name".

@@ -20,6 +20,12 @@ module "pipeline" {
   decode_host  = var.decode_ip
 }
 
+# replace_triggered_by names resources of this module only, never a module
+# output: this relay holds the pipeline's id, and changes when it does.
+resource "terraform_data" "pipeline_id" {
+  input = module.pipeline.id
+}
+
 # One machine per host the pipeline runs on, keyed by its address. The keys
 # are known at plan time: the resource computes launches in the plan.
 resource "terraform_data" "gpu_machine" {
@@ -32,8 +38,10 @@ resource "terraform_data" "gpu_machine" {
   }
 
   # cloud-init runs once, at first boot: a new deploy config or unit needs a
-  # new machine.
-  triggers_replace = module.pipeline.id
+  # new machine. A real instance takes the same block.
+  lifecycle {
+    replace_triggered_by = [terraform_data.pipeline_id]
+  }
 }
 
 locals {
