@@ -198,10 +198,18 @@ output "checked_config" {
   "10.20.0.11/edge_0_1": 25203,
   "10.20.0.12/decode_side_channel": 25201
 }`),
+			// The head's ephemeral range, as data a firewall rule can
+			// for_each over, with Linux's default range.
+			"ephemeral_port_rules": isJSON(`{
+  "10.20.0.11/ephemeral": {"host": "10.20.0.11", "from_port": 32768, "to_port": 60999, "sources": ["10.20.0.0/16"]}
+}`),
 		},
 		replans: []replan{
 			// New units replace both machines, through the relay.
 			{vars: []string{"vllm_bin_dir=/opt/venv/bin"}, replaced: []string{`terraform_data.gpu_machine["10.20.0.11"]`, `terraform_data.gpu_machine["10.20.0.12"]`}},
+			// A wider ephemeral range changes a firewall rule, not a
+			// machine.
+			{vars: []string{"head_ephemeral_ports={first=15000,last=60999}"}},
 		},
 	},
 	"modules/pd-pipeline": {

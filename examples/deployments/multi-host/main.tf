@@ -45,22 +45,36 @@ resource "terraform_data" "gpu_machine" {
 }
 
 locals {
+  head = module.pipeline.launches[0].host
+
   # Every port on every machine, one rule each. The API is open to its
   # clients; everything else only to the other machine of the pipeline.
-  firewall_rules = {
+  port_rules = {
     for p in module.pipeline.ports : "${p.host}/${p.name}" => {
-      host    = p.host
-      port    = p.port
-      sources = p.name == "api" ? var.api_allowed_cidrs : [var.cluster_cidr]
+      host      = p.host
+      from_port = p.port
+      to_port   = p.port
+      sources   = p.name == "api" ? var.api_allowed_cidrs : [var.cluster_cidr]
+    }
+  }
+
+  # The head's omni master also talks to the headless processes over ports
+  # the OS picks from its ephemeral range, so the other machine must reach
+  # that whole range on the head.
+  ephemeral_port_rules = {
+    "${local.head}/ephemeral" = {
+      host      = local.head
+      from_port = var.head_ephemeral_ports.first
+      to_port   = var.head_ephemeral_ports.last
+      sources   = [var.cluster_cidr]
     }
   }
 }
 
-# Stands in for the machines' firewall rules. The head's omni master also
-# talks to the headless processes over ports the OS picks: open the head's
-# ephemeral range (net.ipv4.ip_local_port_range) to the cluster too.
+# Stands in for the machines' firewall rules (aws_vpc_security_group_ingress_rule,
+# google_compute_firewall, ...): one per port, and the head's ephemeral range.
 resource "terraform_data" "firewall_rule" {
-  for_each = local.firewall_rules
+  for_each = merge(local.port_rules, local.ephemeral_port_rules)
 
   input = merge(each.value, {
     target = terraform_data.gpu_machine[each.value.host].id

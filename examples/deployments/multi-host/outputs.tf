@@ -14,6 +14,11 @@ output "api_endpoint" {
 }
 
 output "firewall_rules" {
-  description = "Port of each firewall rule, by host and name."
-  value       = { for k, r in local.firewall_rules : k => r.port }
+  description = "Port of each firewall rule for a port the pipeline listens on, by host and name."
+  value       = { for k, r in local.port_rules : k => r.from_port }
+}
+
+output "ephemeral_port_rules" {
+  description = "The firewall rule for the head's ephemeral ports, keyed \"<head>/ephemeral\" for for_each: host, from_port, to_port and sources."
+  value       = local.ephemeral_port_rules
 }

@@ -45,3 +45,20 @@ variable "cluster_cidr" {
   type        = string
   default     = "10.20.0.0/16"
 }
+
+variable "head_ephemeral_ports" {
+  description = "The head machine's ephemeral port range, its net.ipv4.ip_local_port_range (sysctl net.ipv4.ip_local_port_range; Linux's default is 32768-60999). The omni master's connections to the headless processes use ports from it, so the other machine must reach it."
+  type = object({
+    first = number
+    last  = number
+  })
+  default = {
+    first = 32768
+    last  = 60999
+  }
+
+  validation {
+    condition     = 1 <= var.head_ephemeral_ports.first && var.head_ephemeral_ports.first <= var.head_ephemeral_ports.last && var.head_ephemeral_ports.last <= 65535
+    error_message = "head_ephemeral_ports must be a range of ports, first <= last, within 1-65535."
+  }
+}
