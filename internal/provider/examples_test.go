@@ -139,6 +139,18 @@ output "checked_config" {
 			"firewall_rules": isJSON(`{"api": 8091, "prefill_side_channel": 25201, "decode_side_channel": 25202, "omni_master": 25203}`),
 			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
 			"diagram":        isJSON(seedDiagram),
+			// The guides' checks, with this plan's unit names and ports.
+			"check_commands": isScript(
+				"# cloud-init is done and the machine holds this plan's deploy config",
+				"cloud-init status --wait",
+				`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
+				"# this machine's units, and the ports they listen on",
+				"systemctl status --no-pager vllm-omni-qwen3-omni-pd-stage-0.service vllm-omni-qwen3-omni-pd-stage-1.service vllm-omni-qwen3-omni-pd-stage-2.service vllm-omni-qwen3-omni-pd-stage-3.service",
+				"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 )'",
+				headChecks,
+				`~python3 -c .* http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
+				`~python3 -c .* http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-qwen3-omni-pd-stage-0\.service`,
+			),
 		},
 		replans: []replan{
 			// A new API port changes the deploy config and the units: the
@@ -203,6 +215,29 @@ output "checked_config" {
 			"ephemeral_port_rules": isJSON(`{
   "10.20.0.11/ephemeral": {"host": "10.20.0.11", "from_port": 32768, "to_port": 60999, "sources": ["10.20.0.0/16"]}
 }`),
+			// Each machine's own units and ports; the API checks on the
+			// head alone, at its address.
+			"check_commands": eachKey(map[string]outputCheck{
+				"10.20.0.11": isScript(
+					"# cloud-init is done and the machine holds this plan's deploy config",
+					"cloud-init status --wait",
+					`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
+					"# this machine's units, and the ports they listen on",
+					"systemctl status --no-pager vllm-omni-qwen3-omni-pd-stage-0.service",
+					"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 )'",
+					headChecks,
+					`~python3 -c .* http://10\.20\.0\.11:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
+					`~python3 -c .* http://10\.20\.0\.11:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-qwen3-omni-pd-stage-0\.service`,
+				),
+				"10.20.0.12": isScript(
+					"# cloud-init is done and the machine holds this plan's deploy config",
+					"cloud-init status --wait",
+					`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
+					"# this machine's units, and the ports they listen on",
+					"systemctl status --no-pager vllm-omni-qwen3-omni-pd-stage-1.service vllm-omni-qwen3-omni-pd-stage-2.service vllm-omni-qwen3-omni-pd-stage-3.service",
+					"ss -ltn '( sport = :25201 )'",
+				),
+			}),
 		},
 		replans: []replan{
 			// New units replace both machines, through the relay.
@@ -263,6 +298,17 @@ output "checked_config" {
   "readiness_url": "http://127.0.0.1:8091/v1/models",
   "smoke_url": "http://127.0.0.1:8091/v1/chat/completions"
 }`),
+			"check_commands_by_host": eachKey(map[string]outputCheck{"local": isScript(
+				"# cloud-init is done and the machine holds this plan's deploy config",
+				"cloud-init status --wait",
+				`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
+				"# this machine's units, and the ports they listen on",
+				"systemctl status --no-pager vllm-omni-a-stage-0.service vllm-omni-a-stage-1.service vllm-omni-a-stage-2.service vllm-omni-a-stage-3.service",
+				"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 )'",
+				headChecks,
+				`~python3 -c .* http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
+				`~python3 -c .* http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-a-stage-0\.service`,
+			)}),
 		},
 	},
 	"modules/pd-host-packing": {
@@ -283,6 +329,10 @@ output "checked_config" {
 		},
 	},
 }
+
+// headChecks is the comment before the head's readiness and smoke
+// commands in the examples' check_commands.
+const headChecks = "# once every stage has loaded the model (minutes): the API lists it, and one request crosses prefill and decode"
 
 // seedGolden is the engine's golden deploy config for the seed input: what
 // a plan with only the model must render.
@@ -370,6 +420,59 @@ func matches(re string) outputCheck {
 	return func(_ *testing.T, got any) error {
 		if s, ok := got.(string); !ok || !regexp.MustCompile(re).MatchString(s) {
 			return fmt.Errorf("got %s, want a string matching %s", jsonText(got), re)
+		}
+		return nil
+	}
+}
+
+// isScript wants a shell script of exactly these lines, in this order; a
+// line that starts with "~" is a regular expression the whole line must
+// match. bash must also read the script without a syntax error.
+func isScript(lines ...string) outputCheck {
+	return func(t *testing.T, got any) error {
+		s, ok := got.(string)
+		if !ok {
+			return fmt.Errorf("got %s, want a script", jsonText(got))
+		}
+		have := strings.Split(s, "\n")
+		for i, want := range lines {
+			if i >= len(have) {
+				return fmt.Errorf("line %d missing, want %q; got:\n%s", i+1, want, s)
+			}
+			if re, ok := strings.CutPrefix(want, "~"); ok {
+				if !regexp.MustCompile(`^(?:` + re + `)$`).MatchString(have[i]) {
+					return fmt.Errorf("line %d is %q, want it to match %s", i+1, have[i], re)
+				}
+			} else if have[i] != want {
+				return fmt.Errorf("line %d is %q, want %q", i+1, have[i], want)
+			}
+		}
+		if len(have) > len(lines) {
+			return fmt.Errorf("%d lines more than the %d wanted, from %q", len(have)-len(lines), len(lines), have[len(lines)])
+		}
+		bash := testtool.Need(t, "bash")
+		if out, err := exec.Command(bash, "-n", "-c", s).CombinedOutput(); err != nil {
+			return fmt.Errorf("bash -n: %v\n%s", err, out)
+		}
+		return nil
+	}
+}
+
+// eachKey wants an object with exactly these keys, each value passing its
+// check.
+func eachKey(checks map[string]outputCheck) outputCheck {
+	return func(t *testing.T, got any) error {
+		m, ok := got.(map[string]any)
+		if !ok {
+			return fmt.Errorf("got %s, want an object", jsonText(got))
+		}
+		if have, want := slices.Sorted(maps.Keys(m)), slices.Sorted(maps.Keys(checks)); !slices.Equal(have, want) {
+			return fmt.Errorf("keys %q, want %q", have, want)
+		}
+		for _, k := range slices.Sorted(maps.Keys(checks)) {
+			if err := checks[k](t, m[k]); err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
 		}
 		return nil
 	}

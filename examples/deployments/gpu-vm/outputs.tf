@@ -30,3 +30,8 @@ output "diagram" {
   description = "The stage graph as a Mermaid flowchart."
   value       = module.pipeline.diagram
 }
+
+output "check_commands" {
+  description = "Shell commands to run on the machine once it is up: cloud-init done, the deploy config's SHA-256, the plan's units and ports, the API's readiness and one request through prefill and decode."
+  value       = module.pipeline.check_commands_by_host[module.pipeline.launches[0].host]
+}

@@ -22,3 +22,8 @@ output "ephemeral_port_rules" {
   description = "The firewall rule for the head's ephemeral ports, keyed \"<head>/ephemeral\" for for_each: host, from_port, to_port and sources."
   value       = local.ephemeral_port_rules
 }
+
+output "check_commands" {
+  description = "Shell commands to run on each machine once it is up, by private IP: cloud-init done, the deploy config's SHA-256, that machine's units and ports, and on the head the API's readiness and one request through prefill and decode."
+  value       = module.pipeline.check_commands_by_host
+}

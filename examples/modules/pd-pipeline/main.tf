@@ -70,3 +70,27 @@ locals {
     })}"
   }
 }
+
+locals {
+  # Commands that check one machine against the plan, keyed like
+  # user_data_by_host: its units, its ports and, on the head, the API and
+  # one request through the PD pair. Run them on that machine.
+  check_commands_by_host = {
+    for i, l in omni_pd_pipeline.this.launches : l.host => join("\n", concat(
+      [
+        "# cloud-init is done and the machine holds this plan's deploy config",
+        "cloud-init status --wait",
+        "echo '${omni_pd_pipeline.this.config_sha256}  ${var.config_path}' | sha256sum --check",
+        "# this machine's units, and the ports they listen on",
+        "systemctl status --no-pager ${join(" ", [for p in l.processes : p.unit_name])}",
+        "ss -ltn '( ${join(" or ", [for port in l.ports : "sport = :${port}"])} )'",
+      ],
+      # launches[0] is the head's machine.
+      i == 0 ? [
+        "# once every stage has loaded the model (minutes): the API lists it, and one request crosses prefill and decode",
+        omni_pd_pipeline.this.health.readiness_command,
+        omni_pd_pipeline.this.health.smoke_command,
+      ] : [],
+    ))
+  }
+}

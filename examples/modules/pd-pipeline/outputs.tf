@@ -67,3 +67,8 @@ output "diagram" {
   description = "The stage graph as a Mermaid flowchart."
   value       = omni_pd_pipeline.this.diagram
 }
+
+output "check_commands_by_host" {
+  description = "Shell commands that check each machine against the plan, by host (as user_data_by_host): cloud-init done, the deploy config's SHA-256, the host's units and listening ports, and on the head the readiness and smoke checks."
+  value       = local.check_commands_by_host
+}
