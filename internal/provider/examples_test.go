@@ -317,15 +317,81 @@ output "checked_config" {
 			// Three pipelines side by side, each with its own GPUs, API
 			// port, port range and config file.
 			"pipelines": hasJSON(`[
-  {"config_path": "/etc/vllm-omni/pipeline-0.yaml", "devices": [0, 1, 2], "ports": [8091, 25201, 25202, 25203],
+  {"config_path": "/etc/vllm-omni/pipeline-0.yaml", "devices": [0, 1, 2], "ports": [8091, 25201, 25202, 25203], "api_port": 8091,
+   "health": {"readiness_url": "http://127.0.0.1:8091/v1/models"},
+   "launches": [{"host": "local", "ports": [8091, 25201, 25202, 25203], "processes": [{"unit_name": "vllm-omni-0-stage-0.service"}, {}, {}, {}]}],
    "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/pipeline-0.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"},
-  {"config_path": "/etc/vllm-omni/pipeline-1.yaml", "devices": [3, 4, 5], "ports": [8092, 25211, 25212, 25213],
+  {"config_path": "/etc/vllm-omni/pipeline-1.yaml", "devices": [3, 4, 5], "ports": [8092, 25211, 25212, 25213], "api_port": 8092,
+   "health": {"readiness_url": "http://127.0.0.1:8092/v1/models"},
    "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25213"},
   {"config_path": "/etc/vllm-omni/pipeline-2.yaml", "devices": [6, 7, 8], "ports": [8093, 25221, 25222, 25223],
    "serve_command": "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8093 --stage-configs-path /etc/vllm-omni/pipeline-2.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25223"}
 ]`),
 			"ports":     isJSON(`[8091, 25201, 25202, 25203, 8092, 25211, 25212, 25213, 8093, 25221, 25222, 25223]`),
 			"gpu_count": isJSON(`9`),
+			// One id per pipeline, each its own: a relay of the list
+			// changes when any pipeline does.
+			"ids": func(t *testing.T, got any) error {
+				ids, ok := got.([]any)
+				if !ok || len(ids) != 3 {
+					return fmt.Errorf("got %s, want three ids", jsonText(got))
+				}
+				for i, id := range ids {
+					if err := matches(`^[0-9a-f]{64}$`)(t, id); err != nil {
+						return fmt.Errorf("[%d]: %w", i, err)
+					}
+					if slices.Index(ids, id) != i {
+						return fmt.Errorf("[%d] repeats an earlier id: %s", i, jsonText(got))
+					}
+				}
+				return nil
+			},
+		},
+	},
+	"deployments/one-host-two-pipelines": {
+		cloudConfigs: 1,
+		outputs: map[string]outputCheck{
+			// One document installs both pipelines, neither overwriting
+			// the other's files.
+			"user_data": writesFiles(
+				"/etc/vllm-omni/pipeline-0.yaml", "/etc/vllm-omni/pipeline-1.yaml",
+				"/etc/systemd/system/vllm-omni-0-stage-0.service", "/etc/systemd/system/vllm-omni-0-stage-1.service",
+				"/etc/systemd/system/vllm-omni-0-stage-2.service", "/etc/systemd/system/vllm-omni-0-stage-3.service",
+				"/etc/systemd/system/vllm-omni-1-stage-0.service", "/etc/systemd/system/vllm-omni-1-stage-1.service",
+				"/etc/systemd/system/vllm-omni-1-stage-2.service", "/etc/systemd/system/vllm-omni-1-stage-3.service",
+			),
+			"units": isJSON(`[
+  ["vllm-omni-0-stage-0.service", "vllm-omni-0-stage-1.service", "vllm-omni-0-stage-2.service", "vllm-omni-0-stage-3.service"],
+  ["vllm-omni-1-stage-0.service", "vllm-omni-1-stage-1.service", "vllm-omni-1-stage-2.service", "vllm-omni-1-stage-3.service"]
+]`),
+			"serve_commands": isJSON(`[
+  "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/pipeline-0.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
+  "vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25213"
+]`),
+			"api_ports":      isJSON(`[8091, 8092]`),
+			"firewall_rules": isJSON(`{"pipeline-0/api": 8091, "pipeline-1/api": 8092}`),
+			"gpu_count":      isJSON(`6`),
+			"check_commands": isScript(
+				"# cloud-init is done and the machine holds both pipelines' deploy configs",
+				"cloud-init status --wait",
+				`~echo '[0-9a-f]{64}  /etc/vllm-omni/pipeline-0\.yaml' \| sha256sum --check`,
+				`~echo '[0-9a-f]{64}  /etc/vllm-omni/pipeline-1\.yaml' \| sha256sum --check`,
+				"# every unit, and the ports they listen on",
+				"systemctl status --no-pager vllm-omni-0-stage-0.service vllm-omni-0-stage-1.service vllm-omni-0-stage-2.service vllm-omni-0-stage-3.service vllm-omni-1-stage-0.service vllm-omni-1-stage-1.service vllm-omni-1-stage-2.service vllm-omni-1-stage-3.service",
+				"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 or sport = :8092 or sport = :25211 or sport = :25212 or sport = :25213 )'",
+				"# once every stage has loaded the model (minutes): each API lists it, and one request crosses its prefill and decode",
+				`~python3 -c .* http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
+				`~python3 -c .* http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-0-stage-0\.service`,
+				`~python3 -c .* http://127\.0\.0\.1:8092/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
+				`~python3 -c .* http://127\.0\.0\.1:8092/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-1-stage-0\.service`,
+			),
+		},
+		replans: []replan{
+			// New API ports change both pipelines: the relay of their ids
+			// replaces the machine.
+			{vars: []string{"first_api_port=9000"}, replaced: []string{"terraform_data.gpu_vm"}},
+			// The APIs' clients are firewall rules, not the machine.
+			{vars: []string{`api_allowed_cidrs=["10.1.0.0/16"]`}},
 		},
 	},
 }
@@ -485,6 +551,33 @@ func isCloudConfig(_ *testing.T, got any) error {
 		return fmt.Errorf("got %.80s, want a #cloud-config document", jsonText(got))
 	}
 	return nil
+}
+
+// writesFiles wants a #cloud-config document whose write_files are
+// exactly these paths, in this order.
+func writesFiles(paths ...string) outputCheck {
+	return func(t *testing.T, got any) error {
+		if err := isCloudConfig(t, got); err != nil {
+			return err
+		}
+		var doc struct {
+			WriteFiles []struct {
+				Path string `yaml:"path"`
+			} `yaml:"write_files"`
+		}
+		s, _ := got.(string)
+		if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
+			return fmt.Errorf("not YAML: %v", err)
+		}
+		var have []string
+		for _, f := range doc.WriteFiles {
+			have = append(have, f.Path)
+		}
+		if !slices.Equal(have, paths) {
+			return fmt.Errorf("writes %q, want %q", have, paths)
+		}
+		return nil
+	}
 }
 
 func jsonText(v any) string {

@@ -1,15 +1,25 @@
 output "pipelines" {
-  description = "One entry per pipeline: where its config goes, the config, the command and its ports."
+  description = "One entry per pipeline: its id (for replace_triggered_by, through a terraform_data), where its config goes, the config and its SHA-256, the head's command, its API port and health checks, its ports, its launches, its units (name => unit) and its GPUs."
   value = [
     for p in omni_pd_pipeline.this : {
+      id            = p.id
       config_path   = p.config_path
       config_yaml   = p.config_yaml
+      config_sha256 = p.config_sha256
       serve_command = p.serve_command
+      api_port      = p.api_port
+      health        = p.health
       ports         = [for port in p.ports : port.port]
+      launches      = p.launches
       units         = { for proc in p.launches[0].processes : proc.unit_name => proc.systemd_unit }
       devices       = distinct(flatten([for s in p.stages : s.devices]))
     }
   ]
+}
+
+output "ids" {
+  description = "Every pipeline's id, in order: a terraform_data holding it lets the host's machine be replaced when any pipeline's config or units change."
+  value       = omni_pd_pipeline.this[*].id
 }
 
 output "ports" {

@@ -1,0 +1,96 @@
+# Two Qwen3-Omni PD pipelines on one GPU machine, side by side: the
+# pd-host-packing module gives each its own GPUs, API port, connector ports,
+# deploy config file and unit names, and this configuration writes one
+# cloud-init document that installs both. It needs only the omni provider
+# and Terraform's built-in terraform_data, which stands in for the machine
+# and its firewall rules: in a real repository they are a cloud provider's
+# instance and security-group rules, fed by the same values.
+
+module "host" {
+  source = "../../modules/pd-host-packing"
+
+  model          = var.model
+  pipelines      = 2
+  gpus           = var.gpus
+  first_api_port = var.first_api_port
+}
+
+locals {
+  pipelines = module.host.pipelines
+
+  # Every unit of both pipelines, by name: the module names them
+  # vllm-omni-0-stage-0.service, ..., vllm-omni-1-stage-0.service, ..., so
+  # none overwrites another.
+  units = merge([for p in local.pipelines : p.units]...)
+
+  # One cloud-init document for the machine: both deploy configs, every
+  # unit, and the account the units run as (the provider's default user).
+  user_data = "#cloud-config\n${yamlencode({
+    users = ["default", {
+      name   = "vllm-omni"
+      system = true
+      shell  = "/usr/sbin/nologin"
+    }]
+    write_files = concat(
+      [for p in local.pipelines : {
+        path        = p.config_path
+        permissions = "0644"
+        content     = p.config_yaml
+      }],
+      [for name, unit in local.units : {
+        path        = "/etc/systemd/system/${name}"
+        permissions = "0644"
+        content     = unit
+      }],
+    )
+    # --no-block: a headless unit waits for its head, and cloud-init must
+    # not wait with it.
+    runcmd = concat(
+      [["systemctl", "daemon-reload"]],
+      [for name in keys(local.units) : ["systemctl", "enable", "--now", "--no-block", name]],
+    )
+  })}"
+
+  # Only the APIs face the network. Every other port is between processes
+  # of this one machine, which no security group sees.
+  firewall_rules = {
+    for i, p in local.pipelines : "pipeline-${i}/api" => {
+      protocol = "tcp"
+      port     = p.api_port
+      sources  = var.api_allowed_cidrs
+    }
+  }
+}
+
+# replace_triggered_by names resources of this module only, never a module
+# output: this relay holds both pipelines' ids, and changes when either does.
+resource "terraform_data" "pipeline_ids" {
+  input = module.host.ids
+}
+
+# Stands in for the GPU machine (aws_instance, google_compute_instance, ...).
+resource "terraform_data" "gpu_vm" {
+  input = {
+    name          = var.name
+    instance_type = var.instance_type
+    gpus          = module.host.gpu_count
+    user_data     = local.user_data
+  }
+
+  # cloud-init runs once, at first boot: a new deploy config or unit of
+  # either pipeline needs a new machine. A real instance takes the same
+  # block.
+  lifecycle {
+    replace_triggered_by = [terraform_data.pipeline_ids]
+  }
+}
+
+# Stands in for the machine's firewall rules.
+resource "terraform_data" "firewall_rule" {
+  for_each = local.firewall_rules
+
+  input = merge(each.value, {
+    name   = "${var.name}-${replace(each.key, "/", "-")}"
+    target = terraform_data.gpu_vm.id
+  })
+}
