@@ -635,6 +635,63 @@ module "this" {
 	return root
 }
 
+var (
+	standIn  = regexp.MustCompile(`(?m)^resource "terraform_data" "([^"]+)"`)
+	linkPath = regexp.MustCompile(`\]\(([^)#]+)(?:#[^)]*)?\)`)
+)
+
+// Every worked example under examples/deployments has a README that says
+// how to run it locally (scripts/demo.sh on that folder), names each of its
+// outputs and each terraform_data it plans (the stand-ins to replace for a
+// real cloud, and the relays to keep), and links only to files that exist.
+func TestExamples_DeploymentReadmes(t *testing.T) {
+	root := filepath.Join("..", "..", "examples", "deployments")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+		if err != nil {
+			t.Errorf("examples/deployments/%s has no README.md: %v", e.Name(), err)
+			continue
+		}
+		text := string(readme)
+		if run := "scripts/demo.sh examples/deployments/" + e.Name(); !strings.Contains(text, run) {
+			t.Errorf("%s/README.md does not say how to run it: %s", e.Name(), run)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range outputName.FindAllStringSubmatch(string(src), -1) {
+				if !strings.Contains(text, "`"+m[1]+"`") {
+					t.Errorf("%s/README.md does not name the output %s", e.Name(), m[1])
+				}
+			}
+			for _, m := range standIn.FindAllStringSubmatch(string(src), -1) {
+				if !strings.Contains(text, "`terraform_data."+m[1]+"`") {
+					t.Errorf("%s/README.md does not name terraform_data.%s", e.Name(), m[1])
+				}
+			}
+		}
+		for _, m := range linkPath.FindAllStringSubmatch(text, -1) {
+			if strings.Contains(m[1], "://") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(m[1]))); err != nil {
+				t.Errorf("%s/README.md links to %s: %v", e.Name(), m[1], err)
+			}
+		}
+	}
+}
+
 // exampleFolders lists, relative to examples, every folder that holds a .tf
 // file.
 func exampleFolders(t *testing.T, examples string) []string {
@@ -1002,6 +1059,11 @@ func copyExamples(t *testing.T) string {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(target, 0o755)
+		}
+		// State or a lock file left by a run in the folder itself would
+		// change what the test plans.
+		if strings.Contains(info.Name(), ".tfstate") || info.Name() == ".terraform.lock.hcl" {
+			return nil
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
