@@ -44,7 +44,6 @@ fi
 # temp dir; a user's ~/.terraformrc is never read or changed.
 export_line=$(OMNI_DEV_DIR="$work/dev" "$repo/scripts/dev-env.sh" 2>/dev/null)
 eval "$export_line"
-export TF_CLI_CONFIG_FILE
 
 # Every directory the configuration needs: its own and, transitively, each
 # local module's ("./x", "../x"; registry and git sources are left to
@@ -99,9 +98,14 @@ echo
 echo "# deploy_config"
 tf output -raw deploy_config
 echo
-echo "# launch (the head: stage 0 and the API)"
-tf output -raw launch
-echo
+for name in launch serve_command; do
+  if tf output "$name" >/dev/null 2>&1; then
+    echo "# $name (the head: stage 0 and the API)"
+    tf output -raw "$name"
+    echo
+    break
+  fi
+done
 if tf output processes >/dev/null 2>&1; then
   echo
   echo "# processes (one systemd unit each)"

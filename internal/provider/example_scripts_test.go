@@ -119,8 +119,9 @@ func TestExampleScripts_DevEnv(t *testing.T) {
 	}
 }
 
-// scripts/demo.sh runs any example folder: examples/demo is applied and its
-// config printed, and a deployment that calls a module by a relative path
+// scripts/demo.sh runs any example folder: examples/demo and the data
+// source's snippet are applied and their config and command printed, and a
+// deployment that calls a module by a relative path
 // is copied with that module, which `terraform get` installs, and planned.
 func TestExampleScripts_Demo(t *testing.T) {
 	skipScriptsWithoutTerraform(t)
@@ -130,6 +131,8 @@ func TestExampleScripts_Demo(t *testing.T) {
 		want []string
 	}{
 		{"", []string{"# deploy_config", "stage_args:", "# launch (the head: stage 0 and the API)", "--stage-id 0", "vllm-omni-stage-3.service"}},
+		// The registry snippet names the head's command serve_command.
+		{"examples/data-sources/omni_pd_pipeline", []string{"# deploy_config", "stage_args:", "# serve_command (the head: stage 0 and the API)"}},
 		{"examples/deployments/one-host-two-pipelines", []string{
 			"- host in ../../modules/pd-host-packing",
 			"Plan: 6 to add, 0 to change, 0 to destroy.",
