@@ -20,7 +20,14 @@ var files embed.FS
 // Preset names, one per embedded file.
 const (
 	Qwen3OmniMoe = "qwen3_omni_moe"
-	Qwen25Omni   = "qwen2_5_omni"
+	// Qwen3OmniMoeThinkerOnly is the Qwen3-Omni pipeline without audio
+	// output: the thinker alone, as vllm-omni's qwen3_omni_moe_thinker_only
+	// (vllm_omni/model_executor/models/qwen3_omni/pipeline.py@d4a869fe
+	// QWEN3_OMNI_THINKER_ONLY_PIPELINE: stage 0, final output text,
+	// engine_output_type latent, no processors), with the engine args and
+	// sampling of qwen3_omni_moe's thinker.
+	Qwen3OmniMoeThinkerOnly = "qwen3_omni_moe_thinker_only"
+	Qwen25Omni              = "qwen2_5_omni"
 )
 
 // modelHints maps a lower-cased fragment of a model id or path to the
