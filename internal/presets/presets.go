@@ -1,6 +1,6 @@
 // Package presets holds the base stage configs the provider ships, and
 // picks one from a model id when the user names neither a preset nor a base
-// config.
+// config (models.go).
 package presets
 
 import (
@@ -30,16 +30,6 @@ const (
 	Qwen25Omni              = "qwen2_5_omni"
 )
 
-// modelHints maps a lower-cased fragment of a model id or path to the
-// preset that serves it. Longer, more specific fragments come first.
-var modelHints = []struct{ fragment, preset string }{
-	{"qwen3-omni", Qwen3OmniMoe},
-	{"qwen3_omni", Qwen3OmniMoe},
-	{"qwen2.5-omni", Qwen25Omni},
-	{"qwen2_5-omni", Qwen25Omni},
-	{"qwen2_5_omni", Qwen25Omni},
-}
-
 // Names lists the embedded presets in sorted order.
 func Names() []string {
 	entries, _ := files.ReadDir(".")
@@ -49,18 +39,6 @@ func Names() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// ForModel infers the preset from a model id such as
-// "Qwen/Qwen3-Omni-30B-A3B-Instruct" or a local path that names the model.
-func ForModel(model string) (string, bool) {
-	m := strings.ToLower(model)
-	for _, h := range modelHints {
-		if strings.Contains(m, h.fragment) {
-			return h.preset, true
-		}
-	}
-	return "", false
 }
 
 type parsed struct {

@@ -26,29 +26,6 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func TestForModel(t *testing.T) {
-	tests := []struct {
-		model, preset string
-		ok            bool
-	}{
-		{"Qwen/Qwen3-Omni-30B-A3B-Instruct", Qwen3OmniMoe, true},
-		{"Qwen/Qwen3-Omni-30B-A3B-Thinking", Qwen3OmniMoe, true},
-		{"/models/qwen3_omni_moe", Qwen3OmniMoe, true},
-		{"Qwen/Qwen2.5-Omni-7B", Qwen25Omni, true},
-		{"Qwen/Qwen2.5-Omni-3B", Qwen25Omni, true},
-		{"/data/qwen2_5_omni-awq", Qwen25Omni, true},
-		{"Qwen/Qwen3-8B", "", false},
-		{"Qwen/Qwen2.5-7B-Instruct", "", false},
-		{"", "", false},
-	}
-	for _, tc := range tests {
-		got, ok := ForModel(tc.model)
-		if got != tc.preset || ok != tc.ok {
-			t.Errorf("ForModel(%q) = %q, %t; want %q, %t", tc.model, got, ok, tc.preset, tc.ok)
-		}
-	}
-}
-
 // TestPresetsAreSoundBases: every preset is a stage_args config with a
 // thinker at stage 0 feeding a chain of stages, the last one the pipeline's
 // final output, and no PD pair yet (the planner makes it).
