@@ -18,6 +18,8 @@ const (
 	ModelControlCharacter Code = "model_control_character"
 	PresetUnknown         Code = "preset_unknown"
 	PresetNotInferred     Code = "preset_not_inferred"
+	PresetVariantUnknown  Code = "preset_variant_unknown"
+	PresetVariantMismatch Code = "preset_variant_mismatch"
 	PresetUnreadable      Code = "preset_unreadable"
 	PresetAndBaseConfig   Code = "preset_and_base_config"
 	ModelArchMismatch     Code = "model_arch_mismatch"

@@ -12,8 +12,8 @@ import (
 
 // loadBase parses the user's base config, or loads the named or inferred
 // preset. It returns the document, the path to blame for problems inside
-// it, and whether it came from the user.
-func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
+// it, and the preset's name ("" for the user's base config).
+func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path, string) {
 	if spec.BaseConfig != "" {
 		path := AttrPath("base_config")
 		doc, err := stageconfig.Parse([]byte(spec.BaseConfig))
@@ -26,22 +26,19 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 				ds.errorf(diagcode.BaseConfigInvalid, path, "base_config is not a usable stage config",
 					"%s. Pass a vllm-omni stage config in the stage_args or stages dialect, for example with file(\"qwen3_omni_moe.yaml\").", pe.Error())
 			}
-			return nil, path
+			return nil, path, ""
 		}
 		if !lintBase(doc, ds, path) {
-			return nil, path
+			return nil, path, ""
 		}
-		return doc, path
+		return doc, path, ""
 	}
 	name := spec.Preset
 	path := AttrPath("preset")
 	if name == "" {
-		inferred, ok := presets.ForModel(spec.Model)
+		inferred, ok := inferPreset(spec.Model, ds)
 		if !ok {
-			ds.errorf(diagcode.PresetNotInferred, AttrPath("model"), "no preset matches this model",
-				"model %q does not name a model with an embedded preset. Set preset to one of %s, or pass your own stage config in base_config.",
-				spec.Model, strings.Join(presets.Names(), ", "))
-			return nil, AttrPath("model")
+			return nil, AttrPath("model"), ""
 		}
 		name, path = inferred, AttrPath("model")
 	}
@@ -49,15 +46,15 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path) {
 		ds.errorf(diagcode.PresetUnknown, AttrPath("preset"), "unknown preset",
 			"preset %q is not embedded in this provider. Use one of %s, or pass your own stage config in base_config.",
 			name, strings.Join(presets.Names(), ", "))
-		return nil, path
+		return nil, path, ""
 	}
 	// The planner only reads its base config; apply edits a clone.
 	doc, err := presets.Shared(name)
 	if err != nil {
 		ds.errorf(diagcode.PresetUnreadable, path, "embedded preset cannot be read", "%v", err)
-		return nil, path
+		return nil, path, ""
 	}
-	return doc, path
+	return doc, path, name
 }
 
 // lintBase reports the user's base config's values the planner cannot
@@ -115,27 +112,36 @@ func parseErrors(err error) []*stageconfig.ParseError {
 // checkArchitecture refuses a base whose split stage loads another model
 // class than the one model names: a preset or base config for Qwen3-Omni
 // given Qwen2.5-Omni weights would fail in vLLM's loader, on the machine.
-// Only a Hugging Face id says what it is; a local path is not judged.
+// Only a Hugging Face id says what it is; a local path is not judged. An id
+// of a known family is judged by the family even when no preset knows the
+// model exactly, since all of a family's models load one class.
 func (p *planner) checkArchitecture() {
 	if !presets.HubModel(p.spec.Model) {
 		return
 	}
-	inferred, ok := presets.ForModel(p.spec.Model)
-	if !ok {
-		return
-	}
-	want := presets.Architecture(inferred)
+	m := presets.ForModel(p.spec.Model)
+	want := m.Architecture()
 	got, _ := p.split.stage.EngineString("model_arch")
 	if want == "" || got == "" || got == want {
 		return
 	}
 	if p.spec.BaseConfig == "" {
+		if inferred, ok := m.Preset(); ok {
+			p.ds.errorf(diagcode.ModelArchMismatch, AttrPath("preset"), "the preset is for another model",
+				"model %q is a %s model (preset %s), but preset %q loads %s; set preset = %q, or leave preset unset to infer it from model.",
+				p.spec.Model, want, inferred, p.spec.Preset, got, inferred)
+			return
+		}
 		p.ds.errorf(diagcode.ModelArchMismatch, AttrPath("preset"), "the preset is for another model",
-			"model %q is a %s model (preset %s), but preset %q loads %s; set preset = %q, or leave preset unset to infer it from model.",
-			p.spec.Model, want, inferred, p.spec.Preset, got, inferred)
+			"model %q is a %s model (its id names %s), but preset %q loads %s; set preset to the %s preset whose pipeline the model has: %s.",
+			p.spec.Model, want, m.Family.Name, p.spec.Preset, got, m.Family.Name, describePresets(m.Family.Presets))
 		return
+	}
+	presetFor, _ := m.Preset()
+	if presetFor == "" {
+		presetFor = m.Family.Presets[0]
 	}
 	p.ds.errorf(diagcode.ModelArchMismatch, p.basePath, "the base config is for another model",
 		"model %q is a %s model, but %s (line %d) loads model_arch %s; pass a base config for %s (the %s preset is one), or the model it was written for.",
-		p.spec.Model, want, p.split.stage.Describe(), p.split.stage.Line(), got, want, inferred)
+		p.spec.Model, want, p.split.stage.Describe(), p.split.stage.Line(), got, want, presetFor)
 }

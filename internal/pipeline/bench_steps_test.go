@@ -53,7 +53,7 @@ func benchPlanner(b *testing.B) *planner {
 func benchBase(b *testing.B) *planner {
 	b.Helper()
 	p := newPlanner(benchSpec())
-	p.base, p.basePath = loadBase(p.spec, &p.ds)
+	p.base, p.basePath, p.preset = loadBase(p.spec, &p.ds)
 	if p.base == nil {
 		b.Fatal(describeDiags(p.ds))
 	}
@@ -108,7 +108,7 @@ func BenchmarkStepLoadPreset(b *testing.B) {
 	var ds Diagnostics
 	b.ReportAllocs()
 	for b.Loop() {
-		if doc, _ := loadBase(spec, &ds); doc == nil {
+		if doc, _, _ := loadBase(spec, &ds); doc == nil {
 			b.Fatal(describeDiags(ds))
 		}
 	}

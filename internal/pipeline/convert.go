@@ -31,18 +31,38 @@ func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
 
 // topologyPreset finds an embedded preset that describes the base config's
 // pipeline: the named preset, the one its `pipeline:` key names, or the one
-// the model matches, as long as it has a stage for every base stage id.
+// the model names, as long as it has a stage for every base stage id. Past
+// the model's own, the first of its family's presets that has every stage
+// serves, for an id no preset knows exactly too: a family's stages with one
+// id share a topology (the thinker is stage 0 in each), and this is only
+// how the stages' keys are written, not which pipeline the model runs.
 func (p *planner) topologyPreset() (map[int]stageconfig.Stage, bool) {
-	name := p.spec.Preset
-	if key, _ := p.base.TopString("pipeline"); name == "" && presets.Known(key) {
-		name = key
+	var candidates []string
+	switch key, _ := p.base.TopString("pipeline"); {
+	case p.spec.Preset != "":
+		candidates = []string{p.spec.Preset}
+	case presets.Known(key):
+		candidates = []string{key}
+	default:
+		m := presets.ForModel(p.spec.Model)
+		if name, ok := m.Preset(); ok {
+			candidates = []string{name}
+		}
+		if m.Family != nil {
+			candidates = append(candidates, m.Family.Presets...)
+		}
 	}
-	if name == "" {
-		name, _ = presets.ForModel(p.spec.Model)
+	for _, name := range candidates {
+		if byID, ok := p.topologyOf(name); ok {
+			return byID, true
+		}
 	}
-	if name == "" {
-		return nil, false
-	}
+	return nil, false
+}
+
+// topologyOf is a preset's stages by id, if it has one for every base
+// stage.
+func (p *planner) topologyOf(name string) (map[int]stageconfig.Stage, bool) {
 	doc, err := presets.Shared(name) // read only
 	if err != nil {
 		return nil, false

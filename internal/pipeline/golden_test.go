@@ -29,6 +29,9 @@ func goldenCases() []goldenCase {
 		// as the default release (0.24.0) starts it: NIXL, one process per
 		// stage.
 		{"seed_qwen3_omni", func(*testing.T) Spec { return Spec{Model: seedModel} }},
+		// A Qwen3-Omni model without audio output: the thinker alone, split
+		// into prefill and decode, decode the final text output.
+		{"qwen3_omni_thinking", func(*testing.T) Spec { return Spec{Model: thinkingModel} }},
 		// Qwen2.5-Omni runs PD only where its processors exist: 0.22.0.
 		{"qwen2_5_omni", func(*testing.T) Spec { return Spec{Model: "Qwen/Qwen2.5-Omni-7B"} }},
 		{"tp2_both_sides", func(*testing.T) Spec {

@@ -22,6 +22,7 @@ type planner struct {
 	ds       Diagnostics
 	base     *stageconfig.Document
 	basePath Path
+	preset   string // the preset loaded as the base; "" for the user's base config
 	g        *graph
 	split    graphStage
 	format   stageconfig.Dialect // the output's, once the release is chosen
@@ -50,7 +51,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	// them all. Problems with the base config do, since nothing after can
 	// read it.
 	specErrors := len(p.ds.Errors())
-	p.base, p.basePath = loadBase(spec, &p.ds)
+	p.base, p.basePath, p.preset = loadBase(spec, &p.ds)
 	if p.base == nil {
 		return nil, p.ds
 	}
@@ -69,6 +70,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	p.checkArchitecture()
+	p.checkVariant()
 	p.stages = p.layout()
 	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
@@ -199,6 +201,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	sum := id.Sum(nil)
 	res := &Result{
 		Release:      p.release.Release.Version,
+		Preset:       p.preset,
 		Version:      p.effectiveVersion(),
 		Format:       string(doc.Dialect),
 		ConfigPath:   p.configPath(),

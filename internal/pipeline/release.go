@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
-	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
@@ -97,20 +96,13 @@ func (p *planner) checkHandoffGate(r releases.Release) {
 }
 
 // basePipeline names the pipeline the base describes, for the registered
-// PD variant: the preset, the base's `pipeline:` key, or the preset the
-// model matches.
+// PD variant: the preset loaded, or the base's `pipeline:` key.
 func (p *planner) basePipeline() string {
-	if p.spec.Preset != "" {
-		return p.spec.Preset
+	if p.preset != "" {
+		return p.preset
 	}
-	if key, _ := p.base.TopString("pipeline"); key != "" {
-		return key
-	}
-	if p.spec.BaseConfig != "" {
-		return ""
-	}
-	name, _ := presets.ForModel(p.spec.Model)
-	return name
+	key, _ := p.base.TopString("pipeline")
+	return key
 }
 
 // connectorClasses are the KV connector classes the PD pair loads.

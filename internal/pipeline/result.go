@@ -26,6 +26,7 @@ type Result struct {
 	// Settings the plan used, as given or chosen, for inputs left unset:
 	// the entities read them back.
 	Connector string    // connector.name
+	Preset    string    // preset: the one loaded, as given or chosen from model; "" for a base_config
 	PortRange PortRange // port_range
 	Prefill   RoleSettings
 	Decode    RoleSettings

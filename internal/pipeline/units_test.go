@@ -134,7 +134,7 @@ func TestUnitsHostileValues(t *testing.T) {
 	analyze := testtool.Need(t, "systemd-analyze")
 	vllm := stubVLLM(t)
 	planned := []Spec{
-		{Model: `/models/my "qwen3-omni" 100% $HOME \`, ConfigPath: `/etc/omni/a b's "c" $x %n;d\.yaml`},
+		{Model: `/models/my "qwen3-omni" 100% $HOME \`, Preset: "qwen3_omni_moe", ConfigPath: `/etc/omni/a b's "c" $x %n;d\.yaml`},
 		{Model: seedModel, ConfigPath: `/etc/omni/trailing\`},
 		{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}, ConfigPath: "/etc/omni/%h.yaml"},
 	}

@@ -1,6 +1,6 @@
 // Package presets holds the base stage configs the provider ships, and
 // picks one from a model id when the user names neither a preset nor a base
-// config.
+// config (models.go).
 package presets
 
 import (
@@ -20,18 +20,15 @@ var files embed.FS
 // Preset names, one per embedded file.
 const (
 	Qwen3OmniMoe = "qwen3_omni_moe"
-	Qwen25Omni   = "qwen2_5_omni"
+	// Qwen3OmniMoeThinkerOnly is the Qwen3-Omni pipeline without audio
+	// output: the thinker alone, as vllm-omni's qwen3_omni_moe_thinker_only
+	// (vllm_omni/model_executor/models/qwen3_omni/pipeline.py@d4a869fe
+	// QWEN3_OMNI_THINKER_ONLY_PIPELINE: stage 0, final output text,
+	// engine_output_type latent, no processors), with the engine args and
+	// sampling of qwen3_omni_moe's thinker.
+	Qwen3OmniMoeThinkerOnly = "qwen3_omni_moe_thinker_only"
+	Qwen25Omni              = "qwen2_5_omni"
 )
-
-// modelHints maps a lower-cased fragment of a model id or path to the
-// preset that serves it. Longer, more specific fragments come first.
-var modelHints = []struct{ fragment, preset string }{
-	{"qwen3-omni", Qwen3OmniMoe},
-	{"qwen3_omni", Qwen3OmniMoe},
-	{"qwen2.5-omni", Qwen25Omni},
-	{"qwen2_5-omni", Qwen25Omni},
-	{"qwen2_5_omni", Qwen25Omni},
-}
 
 // Names lists the embedded presets in sorted order.
 func Names() []string {
@@ -42,18 +39,6 @@ func Names() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// ForModel infers the preset from a model id such as
-// "Qwen/Qwen3-Omni-30B-A3B-Instruct" or a local path that names the model.
-func ForModel(model string) (string, bool) {
-	m := strings.ToLower(model)
-	for _, h := range modelHints {
-		if strings.Contains(m, h.fragment) {
-			return h.preset, true
-		}
-	}
-	return "", false
 }
 
 type parsed struct {

@@ -2,6 +2,7 @@ package presets
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	want := []string{Qwen25Omni, Qwen3OmniMoe}
+	want := []string{Qwen25Omni, Qwen3OmniMoe, Qwen3OmniMoeThinkerOnly}
 	if got := Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %v, want %v (sorted, one per embedded file)", got, want)
 	}
@@ -25,35 +26,24 @@ func TestNames(t *testing.T) {
 	}
 }
 
-func TestForModel(t *testing.T) {
-	tests := []struct {
-		model, preset string
-		ok            bool
-	}{
-		{"Qwen/Qwen3-Omni-30B-A3B-Instruct", Qwen3OmniMoe, true},
-		{"Qwen/Qwen3-Omni-30B-A3B-Thinking", Qwen3OmniMoe, true},
-		{"/models/qwen3_omni_moe", Qwen3OmniMoe, true},
-		{"Qwen/Qwen2.5-Omni-7B", Qwen25Omni, true},
-		{"Qwen/Qwen2.5-Omni-3B", Qwen25Omni, true},
-		{"/data/qwen2_5_omni-awq", Qwen25Omni, true},
-		{"Qwen/Qwen3-8B", "", false},
-		{"Qwen/Qwen2.5-7B-Instruct", "", false},
-		{"", "", false},
-	}
-	for _, tc := range tests {
-		got, ok := ForModel(tc.model)
-		if got != tc.preset || ok != tc.ok {
-			t.Errorf("ForModel(%q) = %q, %t; want %q, %t", tc.model, got, ok, tc.preset, tc.ok)
-		}
-	}
-}
-
 // TestPresetsAreSoundBases: every preset is a stage_args config with a
-// thinker at stage 0 feeding a chain to an audio stage, and no PD pair yet
-// (the planner makes it).
+// thinker at stage 0 feeding a chain of stages, the last one the pipeline's
+// final output, and no PD pair yet (the planner makes it).
 func TestPresetsAreSoundBases(t *testing.T) {
+	chains := map[string]struct {
+		stages []string
+		output string
+	}{
+		Qwen3OmniMoe:            {[]string{"thinker", "talker", "code2wav"}, "audio"},
+		Qwen25Omni:              {[]string{"thinker", "talker", "code2wav"}, "audio"},
+		Qwen3OmniMoeThinkerOnly: {[]string{"thinker"}, "text"},
+	}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
+			want, ok := chains[name]
+			if !ok {
+				t.Fatalf("no expected chain for preset %q: add it here", name)
+			}
 			doc, err := Load(name)
 			if err != nil {
 				t.Fatal(err)
@@ -62,16 +52,16 @@ func TestPresetsAreSoundBases(t *testing.T) {
 				t.Errorf("dialect %q", doc.Dialect)
 			}
 			stages := doc.Stages()
-			if len(stages) != 3 {
-				t.Fatalf("%d stages", len(stages))
+			if len(stages) != len(want.stages) {
+				t.Fatalf("%d stages, want %d", len(stages), len(want.stages))
 			}
-			for i, want := range []string{"thinker", "talker", "code2wav"} {
+			for i, wantStage := range want.stages {
 				s := stages[i]
 				if id, ok := s.ID(); !ok || id != i {
 					t.Errorf("stage %d has id %d", i, id)
 				}
-				if got := s.ModelStage(); got != want {
-					t.Errorf("stage %d model_stage %q, want %q", i, got, want)
+				if got := s.ModelStage(); got != wantStage {
+					t.Errorf("stage %d model_stage %q, want %q", i, got, wantStage)
 				}
 				ins, _, err := s.Inputs()
 				if err != nil || (i == 0 && len(ins) != 0) || (i > 0 && (len(ins) != 1 || ins[0] != i-1)) {
@@ -82,6 +72,13 @@ func TestPresetsAreSoundBases(t *testing.T) {
 						t.Errorf("stage %d already has %s", i, k)
 					}
 				}
+			}
+			last := stages[len(stages)-1]
+			if final, _ := stageconfig.ScalarBool(last.Get("final_output")); !final {
+				t.Errorf("the last stage is not a final output")
+			}
+			if got, _ := last.String("final_output_type"); got != want.output {
+				t.Errorf("the last stage's final_output_type is %q, want %q", got, want.output)
 			}
 			src, err := Source(name)
 			if err != nil || len(src) == 0 {
@@ -129,9 +126,10 @@ func TestLoadHandsOutCopies(t *testing.T) {
 
 func TestArchitecture(t *testing.T) {
 	for name, want := range map[string]string{
-		Qwen3OmniMoe: "Qwen3OmniMoeForConditionalGeneration",
-		Qwen25Omni:   "Qwen2_5OmniForConditionalGeneration",
-		"missing":    "",
+		Qwen3OmniMoe:            "Qwen3OmniMoeForConditionalGeneration",
+		Qwen3OmniMoeThinkerOnly: "Qwen3OmniMoeForConditionalGeneration",
+		Qwen25Omni:              "Qwen2_5OmniForConditionalGeneration",
+		"missing":               "",
 	} {
 		if got := Architecture(name); got != want {
 			t.Errorf("Architecture(%q) = %q, want %q", name, got, want)
@@ -152,5 +150,24 @@ func TestHubModel(t *testing.T) {
 		if got := HubModel(model); got != want {
 			t.Errorf("HubModel(%q) = %t, want %t", model, got, want)
 		}
+	}
+}
+
+// The thinker-only preset is qwen3_omni_moe's thinker, byte for byte:
+// the same engine args and sampling, and the same final text output, since
+// vllm-omni's thinker-only pipeline configures stage 0 as the full one does
+// (qwen3_omni/pipeline.py@d4a869fe).
+func TestThinkerOnlyIsTheThinker(t *testing.T) {
+	full, err := Source(Qwen3OmniMoe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thinker, err := Source(Qwen3OmniMoeThinkerOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, ok := strings.CutPrefix(string(full), string(thinker))
+	if !ok || !strings.HasPrefix(rest, "  - stage_id: 1\n") {
+		t.Errorf("%s.yaml is not the first stage of %s.yaml", Qwen3OmniMoeThinkerOnly, Qwen3OmniMoe)
 	}
 }

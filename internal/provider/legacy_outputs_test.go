@@ -23,6 +23,7 @@ type legacyOutputs struct {
 	Stages, Edges, Ports, ServeArgs, Launches                    types.List
 	GPUCount                                                     types.Int64
 	Health                                                       types.Object
+	EffectivePreset                                              types.String
 	EffectiveVersion                                             types.String
 	EffectiveConfigPath                                          types.String
 	EffectiveAPIPort                                             types.Number
@@ -153,6 +154,10 @@ func legacyOutputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.R
 	effective, d := effectiveObjects(in, r)
 	diags.Append(d...)
 
+	preset := types.StringNull()
+	if r.Preset != "" {
+		preset = types.StringValue(r.Preset)
+	}
 	return legacyOutputs{
 		EffectiveObjects: effective,
 
@@ -170,6 +175,7 @@ func legacyOutputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.R
 		ConfigSHA256: types.StringValue(r.ConfigSHA256),
 		Health:       health,
 
+		EffectivePreset:     preset,
 		EffectiveVersion:    types.StringValue(r.Version),
 		EffectiveConfigPath: types.StringValue(r.ConfigPath),
 		EffectiveAPIPort:    number(r.APIPort),
@@ -194,6 +200,7 @@ func (o legacyOutputs) attributes() map[string]attr.Value {
 		"vllm_omni_release": o.Release,
 		"config_sha256":     o.ConfigSHA256,
 		"health":            o.Health,
+		"preset":            o.EffectivePreset,
 		"vllm_omni_version": o.EffectiveVersion,
 		"config_path":       o.EffectiveConfigPath,
 		"api_port":          o.EffectiveAPIPort,

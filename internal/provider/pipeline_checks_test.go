@@ -86,6 +86,8 @@ func seedOutputs() map[string]knownvalue.Check {
 			8: knownvalue.StringExact("--stage-id"), 9: knownvalue.StringExact("0"),
 		}),
 		"vllm_omni_release": knownvalue.StringExact("0.24.0"),
+		// preset is unset: it reads back as the preset model names.
+		"preset": knownvalue.StringExact("qwen3_omni_moe"),
 		"launches": knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
 			"host": knownvalue.StringExact("local"),
 			// Several processes: no one command for the host.

@@ -137,6 +137,7 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 
 		"vllm_omni_release": tfStr(r.Release),
 		"config_sha256":     tfStr(r.ConfigSHA256),
+		"preset":            tfStrOrNull(r.Preset),
 		"vllm_omni_version": tfStr(r.Version),
 		"config_path":       tfStr(r.ConfigPath),
 		"api_port":          tfInt(r.APIPort),

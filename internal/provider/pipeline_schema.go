@@ -3,6 +3,7 @@ package provider
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -32,7 +33,7 @@ var pipelineOutputNames = []string{
 // pipelineComputedInputs are the inputs that are also Computed: unset, they
 // hold the value the plan used, so that other resources can read it. Set,
 // they read back exactly as written.
-var pipelineComputedInputs = []string{"vllm_omni_version", "config_path", "api_port", "format", "prefill", "decode", "connector", "port_range"}
+var pipelineComputedInputs = []string{"preset", "vllm_omni_version", "config_path", "api_port", "format", "prefill", "decode", "connector", "port_range"}
 
 // nestedComputedInputs are, for the objects among pipelineComputedInputs,
 // the fields that are Computed too. Unset (or the whole object unset), each
@@ -58,13 +59,14 @@ func pipelineAttributes() map[string]schema.Attribute {
 func pipelineInputAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"model": schema.StringAttribute{
-			MarkdownDescription: "Model to serve: a Hugging Face id (`org/name`, such as `Qwen/Qwen3-Omni-30B-A3B-Instruct`) or an absolute local path. Also selects the base config when neither `preset` nor `base_config` is set.",
+			MarkdownDescription: "Model to serve: a Hugging Face id (`org/name`, such as `Qwen/Qwen3-Omni-30B-A3B-Instruct`) or an absolute local path. Also selects the base config when neither `preset` nor `base_config` is set: the preset of the published model it names exactly (see `preset`).",
 			Required:            true,
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"preset": schema.StringAttribute{
-			MarkdownDescription: "Name of an embedded base config (`qwen3_omni_moe`, `qwen2_5_omni`, ...). Inferred from `model` when unset. Conflicts with `base_config`.",
+			MarkdownDescription: presetDescription(),
 			Optional:            true,
+			Computed:            true,
 			Validators: []validator.String{
 				stringvalidator.LengthAtLeast(1),
 				stringvalidator.ConflictsWith(path.MatchRoot("base_config")),
@@ -230,6 +232,27 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 	}
+}
+
+// presetDescription documents the presets and how one is chosen from
+// model, from the presets package's own table, so the docs say what the
+// plan does.
+func presetDescription() string {
+	var names, known []string
+	for _, n := range presets.Names() {
+		names = append(names, "`"+n+"` ("+presets.Pipeline(n)+")")
+	}
+	for _, v := range presets.Variants {
+		known = append(known, "`"+v.ID+"` → `"+v.Preset+"`")
+	}
+	return "Name of the embedded base config to split: " + strings.Join(names, ", ") + ". Conflicts with `base_config`. " +
+		"Unset, it is the preset of the published model `model` names, by its whole Hugging Face id, or an absolute local path's last element " +
+		"(`/models/Qwen3-Omni-30B-A3B-Thinking`), regardless of case: " + strings.Join(known, ", ") + ". " +
+		"A Qwen3-Omni model has the talker or not as its config's `enable_audio_output` says, so no preset is guessed from part of an id: " +
+		"another id of these families (a fine-tune, a quantized copy) is an error (`preset_variant_unknown`) until `preset` names the pipeline the model has, " +
+		"and a published model given a preset with stages it has no weights for is one too (`preset_variant_mismatch`). " +
+		"It reads back as the preset the plan used, so the plan shows the choice; null with `base_config`. " +
+		"[Models and presets](../guides/models.md) gives the source of each model's pipeline."
 }
 
 // defaultReleaseFor is the release the default Qwen3-Omni plan targets,

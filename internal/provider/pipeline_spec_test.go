@@ -98,7 +98,7 @@ func TestSpecFromInputs_Minimal(t *testing.T) {
 func TestInputsKnown(t *testing.T) {
 	ctx := context.Background()
 	n := func(f float64) types.Number { return types.NumberValue(big.NewFloat(f)) }
-	known := planWith(t, map[string]any{"model": "m", "vllm_omni_version": "0.24", "config_path": "/etc/c.yaml", "format": "stage_args", "api_port": n(8091),
+	known := planWith(t, map[string]any{"model": "m", "preset": "qwen3_omni_moe", "vllm_omni_version": "0.24", "config_path": "/etc/c.yaml", "format": "stage_args", "api_port": n(8091),
 		"prefill.devices": []int64{0}, "prefill.tensor_parallel_size": n(1), "prefill.max_num_seqs": n(16), "prefill.bootstrap_port": n(25201),
 		"decode.devices": []int64{1}, "decode.tensor_parallel_size": n(1), "decode.max_num_seqs": n(64), "decode.bootstrap_port": n(25202),
 		"connector.name": "NixlConnector", "port_range.first": n(25201), "port_range.last": n(25300)})

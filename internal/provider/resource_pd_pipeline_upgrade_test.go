@@ -59,14 +59,32 @@ var v0Providers = map[string]func() (tfprotov6.ProviderServer, error){
 
 // v2Providers is the same with the schema of version 2 as first released,
 // before the nested inputs with defaults (prefill, decode, connector,
-// port_range and their fields) became Computed: the state's type is the
-// same, only those flags differ.
+// port_range and their fields) and preset became Computed: the state's type
+// is the same, only those flags differ.
 var v2Providers = map[string]func() (tfprotov6.ProviderServer, error){
 	"omni": providerserver.NewProtocol6WithError(v0Provider{schema: pdPipelineSchemaV2WithoutNestedComputed}),
 }
 
-func pdPipelineSchemaV2WithoutNestedComputed() schema.Schema {
+// presetNotComputedProviders stand in for the provider just before preset
+// read back the preset planned: the schema of today but for that flag.
+var presetNotComputedProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"omni": providerserver.NewProtocol6WithError(v0Provider{schema: pdPipelineSchemaPresetNotComputed}),
+}
+
+func pdPipelineSchemaPresetNotComputed() schema.Schema {
 	s := currentResourceSchema(context.Background())
+	s.Attributes = maps.Clone(s.Attributes)
+	preset, ok := s.Attributes["preset"].(schema.StringAttribute)
+	if !ok {
+		panic("preset is not a string attribute")
+	}
+	preset.Computed = false
+	s.Attributes["preset"] = preset
+	return s
+}
+
+func pdPipelineSchemaV2WithoutNestedComputed() schema.Schema {
+	s := pdPipelineSchemaPresetNotComputed()
 	attrs := maps.Clone(s.Attributes)
 	for name, fields := range nestedComputedInputs {
 		obj, ok := attrs[name].(schema.SingleNestedAttribute)
@@ -422,6 +440,68 @@ func TestAccPDPipelineResource_UpgradeToNestedEffectiveValues(t *testing.T) {
 			},
 		},
 	})
+}
+
+// State written before preset read back the preset planned has it null
+// where the configuration leaves it unset. The next plan is one in-place
+// update that fills it in, never a replacement, with every port, device
+// and the id kept (nothing a machine runs changes); the plan after it is
+// empty. A preset set in the configuration was already in the state.
+func TestAccPDPipelineResource_UpgradeToPresetReadBack(t *testing.T) {
+	for _, tc := range []struct {
+		name, config, preset string
+		action               plancheck.ResourceActionType
+	}{
+		{"inferred", pipelineResource(), "qwen3_omni_moe", plancheck.ResourceActionUpdate},
+		{"thinker only", pipelineResource(), "qwen3_omni_moe_thinker_only", plancheck.ResourceActionUpdate},
+		{"set", pipelineResource(`preset = "qwen3_omni_moe"`), "qwen3_omni_moe", plancheck.ResourceActionNoop},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config := tc.config
+			if tc.preset == "qwen3_omni_moe_thinker_only" {
+				config = strings.Replace(config, seedModel, "Qwen/Qwen3-Omni-30B-A3B-Thinking", 1)
+			}
+			ports := statecheck.CompareValue(compare.ValuesSame())
+			stages := statecheck.CompareValue(compare.ValuesSame())
+			id := statecheck.CompareValue(compare.ValuesSame())
+			var before knownvalue.Check = knownvalue.Null()
+			if tc.action == plancheck.ResourceActionNoop {
+				before = knownvalue.StringExact(tc.preset)
+			}
+			tfresource.UnitTest(t, tfresource.TestCase{
+				Steps: []tfresource.TestStep{
+					{
+						ProtoV6ProviderFactories: presetNotComputedProviders,
+						Config:                   config,
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), before),
+							ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+							stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+							id.AddStateValue(resAddr, tfjsonpath.New("id")),
+						},
+					},
+					{
+						ProtoV6ProviderFactories: testProviders,
+						Config:                   config,
+						ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(resAddr, tc.action),
+							plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact(tc.preset)),
+						}},
+						ConfigStateChecks: []statecheck.StateCheck{
+							ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+							stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+							id.AddStateValue(resAddr, tfjsonpath.New("id")),
+						},
+					},
+					{
+						ProtoV6ProviderFactories: testProviders,
+						Config:                   config,
+						ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+					},
+				},
+			})
+		})
+	}
 }
 
 // mooncakeDefaultProviders stand in for the provider before NIXL became

@@ -248,7 +248,7 @@ var Table = []Release{
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
 		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("d3c47efc :1098, raise :1110-1113"),
 		StageEnv: stageEnvDropped("d3c47efc :628"), Processors: processorsAt("d3c47efc"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeysNone,
-		Notes: "No input processor here merges prefill's and decode's embeddings for Qwen3-Omni's talker, so its preset does not run PD here."},
+		Notes: "No input processor here merges prefill's and decode's embeddings for Qwen3-Omni's talker, so the qwen3_omni_moe preset does not run PD here (the thinker-only one, with no processor, does)."},
 	{Version: "0.26.0rc1", Date: "2026-07-27", VLLM: "0.26", Source: "v0.26.0rc1 release notes (145 PRs); ai-dynamo/dynamo PR #12773",
 		Commit:  "cbab1d4d",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,

@@ -1,7 +1,8 @@
 // Command docpage writes a generated docs page (a tfplugindocs template)
 // from the package that holds its data, so the docs and the code read the
 // same table: `releases` for the release table, `diagnostics` for the
-// diagnostic codes' catalogue. `make docs` runs it through `go generate`.
+// diagnostic codes' catalogue, `models` for the presets and the published
+// models they are chosen for. `make docs` runs it through `go generate`.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 
 var pages = map[string]func() string{
 	"diagnostics": diagcode.Markdown,
+	"models":      presets.Markdown,
 	"releases":    func() string { return releases.Markdown(presets.Names(), presets.Shared) },
 }
 
