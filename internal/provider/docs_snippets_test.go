@@ -31,15 +31,9 @@ import (
 func TestDocs_SnippetsMatchSchema(t *testing.T) {
 	c := newSnippetChecker(t)
 	snippets := 0
-	for _, f := range snippetFiles() {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range terraformSnippets(string(src)) {
-			snippets++
-			c.check(fmt.Sprintf("%s:%d", filepath.Base(f), s.line), s.text)
-		}
+	for _, s := range docSnippets(t, fence) {
+		snippets++
+		c.check(s.where, s.text)
 	}
 	for _, e := range c.errs {
 		t.Error(e)
@@ -53,17 +47,29 @@ func TestDocs_SnippetsMatchSchema(t *testing.T) {
 
 // The snippets are written as `terraform fmt` writes them.
 func TestDocs_SnippetsFormatted(t *testing.T) {
+	for _, s := range docSnippets(t, fence) {
+		if got := string(hclwrite.Format([]byte(s.text))); got != s.text {
+			t.Errorf("%s is not formatted; terraform fmt makes it:\n%s", s.where, got)
+		}
+	}
+}
+
+// docSnippets returns the code blocks that open with a line fence matches,
+// in the doc templates and the README, each with where it is (file:line).
+func docSnippets(t *testing.T, fence *regexp.Regexp) []snippet {
+	t.Helper()
+	var out []snippet
 	for _, f := range snippetFiles() {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range terraformSnippets(string(src)) {
-			if got := string(hclwrite.Format([]byte(s.text))); got != s.text {
-				t.Errorf("%s:%d is not formatted; terraform fmt makes it:\n%s", filepath.Base(f), s.line, got)
-			}
+		for _, s := range codeBlocks(string(src), fence) {
+			s.where = fmt.Sprintf("%s:%d", filepath.Base(f), s.line)
+			out = append(out, s)
 		}
 	}
+	return out
 }
 
 // snippetFiles lists the doc templates and the README.
@@ -135,15 +141,17 @@ resource "terraform_data" "x" {
 }
 
 type snippet struct {
-	line int
-	text string
+	line  int
+	where string // file:line, from docSnippets
+	text  string
 }
 
+// fence opens a terraform or hcl block.
 var fence = regexp.MustCompile("(?m)^```(terraform|hcl)\\s*$")
 
-// terraformSnippets returns the fenced terraform and hcl blocks of a
-// Markdown text.
-func terraformSnippets(md string) []snippet {
+// codeBlocks returns the code blocks of a Markdown text that open with a
+// line fence matches.
+func codeBlocks(md string, fence *regexp.Regexp) []snippet {
 	var out []snippet
 	for _, loc := range fence.FindAllStringIndex(md, -1) {
 		body := md[loc[1]:]

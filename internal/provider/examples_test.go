@@ -140,7 +140,7 @@ output "checked_config" {
 			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
 			"diagram":        isJSON(seedDiagram),
 			// The guides' checks, with this plan's unit names and ports.
-			"check_commands": isScript(
+			"check_commands": allOf(holdsGuideLogChecks("vllm-omni-qwen3-omni-pd"), isScript(
 				"# cloud-init is done and the machine holds this plan's deploy config",
 				"cloud-init status --wait",
 				`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
@@ -150,7 +150,12 @@ output "checked_config" {
 				headChecks,
 				`~python3 -c .* http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
 				`~python3 -c .* http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-qwen3-omni-pd-stage-0\.service`,
-			),
+				headPairFound,
+				"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage-0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
+				decodeHandoff,
+				"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage-1.service | grep -F 'NIXL compatibility check passed'",
+				"! journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage-1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+			)),
 		},
 		replans: []replan{
 			// A new API port changes the deploy config and the units: the
@@ -228,6 +233,8 @@ output "checked_config" {
 					headChecks,
 					`~python3 -c .* http://10\.20\.0\.11:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
 					`~python3 -c .* http://10\.20\.0\.11:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-qwen3-omni-pd-stage-0\.service`,
+					headPairFound,
+					"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage-0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
 				),
 				"10.20.0.12": isScript(
 					"# cloud-init is done and the machine holds this plan's deploy config",
@@ -236,6 +243,10 @@ output "checked_config" {
 					"# this machine's units, and the ports they listen on",
 					"systemctl status --no-pager vllm-omni-qwen3-omni-pd-stage-1.service vllm-omni-qwen3-omni-pd-stage-2.service vllm-omni-qwen3-omni-pd-stage-3.service",
 					"ss -ltn '( sport = :25201 )'",
+					// Decode is on this machine: its log shows the handoff.
+					decodeHandoff,
+					"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage-1.service | grep -F 'NIXL compatibility check passed'",
+					"! journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage-1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
 				),
 			}),
 		},
@@ -308,6 +319,11 @@ output "checked_config" {
 				headChecks,
 				`~python3 -c .* http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
 				`~python3 -c .* http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-a-stage-0\.service`,
+				headPairFound,
+				"journalctl -b --no-pager -u vllm-omni-a-stage-0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
+				decodeHandoff,
+				"journalctl -b --no-pager -u vllm-omni-a-stage-1.service | grep -F 'NIXL compatibility check passed'",
+				"! journalctl -b --no-pager -u vllm-omni-a-stage-1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
 			)}),
 		},
 	},
@@ -384,6 +400,13 @@ output "checked_config" {
 				`~python3 -c .* http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-0-stage-0\.service`,
 				`~python3 -c .* http://127\.0\.0\.1:8092/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
 				`~python3 -c .* http://127\.0\.0\.1:8092/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-1-stage-0\.service`,
+				"# each head found its prefill-decode pair at start-up, and each decode, after the smoke request, fetched its prefill's NIXL metadata with no request skipping or failing its KV transfer",
+				"journalctl -b --no-pager -u vllm-omni-0-stage-0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
+				"journalctl -b --no-pager -u vllm-omni-0-stage-1.service | grep -F 'NIXL compatibility check passed'",
+				"! journalctl -b --no-pager -u vllm-omni-0-stage-1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+				"journalctl -b --no-pager -u vllm-omni-1-stage-0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
+				"journalctl -b --no-pager -u vllm-omni-1-stage-1.service | grep -F 'NIXL compatibility check passed'",
+				"! journalctl -b --no-pager -u vllm-omni-1-stage-1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
 			),
 		},
 		replans: []replan{
@@ -399,6 +422,14 @@ output "checked_config" {
 // headChecks is the comment before the head's readiness and smoke
 // commands in the examples' check_commands.
 const headChecks = "# once every stage has loaded the model (minutes): the API lists it, and one request crosses prefill and decode"
+
+// headPairFound and decodeHandoff are the comments before the log checks
+// of the head (the pair found at start-up) and of decode's unit (the KV
+// handoff) in the pd-pipeline module's check_commands_by_host.
+const (
+	headPairFound = "# the head found the prefill-decode pair at start-up: without this line PD is off"
+	decodeHandoff = "# after the smoke request: decode fetched prefill's NIXL metadata (once per prefill engine), and no request skipped or failed its KV transfer"
+)
 
 // seedGolden is the engine's golden deploy config for the seed input: what
 // a plan with only the model must render.

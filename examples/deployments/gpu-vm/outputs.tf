@@ -32,6 +32,6 @@ output "diagram" {
 }
 
 output "check_commands" {
-  description = "Shell commands to run on the machine once it is up: cloud-init done, the deploy config's SHA-256, the plan's units and ports, the API's readiness and one request through prefill and decode."
+  description = "Shell commands to run on the machine once it is up: cloud-init done, the deploy config's SHA-256, the plan's units and ports, the API's readiness, one request through prefill and decode, and the logs that show the pair found and its KV handed over."
   value       = module.pipeline.check_commands_by_host[module.pipeline.launches[0].host]
 }

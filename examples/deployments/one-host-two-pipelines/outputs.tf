@@ -29,7 +29,7 @@ output "gpu_count" {
 }
 
 output "check_commands" {
-  description = "Shell commands to run on the machine once it is up: cloud-init done, both deploy configs' SHA-256, every unit and port, and each pipeline's readiness and one request through its prefill and decode."
+  description = "Shell commands to run on the machine once it is up: cloud-init done, both deploy configs' SHA-256, every unit and port, each pipeline's readiness and one request through its prefill and decode, and the logs that show each pair found and its KV handed over."
   value = join("\n", concat(
     [
       "# cloud-init is done and the machine holds both pipelines' deploy configs",
@@ -43,5 +43,11 @@ output "check_commands" {
       "# once every stage has loaded the model (minutes): each API lists it, and one request crosses its prefill and decode",
     ],
     flatten([for p in local.pipelines : [p.health.readiness_command, p.health.smoke_command]]),
+    ["# each head found its prefill-decode pair at start-up, and each decode, after the smoke request, fetched its prefill's NIXL metadata with no request skipping or failing its KV transfer"],
+    flatten([for p in local.pipelines : [
+      "journalctl -b --no-pager -u ${p.launches[0].processes[0].unit_name} | grep -F 'PD disaggregation detected: prefill=stage-${p.pd_stage_ids.prefill}, decode=stage-${p.pd_stage_ids.decode}'",
+      "journalctl -b --no-pager -u ${p.pd_units.decode} | grep -F 'NIXL compatibility check passed'",
+      "! journalctl -b --no-pager -u ${p.pd_units.decode} | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+    ]]),
   ))
 }

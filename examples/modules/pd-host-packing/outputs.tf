@@ -1,5 +1,5 @@
 output "pipelines" {
-  description = "One entry per pipeline: its id (for replace_triggered_by, through a terraform_data), where its config goes, the config and its SHA-256, the head's command, its API port and health checks, its ports, its launches, its units (name => unit) and its GPUs."
+  description = "One entry per pipeline: its id (for replace_triggered_by, through a terraform_data), where its config goes, the config and its SHA-256, the head's command, its API port and health checks, its ports, its launches, its units (name => unit), its GPUs, and its prefill and decode stages' ids and units (pd_stage_ids, pd_units)."
   value = [
     for p in omni_pd_pipeline.this : {
       id            = p.id
@@ -13,6 +13,14 @@ output "pipelines" {
       launches      = p.launches
       units         = { for proc in p.launches[0].processes : proc.unit_name => proc.systemd_unit }
       devices       = distinct(flatten([for s in p.stages : s.devices]))
+      # The prefill and decode stages' ids, and the unit whose log holds
+      # each: the stage's own process, or the one that runs every stage.
+      pd_stage_ids = { for s in p.stages : s.role => s.stage_id if s.role != "stage" }
+      pd_units = {
+        for s in p.stages : s.role => one([
+          for proc in p.launches[0].processes : proc.unit_name if proc.stage_id == null || proc.stage_id == s.stage_id
+        ]) if s.role != "stage"
+      }
     }
   ]
 }

@@ -90,7 +90,31 @@ locals {
         "# once every stage has loaded the model (minutes): the API lists it, and one request crosses prefill and decode",
         omni_pd_pipeline.this.health.readiness_command,
         omni_pd_pipeline.this.health.smoke_command,
+        "# the head found the prefill-decode pair at start-up: without this line PD is off",
+        "journalctl -b --no-pager -u ${local.head_unit} | grep -F 'PD disaggregation detected: prefill=stage-${local.pd_stage.prefill}, decode=stage-${local.pd_stage.decode}'",
+      ] : [],
+      contains(l.stage_ids, local.pd_stage.decode) ? [
+        "# after the smoke request: decode fetched prefill's NIXL metadata (once per prefill engine), and no request skipped or failed its KV transfer",
+        "journalctl -b --no-pager -u ${local.stage_unit[local.pd_stage.decode]} | grep -F 'NIXL compatibility check passed'",
+        "! journalctl -b --no-pager -u ${local.stage_unit[local.pd_stage.decode]} | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
       ] : [],
     ))
   }
+
+  # The prefill and decode stages' ids, by role.
+  pd_stage = {
+    for s in omni_pd_pipeline.this.stages : s.role => s.stage_id if s.role != "stage"
+  }
+
+  # The unit whose log holds a stage's: the stage's own process, or the
+  # process that runs every stage of its host.
+  stage_unit = merge([
+    for l in omni_pd_pipeline.this.launches : {
+      for id in l.stage_ids : id => one([
+        for p in l.processes : p.unit_name if p.stage_id == null || p.stage_id == id
+      ])
+    }
+  ]...)
+
+  head_unit = omni_pd_pipeline.this.launches[0].processes[0].unit_name
 }
