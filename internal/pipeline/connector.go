@@ -232,7 +232,7 @@ func (p *planner) chooseConnector() connector {
 	for _, k := range conn.requiredExtra {
 		if v, ok := c.ExtraConfig[k]; !ok || v == nil {
 			p.ds.errorf(diagcode.ConnectorExtraMissing, path.Attr("extra_config"), "the connector needs a setting",
-				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline).", name, k)
+				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 		}
 	}
 	checkEngineArgs(&p.ds, path.Attr("extra_config"), c.ExtraConfig, nil)
@@ -258,7 +258,7 @@ func (p *planner) multiConnector(path Path) connector {
 		switch {
 		case !known:
 			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i).Attr("kv_connector"), "unknown child connector",
-				"%q: each child needs kv_connector set to one of %s (not MultiConnector).", name, strings.Join(sortedStrings(connectorTable), ", "))
+				"%q: set each child's kv_connector to one of %s (not MultiConnector).", name, strings.Join(sortedStrings(connectorTable), ", "))
 			continue
 		case seen[name]:
 			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
@@ -293,7 +293,7 @@ func (p *planner) multiConnector(path Path) connector {
 		for _, k := range child.requiredExtra {
 			if v, ok := childExtra[k]; !ok || v == nil {
 				p.ds.errorf(diagcode.ConnectorExtraMissing, cpath.Index(i), "the connector needs a setting",
-					"%s needs kv_connector_extra_config.%s in its entry (its proxy, which you run alongside the pipeline).", name, k)
+					"%s needs kv_connector_extra_config.%s in its entry (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 			}
 		}
 		m.children = append(m.children, childConnector{connector: child, extra: rest})

@@ -38,8 +38,13 @@ func miniBaseWith(t *testing.T, old, replacement string) string {
 	return strings.Replace(miniBase, old, replacement, 1)
 }
 
-// fixHint matches the words a Detail uses to tell the user what to do.
-var fixHint = regexp.MustCompile(`(?i)\b(use|set|remove|give|list|choose|write|pass|raise|lower|move|swap|widen|make|add|fix|mark|define|replace|unreserve|keep|start|leave|run|put)\b`)
+// fixHint matches an instruction in a Detail: a verb that tells the user
+// what to do, in the imperative, opening a sentence or a clause ("Set
+// preset to ...", "..., or lower tensor_parallel_size"). The verb alone
+// anywhere would pass a detail that only uses the word ("the units run as
+// ...").
+var fixHint = regexp.MustCompile(`(?i)(?:^|[.:;!?)]\s+|,\s+(?:or\s+|and\s+|then\s+)?|\b(?:or|then|and|either|instead|to fix it,?|so)\s+|\(\s*)` +
+	`(use|set|remove|give|list|choose|write|pass|raise|lower|move|swap|widen|make|add|fix|mark|define|replace|unreserve|keep|start|leave|run|put|drop|rename|install|split|name|point|free|shorten|quote|escape|take)\b`)
 
 // planDiagCase is one bad input: the spec, and the error Plan must report
 // for it at the attribute path.

@@ -43,7 +43,7 @@ func (p *planner) checkSpec() {
 		p.ds.errorf(diagcode.GPUsRange, AttrPath("gpus"), "gpus must be at least 1", "gpus is %d; set the number of GPUs on each host.", *s.GPUs)
 	}
 	if s.SplitStage != nil && *s.SplitStage < 0 {
-		p.ds.errorf(diagcode.SplitStageRange, AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0.", *s.SplitStage)
+		p.ds.errorf(diagcode.SplitStageRange, AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0: set it to the id of the stage to split.", *s.SplitStage)
 	}
 	p.checkPortInputs()
 	checkService(&p.ds, s.Service)
@@ -117,7 +117,7 @@ func checkRole(ds *Diagnostics, path Path, r RoleSpec) {
 func checkMemory(ds *Diagnostics, path Path, v *float64) {
 	if v != nil && (*v <= 0 || *v > 1) {
 		ds.errorf(diagcode.GPUMemoryUtilizationRange, path.Attr("gpu_memory_utilization"), "gpu_memory_utilization must be in (0, 1]",
-			"it is %g; it is the share of one GPU's memory the stage may use, such as 0.9.", *v)
+			"it is %g; it is the share of one GPU's memory the stage may use: set a fraction above 0 and at most 1, such as 0.9.", *v)
 	}
 }
 
@@ -125,7 +125,7 @@ func checkDevices(ds *Diagnostics, path Path, devs []int) {
 	seen := map[int]bool{}
 	for i, d := range devs {
 		if d < 0 {
-			ds.errorf(diagcode.DeviceNegative, path.Index(i), "a device index is negative", "device %d: GPU indices start at 0.", d)
+			ds.errorf(diagcode.DeviceNegative, path.Index(i), "a device index is negative", "device %d: GPU indices start at 0; list the host's GPUs as nvidia-smi -L numbers them.", d)
 		}
 		if seen[d] {
 			ds.errorf(diagcode.DeviceRepeated, path.Index(i), "a device is listed twice", "device %d appears more than once; list each GPU once.", d)

@@ -159,7 +159,7 @@ func badInputs() []badInput {
 
 		// --- vllm_omni_version ---
 		{name: "version malformed", body: []string{`vllm_omni_version = "latest"`},
-			attr: `vllm_omni_version`, fix: `Releases that run this plan: 0.20.0, 0.21.0rc1, 0.22.0, 0.23.0rc1, 0.24.0\.`, code: "release_malformed"},
+			attr: `vllm_omni_version`, fix: `Set vllm_omni_version to a release that runs this plan: 0.20.0, 0.21.0rc1, 0.22.0, 0.23.0rc1, 0.24.0\.`, code: "release_malformed"},
 		{name: "version before PD", body: []string{`vllm_omni_version = "0.18.0"`},
 			attr: `vllm_omni_version`, fix: `the first release with prefill-decode`, code: "release_before_pd"},
 		{name: "version the table no longer lists", body: []string{`vllm_omni_version = "0.19.0rc1"`},
@@ -367,7 +367,7 @@ func badInputs() []badInput {
 		{name: "MultiConnector without children", body: []string{`connector = { name = "MultiConnector" }`},
 			attr: `connector.extra_config.connectors`, fix: `list them in extra_config.connectors`, code: "multi_connector_children"},
 		{name: "MultiConnector with an unknown child", body: []string{`connector = { name = "MultiConnector", extra_config = { connectors = [{ kv_connector = "FooConnector" }] } }`},
-			attr: `connector.extra_config.connectors\[0\].kv_connector`, fix: `each child needs kv_connector set to one of`, code: "multi_connector_children"},
+			attr: `connector.extra_config.connectors\[0\].kv_connector`, fix: `set each child.s kv_connector to one of`, code: "multi_connector_children"},
 		{name: "MultiConnector children not a list", body: []string{`connector = { name = "MultiConnector", extra_config = { connectors = "NixlConnector" } }`},
 			attr: `connector.extra_config.connectors`, fix: `list them in extra_config.connectors`, code: "multi_connector_children"},
 		{name: "extra_config sets mooncake_bootstrap_port", body: []string{`connector = { extra_config = { mooncake_bootstrap_port = 26000 } }`},

@@ -6,6 +6,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // Careless and hostile inputs by class, several per class, each rejected
@@ -90,16 +94,37 @@ func TestAccPDPipeline_HostileInputs(t *testing.T) {
 	runBadInputs(t, hostileInputs())
 }
 
-// A local path says nothing about the weights it holds, so a preset for
-// either model is accepted with one; only a Hugging Face id is judged.
+// A local path's name picks a preset only when preset is unset: given a
+// preset, the path is not judged (its directory may hold any weights), so
+// the Qwen3-Omni pipeline plans on a path named for Qwen2.5-Omni, and
+// preset reads back as given, at plan time, for both entities.
 func TestAccPDPipeline_PresetWithLocalPath(t *testing.T) {
+	body := `
+  model  = "/models/qwen2.5-omni-7b"
+  preset = "qwen3_omni_moe"
+`
+	stages := knownvalue.ListExact([]knownvalue.Check{
+		knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("prefill"), "model_stage": knownvalue.StringExact("thinker")}),
+		knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("decode"), "model_stage": knownvalue.StringExact("thinker")}),
+		knownvalue.ObjectPartial(map[string]knownvalue.Check{"model_stage": knownvalue.StringExact("talker")}),
+		knownvalue.ObjectPartial(map[string]knownvalue.Check{"model_stage": knownvalue.StringExact("code2wav")}),
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
-			Config: `data "omni_pd_pipeline" "test" {
-  model  = "/models/qwen2.5-omni-7b"
-  preset = "qwen3_omni_moe"
-}`,
+			Config: `resource "omni_pd_pipeline" "test" {` + body + `}
+data "omni_pd_pipeline" "test" {` + body + `}`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages"), stages),
+				// The preset's own architecture, not Qwen2.5-Omni's.
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`model_arch: Qwen3OmniMoeForConditionalGeneration\n`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(`^vllm serve /models/qwen2\.5-omni-7b --omni `))),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe")),
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("stages"), stages),
+			},
 		}},
 	})
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"slices"
 	"sort"
@@ -168,7 +169,7 @@ func TestDirect_Assumptions(t *testing.T) {
 		t.Errorf("the data source has blocks")
 	}
 	for name, a := range ds.Attributes {
-		checkAttribute(t, "data source "+name, a, false)
+		checkAttribute(t.Errorf, "data source "+name, a, false)
 	}
 	rs := pdPipelineResourceSchema()
 	if len(rs.Blocks) > 0 {
@@ -176,7 +177,7 @@ func TestDirect_Assumptions(t *testing.T) {
 	}
 	var computed []string
 	for name, a := range rs.Attributes {
-		checkAttribute(t, "resource "+name, a, name == "triggers")
+		checkAttribute(t.Errorf, "resource "+name, a, name == "triggers")
 		if a.IsComputed() {
 			computed = append(computed, name)
 		}
@@ -192,24 +193,23 @@ func TestDirect_Assumptions(t *testing.T) {
 // checkAttribute fails, at any depth, on a custom type, a default, a
 // write-only attribute, or a plan modifier where none is allowed. Each is
 // asked through the method the framework itself reads it with.
-func checkAttribute(t *testing.T, where string, a any, modifiersAllowed bool) {
-	t.Helper()
+func checkAttribute(errorf func(format string, args ...any), where string, a any, modifiersAllowed bool) {
 	if typed, ok := a.(interface{ GetType() attr.Type }); ok && !baseType(typed.GetType()) {
-		t.Errorf("%s has the custom type %T; directServer skips semantic equality", where, typed.GetType())
+		errorf("%s has the custom type %T; directServer skips semantic equality", where, typed.GetType())
 	}
 	if wo, ok := a.(interface{ IsWriteOnly() bool }); ok && wo.IsWriteOnly() {
-		t.Errorf("%s is write-only; directServer does not null write-only values", where)
+		errorf("%s is write-only; directServer does not null write-only values", where)
 	}
 	if hasDefault(a) {
-		t.Errorf("%s has a default; directServer does not apply defaults", where)
+		errorf("%s has a default; directServer does not apply defaults", where)
 	}
 	if !modifiersAllowed && hasPlanModifiers(a) {
-		t.Errorf("%s has plan modifiers; directServer applies only triggers' RequiresReplace", where)
+		errorf("%s has plan modifiers; directServer applies only triggers' RequiresReplace", where)
 	}
 	// The data source's and the resource's NestedAttribute are one interface.
 	if n, ok := a.(dsschema.NestedAttribute); ok {
 		for name, child := range n.GetNestedObject().GetAttributes() {
-			checkAttribute(t, where+"."+name, child, false)
+			checkAttribute(errorf, where+"."+name, child, false)
 		}
 	}
 }
@@ -309,20 +309,26 @@ func TestDirect_AssumptionsCanFail(t *testing.T) {
 		"custom type":           rschema.StringAttribute{Optional: true, CustomType: customStringType{}},
 		"write-only":            rschema.StringAttribute{Optional: true, WriteOnly: true},
 	} {
-		inner := &testing.T{}
-		checkAttribute(inner, name, a, false)
-		if !inner.Failed() {
+		var faults []string
+		checkAttribute(collect(&faults), name, a, false)
+		if len(faults) == 0 {
 			t.Errorf("%s went unnoticed", name)
 		}
 	}
 	if baseType(customStringType{}) || baseType(types.ListType{ElemType: customStringType{}}) {
 		t.Error("a custom type went unnoticed")
 	}
-	inner := &testing.T{}
-	checkAttribute(inner, "plain", rschema.StringAttribute{Optional: true}, false)
-	if inner.Failed() {
-		t.Error("a plain attribute was faulted")
+	var faults []string
+	checkAttribute(collect(&faults), "plain", rschema.StringAttribute{Optional: true}, false)
+	if len(faults) > 0 {
+		t.Errorf("a plain attribute was faulted: %v", faults)
 	}
+}
+
+// collect is an errorf that keeps each message in faults, so a checker
+// can be tested without a *testing.T of its own.
+func collect(faults *[]string) func(format string, args ...any) {
+	return func(format string, args ...any) { *faults = append(*faults, fmt.Sprintf(format, args...)) }
 }
 
 // customStringType is a custom type, as a provider would declare one.

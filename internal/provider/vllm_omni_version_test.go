@@ -175,7 +175,7 @@ resource "terraform_data" "version" {
 			},
 			{
 				Config:      both(`vllm_omni_version = "0.30.0"`),
-				ExpectError: regexp.MustCompile(`(?s)vllm-omni\s+0\.30\.0\s+cannot\s+run\s+this\s+plan.*` + loose(`Releases that run this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1, 0\.24\.0\.`) + `.*\[release_no_pd\]`),
+				ExpectError: regexp.MustCompile(`(?s)vllm-omni\s+0\.30\.0\s+cannot\s+run\s+this\s+plan.*` + loose(`Set vllm_omni_version to a release that runs this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1, 0\.24\.0\.`) + `.*\[release_no_pd\]`),
 			},
 			{
 				// Qwen3-Omni's PD input processors are gone from 0.25.0rc1.
@@ -218,15 +218,30 @@ func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
 	})
 }
 
-// stage_overrides = { talker = null } is no override.
+// stage_overrides = { talker = null } is no override: the plan is the one
+// without the talker key (the same id and config), while code2wav's
+// override beside it still applies.
 func TestAccPDPipeline_NullOverride(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
-			Config: both(`stage_overrides = { talker = null, code2wav = { max_num_seqs = 2 } }`),
+			Config: `
+resource "omni_pd_pipeline" "test" {
+  model           = "` + seedModel + `"
+  stage_overrides = { talker = null, code2wav = { max_num_seqs = 2 } }
+}
+
+data "omni_pd_pipeline" "test" {
+  model           = "` + seedModel + `"
+  stage_overrides = { code2wav = { max_num_seqs = 2 } }
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`max_num_seqs: 2\n\s+model_stage: code2wav\n`))),
+			}},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`model_stage: code2wav`))),
 				statecheck.CompareValuePairs(resAddr, tfjsonpath.New("id"), dataAddr, tfjsonpath.New("id"), compare.ValuesSame()),
+				statecheck.CompareValuePairs(resAddr, tfjsonpath.New("config_yaml"), dataAddr, tfjsonpath.New("config_yaml"), compare.ValuesSame()),
 			},
 		}},
 	})
@@ -489,7 +504,7 @@ resource "omni_pd_pipeline" "test" {
 }
 `,
 				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.24\.0 cannot run this plan: it has no input processor \S+\.qwen2_5_omni\.thinker2talker`) +
-					`.*` + loose(`Releases that run this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1\.`) + `.*\[release_no_pd\]`),
+					`.*` + loose(`Set vllm_omni_version to a release that runs this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1\.`) + `.*\[release_no_pd\]`),
 			},
 		},
 	})

@@ -300,7 +300,7 @@ func (n Need) working() string {
 	if len(ok) == 0 {
 		return "No release this provider knows runs this plan's PD. " + n.fix()
 	}
-	return "Releases that run this plan: " + strings.Join(ok, ", ") + "."
+	return "Set vllm_omni_version to a release that runs this plan: " + strings.Join(ok, ", ") + "."
 }
 
 // fix says what to change when no release runs the plan.

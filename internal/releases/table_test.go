@@ -233,7 +233,7 @@ func TestChoose(t *testing.T) {
 			case tc.release != "" && (c.Release.Version != tc.release || c.Dialect != tc.dialect):
 				t.Fatalf("chose %s in %s, want %s in %s", c.Release.Version, c.Dialect, tc.release, tc.dialect)
 			}
-			if p != nil && p.Code != "release_none" && p.Code != "release_malformed" && !strings.Contains(p.Detail, "Releases that run this plan") && !strings.Contains(p.Detail, "No release") {
+			if p != nil && p.Code != "release_none" && p.Code != "release_malformed" && !strings.Contains(p.Detail, "a release that runs this plan") && !strings.Contains(p.Detail, "No release") {
 				t.Errorf("the error does not list the releases that would work: %s", p.Detail)
 			}
 		})

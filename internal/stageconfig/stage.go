@@ -118,7 +118,7 @@ func (s Stage) Inputs() (ids []int, ok bool, err error) {
 		return nil, true, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, true, errAt(n, "engine_input_source must be a list of stage ids, such as [0]")
+		return nil, true, errAt(n, "engine_input_source must be a list of stage ids: write it as [0], or [0, 1] for several")
 	}
 	ids = make([]int, 0, len(n.Content))
 	for _, c := range n.Content {
