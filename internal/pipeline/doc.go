@@ -10,9 +10,8 @@
 // every problem it can find in one pass, each with a stable code and the
 // attribute path it concerns.
 //
-// Cost: planning the seed pipeline (BenchmarkPlanSeed) takes 540-730 µs and
-// 1,600 allocations (458 KB) on this project's 2-core machine; rendering the
-// YAML with yaml.v3's encoder is about half of that, parsing the preset is
-// done once per process. The per-step benchmarks in bench_steps_test.go show
-// where a regression comes from.
+// Cost: BenchmarkPlanSeed measures a whole plan, and PERFORMANCE.md has
+// the dated figures; the preset is parsed once per process, and the
+// per-step benchmarks in bench_steps_test.go show where a regression comes
+// from.
 package pipeline

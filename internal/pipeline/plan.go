@@ -243,8 +243,8 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 // NUL separates the parts; none of them can hold one. h holds the config
 // already.
 func contentID(h hash.Hash, launches []Launch) string {
-	// The strings go through one buffer, not a copy of each (a unit is
-	// 8 KB).
+	// The strings go through one buffer, not a copy of each: units are
+	// long.
 	buf := make([]byte, 0, 2048)
 	write := func(s string) {
 		for len(s) > 0 {

@@ -168,8 +168,8 @@ var preflightScript = oneLinePython(preflightSource)
 
 // The script is the same in every plan, and so are its quoted forms: the
 // shell word in preflight_command and the systemd argument in each unit's
-// ExecStart. Quoting its 4 KB anew for every process took a tenth of a
-// plan's time.
+// ExecStart. Quoting it once per process instead repeated the same work
+// for every process of every plan.
 var (
 	preflightScriptShell                          = shellquote.Quote(preflightScript)
 	preflightScriptSystemd, preflightScriptSysErr = systemd.Arg(preflightScript)

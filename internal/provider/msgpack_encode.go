@@ -19,13 +19,12 @@ import (
 // order, so the same state is the same bytes every time. What it saves is
 // tftypes' bookkeeping around each value: a new attribute path for every
 // value, a new String value for every object key, and each object's keys
-// sorted into a new slice (here they are sorted on the stack). That was
-// about an eighth of a data source read and a third of its allocations
-// (PERFORMANCE.md). TestMarshalMsgPack_SameAsTftypes holds the two to the
+// sorted into a new slice (here they are sorted on the stack), on every
+// read of every instance (PERFORMANCE.md has the measured share). TestMarshalMsgPack_SameAsTftypes holds the two to the
 // same bytes.
 func marshalMsgPack(typ tftypes.Type, v tftypes.Value) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.Grow(32 << 10) // one instance's state is about 20 KB
+	buf.Grow(32 << 10) // room for one instance's state, so the buffer seldom regrows
 	enc := msgpack.NewEncoder(&buf)
 	if err := encodeValue(enc, typ, v); err != nil {
 		return nil, err

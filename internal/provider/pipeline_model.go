@@ -162,13 +162,10 @@ var inputFields = sync.OnceValue(func() map[string]int {
 // (raw, of the schema's type typ), as Config.Get reads them into
 // pipelineModel or pipelineResourceModel (inputs_from_test.go checks that).
 // Get finds the struct's fields again on every call, compiling a regular
-// expression per field; this uses the fields found once. On the seed, in
-// process (BenchmarkInputsFrom, BenchmarkInputsConfigGet*): 366
-// allocations here, 1 757-1 845 through Get, and about 48 µs against
-// 119-145 µs (timed when the schema's type was still built on every call). The data
-// source's read and the resource's plan read the inputs on every plan of
-// every instance, where Get would add a tenth to the call's time and a
-// fifth to its allocations (DESIGN.md); anything else uses Get.
+// expression per field; this uses the fields found once
+// (BenchmarkInputsFrom against BenchmarkInputsConfigGet* measures it). The
+// data source's read and the resource's plan read the inputs on every plan
+// of every instance, so they use this; anything else uses Get.
 func inputsFrom(ctx context.Context, typ attr.Type, raw tftypes.Value) (pipelineInputs, diag.Diagnostics) {
 	var in pipelineInputs
 	var diags diag.Diagnostics

@@ -65,7 +65,7 @@ func (d *Document) Render() ([]byte, error) {
 // encode writes a node tree with yaml.v3's encoder, two-space indented.
 func encode(root *yaml.Node) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.Grow(8192) // the presets' configs are 4-5 KB
+	buf.Grow(8192) // room for a preset's config, so the buffer seldom regrows
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(root); err != nil {
