@@ -306,6 +306,9 @@ var catalogue = []Area{
 			{EngineArgsValue, Error,
 				"A value in `engine_args` (or the connector's `extra_config`) cannot be written to YAML, such as an infinite number.",
 				"Use a finite number, a string, a bool, a list or an object."},
+			{EngineArgsInterpolation, Error,
+				"A string in `engine_args`, `stage_overrides.*.engine_args` or the connector's `extra_config` or `device_name` holds `${`, which vllm-omni reads as an OmegaConf interpolation (`${oc.env:NAME}` reads the machine's environment). vllm-omni resolves these values more than once, and a different number of times in a headless process, so no escaping reads back as written.",
+				"Remove the `${`. An interpolation you mean belongs in `base_config`, where it is kept as written."},
 		},
 	},
 	{

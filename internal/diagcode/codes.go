@@ -102,6 +102,7 @@ const (
 	DevicesEmpty              Code = "devices_empty"
 	EngineArgsManagedKey      Code = "engine_args_managed_key"
 	EngineArgsValue           Code = "engine_args_value"
+	EngineArgsInterpolation   Code = "engine_args_interpolation"
 )
 
 // Placement: GPUs, devices and memory.

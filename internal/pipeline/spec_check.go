@@ -163,6 +163,7 @@ func checkEngineArgs(ds *Diagnostics, path Path, args map[string]any, managed ma
 		if err := stageconfig.CheckValue(args[k]); err != nil {
 			ds.errorf(diagcode.EngineArgsValue, path.Attr(k), "value cannot be written to YAML", "%v; use a finite number, a string, a bool, a list or an object.", err)
 		}
+		checkNoInterpolation(ds, path.Attr(k), args[k])
 	}
 }
 

@@ -23,7 +23,7 @@ var pipelineDefinitionKeys = map[string]bool{
 func (d *Document) ToStages(pipelineKey string) *Document {
 	src := d.Top()
 	w := newTopWriter(src)
-	MapSet(w.top, "pipeline", StrNode(pipelineKey))
+	MapSet(w.top, "pipeline", LoaderStrNode(pipelineKey)) // read back as pipelineKey (SetPipeline)
 	runtime := MapGet(src, "runtime")
 	// The keys not written are `runtime:` and an old `pipeline:`;
 	// connectors and edges keep the comments of their keys under runtime.

@@ -195,9 +195,10 @@ func (d *Document) RenumberConnectorKeys(split int, newID func(int) int) {
 }
 
 // SetPipeline writes the top-level `pipeline:` key, first in the document
-// when it is new.
+// when it is new, so that the deploy loader reads key: it resolves the
+// value once (LoaderStrNode), so a `${` in it is escaped.
 func (d *Document) SetPipeline(key string) {
-	MapInsertBefore(d.Top(), "pipeline", StrNode(key), MapKeys(d.Top())...)
+	MapInsertBefore(d.Top(), "pipeline", LoaderStrNode(key), MapKeys(d.Top())...)
 }
 
 // SetTopBoolIfAbsent writes a top-level boolean the document does not set,
