@@ -107,12 +107,12 @@ func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []Dropp
 			dropped = append(dropped, DroppedKey{Key: path + "." + key, Line: k.Line, Why: why})
 		}
 	}
-	// add is addPair for this stage: the key not written, of two that
+	// place is addPair for this stage: the key not written, of two that
 	// stand for one, is lost with its comments and reported by the
 	// section it was written in (section is "", "runtime." or
 	// "engine_args.").
 	section := map[*yaml.Node]string{}
-	add := func(m, k, v *yaml.Node, override bool, in string) {
+	place := func(m, k, v *yaml.Node, override bool, in string) {
 		section[k] = in
 		if lk, lv := addPair(m, k, v, override); lk != nil {
 			lose(lk, lv, section[lk]+lk.Value, "the stage also sets it where vllm-omni's deploy loader reads it first (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy)")
@@ -144,23 +144,23 @@ func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []Dropp
 			sk.HeadComment = joinComments([]string{k.HeadComment, sk.HeadComment})
 			sk.LineComment, sk.FootComment = joinComments([]string{k.LineComment, v.LineComment}), k.FootComment
 		case k.Value == "devices" || k.Value == "env" || k.Value == "num_replicas":
-			add(runtime, k, v, false, "")
+			place(runtime, k, v, false, "")
 		case k.Value == "runtime":
 			pending = append(pending, subtreeComments(k)...)
 			pending = append(pending, ownComments(v)...)
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				add(runtime, v.Content[j], v.Content[j+1], true, "runtime.")
+				place(runtime, v.Content[j], v.Content[j+1], true, "runtime.")
 			}
 		case k.Value == "engine_args":
 			pending = append(pending, subtreeComments(k)...)
 			pending = append(pending, ownComments(v)...)
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				add(engine, v.Content[j], v.Content[j+1], false, "engine_args.")
+				place(engine, v.Content[j], v.Content[j+1], false, "engine_args.")
 			}
 		case IsEngineKey(k.Value) && !pipelineDefinitionKeys[k.Value]:
-			add(engine, k, v, true, "")
+			place(engine, k, v, true, "")
 		case !pipelineDefinitionKeys[k.Value]:
-			add(rest, k, v, true, "")
+			place(rest, k, v, true, "")
 		default:
 			// A topology key: the preset's is written in its place.
 			lose(k, v, "", "")
