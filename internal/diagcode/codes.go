@@ -57,6 +57,7 @@ const (
 	GraphCycle         Code = "graph_cycle"
 	NoEntryStage       Code = "no_entry_stage"
 	NoFinalOutput      Code = "no_final_output"
+	StageNeverReached  Code = "stage_never_reached"
 	ModelStageMissing  Code = "model_stage_missing"
 	EdgesInvalid       Code = "edges_invalid"
 	EdgeNotInInputs    Code = "edge_not_in_inputs"

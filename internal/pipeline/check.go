@@ -52,9 +52,12 @@ func (g *graph) hasStage(id int) bool { _, ok := g.byID[id]; return ok }
 
 func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 	entry, final := false, false
-	for _, s := range g.stages {
+	for i, s := range g.stages {
 		if len(s.inputs) == 0 {
 			entry = true
+			if i > 0 {
+				warnNeverReached(g, ds, path, s)
+			}
 		}
 		if s.final {
 			final = true
@@ -68,6 +71,24 @@ func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 		ds.errorf(diagcode.NoFinalOutput, path, "no stage returns output",
 			"set `final_output: true` (and final_output_type) on the stage whose output the API returns.")
 	}
+}
+
+// warnNeverReached: vllm-omni's orchestrator puts every request on its
+// first stage (stage_id = 0 in _handle_add_request, orchestrator.py
+// @7f2b1e93:883-884, @2ce15ab7:635-637) and forwards a stage's output to
+// the next one only (next_stage_id = stage_id + 1, @7f2b1e93:673,
+// @2ce15ab7:1869). A later stage that reads from no stage is never where a
+// request starts, and without an input function it raises on every output
+// forwarded to it (stage_engine_core_client.py@7f2b1e93:385-386,
+// @2ce15ab7:411-412), while it holds its GPUs.
+func warnNeverReached(g *graph, ds *Diagnostics, path Path, s graphStage) {
+	fails := ""
+	if s.stage.Get("custom_process_input_func") == nil {
+		fails = ", and without engine_input_source or a custom_process_input_func it raises ValueError on each request forwarded to it (stage_engine_core_client.py@2ce15ab7:411-412)"
+	}
+	ds.warnf(diagcode.StageNeverReached, path, "a stage reads from no stage and never gets a request",
+		"%s (line %d) reads from no stage, but vllm-omni sends every request to the first stage listed, %s (orchestrator.py@2ce15ab7:635-637), and hands each stage's output only to the stage after it (:1869): this stage never gets a request of its own%s, yet the plan gives it GPUs. List the stage it reads from in engine_input_source, or remove the stage.",
+		s.stage.Describe(), s.stage.Line(), g.stages[0].stage.Describe(), fails)
 }
 
 // checkModelStages: the stage_args loader builds each stage's model from
