@@ -61,6 +61,8 @@ const (
 	ModelStageMissing  Code = "model_stage_missing"
 	EdgesInvalid       Code = "edges_invalid"
 	EdgeNotInInputs    Code = "edge_not_in_inputs"
+	EdgeStageUnknown   Code = "edge_stage_unknown"
+	EdgeSelf           Code = "edge_self"
 	EdgeMissing        Code = "edge_missing"
 	ConnectorUndefined Code = "connector_undefined"
 	ConnectorConflict  Code = "connector_conflict"

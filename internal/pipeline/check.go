@@ -21,6 +21,15 @@ func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
 		checkEdgesMatchInputs(g, ds, path)
 		checkModelStages(g, ds, path)
 	}
+	if g.doc.Dialect == stageconfig.Stages {
+		// An edge from a stage that does not exist reads as an input from
+		// it (checkInputs); one into such a stage reaches no stage.
+		for _, e := range g.edges {
+			if !g.hasStage(e.To) && g.hasStage(e.From) {
+				edgeStageUnknown(g, ds, path, "edges", e)
+			}
+		}
+	}
 	checkConnectorRefs(g, ds, path)
 	checkPDPair(g, ds, path, placement)
 	if placement {
@@ -30,15 +39,23 @@ func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
 }
 
 func checkInputs(g *graph, ds *Diagnostics, path Path) {
+	// Where the inputs are written: the stages dialect has them from the
+	// stage's input_connectors and the edges.
+	fix := "engine_input_source"
+	if g.doc.Dialect == stageconfig.Stages {
+		fix = "its input_connectors or the edges into it"
+	}
 	for _, s := range g.stages {
 		for _, in := range s.inputs {
 			switch {
-			case s.hasID && in == s.id:
+			case s.hasID && in == s.id && g.stages[g.byID[s.id]].stage.Index == s.stage.Index:
+				// (A stage whose id another stage has already taken is
+				// reported as a duplicate, not as reading itself.)
 				ds.errorf(diagcode.InputSelf, path, "a stage reads its own output",
-					"%s lists itself in engine_input_source; list the stage it reads from.", s.stage.Describe())
+					"%s lists itself in %s; list the stage it reads from.", s.stage.Describe(), fix)
 			case !g.hasStage(in):
 				ds.errorf(diagcode.InputUnknown, path, "a stage reads from a stage that does not exist",
-					"%s reads from stage %d, which is not in the config; fix engine_input_source.", s.stage.Describe(), in)
+					"%s reads from stage %d, which is not in the config; fix %s.", s.stage.Describe(), in, fix)
 			}
 		}
 	}
@@ -113,17 +130,43 @@ func checkEdgesMatchInputs(g *graph, ds *Diagnostics, path Path) {
 	have := map[Edge]bool{}
 	for _, e := range g.edges {
 		have[e] = true
-		if !want[e] {
+		switch {
+		case want[e]:
+		case !g.hasStage(e.From) || !g.hasStage(e.To):
+			edgeStageUnknown(g, ds, path, "runtime.edges", e)
+		case e.From == e.To:
+			ds.errorf(diagcode.EdgeSelf, path, "an edge leads from a stage to itself",
+				"runtime.edges has %d → %d; a stage cannot read its own output: remove the edge.", e.From, e.To)
+		default:
 			ds.errorf(diagcode.EdgeNotInInputs, path, "an edge does not match the stages' inputs",
 				"runtime.edges has %d → %d, but stage %d does not list %d in engine_input_source; make the edges and the inputs describe the same graph.", e.From, e.To, e.To, e.From)
 		}
 	}
+	unreadable := g.doc.Edges().Unreadable
 	for _, e := range g.inputEdges() {
-		if !have[e] {
-			ds.errorf(diagcode.EdgeMissing, path, "an input has no edge",
-				"stage %d reads from stage %d but runtime.edges has no %d → %d edge; add it.", e.To, e.From, e.From, e.To)
+		// An input from a stage that does not exist, or from the stage
+		// itself, is checkInputs' error: no edge is to be added for it.
+		if have[e] || !g.hasStage(e.From) || e.From == e.To {
+			continue
 		}
+		hint := ""
+		if len(unreadable) > 0 {
+			hint = fmt.Sprintf(" (or fix the entry at line %d, if it is meant to be that edge)", unreadable[0])
+		}
+		ds.errorf(diagcode.EdgeMissing, path, "an input has no edge",
+			"stage %d reads from stage %d but runtime.edges has no %d → %d edge; add it%s.", e.To, e.From, e.From, e.To, hint)
 	}
+}
+
+// edgeStageUnknown reports an edge, listed under where, that names a stage
+// the config does not have.
+func edgeStageUnknown(g *graph, ds *Diagnostics, path Path, where string, e Edge) {
+	missing := e.From
+	if g.hasStage(e.From) {
+		missing = e.To
+	}
+	ds.errorf(diagcode.EdgeStageUnknown, path, "an edge names a stage that does not exist",
+		"%s has %d → %d, but there is no stage %d (the config has stages %s); fix the edge or remove it.", where, e.From, e.To, missing, describeInts(g.ids()))
 }
 
 // checkConnectorRefs makes sure every connector a stage names is defined,
