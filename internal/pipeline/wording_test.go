@@ -10,7 +10,7 @@ import (
 // error for it must name that cause (match says what it must say), while
 // the errors that would send the user elsewhere (absent) are not given.
 func TestErrorsNameTheirCause(t *testing.T) {
-	mb := func(old, new string) string { return miniBaseWith(t, old, new) }
+	mb := func(old, repl string) string { return miniBaseWith(t, old, repl) }
 	edges := "runtime:\n  edges:\n    - {from: 0, to: 1}\n    - {from: 1, to: 2}\n"
 	const stagesBase = "stages:\n  - stage_id: 0\n  - stage_id: 1\n    input_connectors: {from_stage_0: c}\nconnectors:\n  c: {name: SharedMemoryConnector}\nedges:\n  - {from: 0, to: 1}\n"
 	for _, c := range []struct {
