@@ -57,9 +57,12 @@ const (
 	GraphCycle         Code = "graph_cycle"
 	NoEntryStage       Code = "no_entry_stage"
 	NoFinalOutput      Code = "no_final_output"
+	StageNeverReached  Code = "stage_never_reached"
 	ModelStageMissing  Code = "model_stage_missing"
 	EdgesInvalid       Code = "edges_invalid"
 	EdgeNotInInputs    Code = "edge_not_in_inputs"
+	EdgeStageUnknown   Code = "edge_stage_unknown"
+	EdgeSelf           Code = "edge_self"
 	EdgeMissing        Code = "edge_missing"
 	ConnectorUndefined Code = "connector_undefined"
 	ConnectorConflict  Code = "connector_conflict"
@@ -102,6 +105,7 @@ const (
 	DevicesEmpty              Code = "devices_empty"
 	EngineArgsManagedKey      Code = "engine_args_managed_key"
 	EngineArgsValue           Code = "engine_args_value"
+	EngineArgsInterpolation   Code = "engine_args_interpolation"
 )
 
 // Placement: GPUs, devices and memory.

@@ -36,6 +36,11 @@ func loadBase(spec Spec, ds *Diagnostics) (*stageconfig.Document, Path, string) 
 	name := spec.Preset
 	path := AttrPath("preset")
 	if name == "" {
+		if modelRefused(*ds) {
+			// checkSpec said what is wrong with model; no preset is
+			// inferred from an id that is not one.
+			return nil, AttrPath("model"), ""
+		}
 		inferred, ok := inferPreset(spec.Model, ds)
 		if !ok {
 			return nil, AttrPath("model"), ""
@@ -84,6 +89,17 @@ func lintBase(doc *stageconfig.Document, ds *Diagnostics, path Path) bool {
 			"line %d: the planned config holds the values that base_config's aliases (*name) and merge keys (<<: *name) stand for, written out in each place, so that each stage is planned and edited on its own; vllm-omni reads the same data. Nothing to do unless you maintain the planned config by hand.", line)
 	}
 	return len(findings) == 0
+}
+
+// modelRefused reports whether model itself was refused (empty, not an id
+// or a path, a control character), so that nothing is inferred from it.
+func modelRefused(ds Diagnostics) bool {
+	for _, d := range ds.Errors() {
+		if len(d.Path) == 1 && d.Path[0].Name == "model" {
+			return true
+		}
+	}
+	return false
 }
 
 func minPositive(a, b int) int {

@@ -21,6 +21,15 @@ func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
 		checkEdgesMatchInputs(g, ds, path)
 		checkModelStages(g, ds, path)
 	}
+	if g.doc.Dialect == stageconfig.Stages {
+		// An edge from a stage that does not exist reads as an input from
+		// it (checkInputs); one into such a stage reaches no stage.
+		for _, e := range g.edges {
+			if !g.hasStage(e.To) && g.hasStage(e.From) {
+				edgeStageUnknown(g, ds, path, "edges", e)
+			}
+		}
+	}
 	checkConnectorRefs(g, ds, path)
 	checkPDPair(g, ds, path, placement)
 	if placement {
@@ -30,15 +39,23 @@ func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
 }
 
 func checkInputs(g *graph, ds *Diagnostics, path Path) {
+	// Where the inputs are written: the stages dialect has them from the
+	// stage's input_connectors and the edges.
+	fix := "engine_input_source"
+	if g.doc.Dialect == stageconfig.Stages {
+		fix = "its input_connectors or the edges into it"
+	}
 	for _, s := range g.stages {
 		for _, in := range s.inputs {
 			switch {
-			case s.hasID && in == s.id:
+			case s.hasID && in == s.id && g.stages[g.byID[s.id]].stage.Index == s.stage.Index:
+				// (A stage whose id another stage has already taken is
+				// reported as a duplicate, not as reading itself.)
 				ds.errorf(diagcode.InputSelf, path, "a stage reads its own output",
-					"%s lists itself in engine_input_source; list the stage it reads from.", s.stage.Describe())
+					"%s lists itself in %s; list the stage it reads from.", s.stage.Describe(), fix)
 			case !g.hasStage(in):
 				ds.errorf(diagcode.InputUnknown, path, "a stage reads from a stage that does not exist",
-					"%s reads from stage %d, which is not in the config; fix engine_input_source.", s.stage.Describe(), in)
+					"%s reads from stage %d, which is not in the config; fix %s.", s.stage.Describe(), in, fix)
 			}
 		}
 	}
@@ -52,9 +69,12 @@ func (g *graph) hasStage(id int) bool { _, ok := g.byID[id]; return ok }
 
 func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 	entry, final := false, false
-	for _, s := range g.stages {
+	for i, s := range g.stages {
 		if len(s.inputs) == 0 {
 			entry = true
+			if i > 0 {
+				warnNeverReached(g, ds, path, s)
+			}
 		}
 		if s.final {
 			final = true
@@ -68,6 +88,24 @@ func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 		ds.errorf(diagcode.NoFinalOutput, path, "no stage returns output",
 			"set `final_output: true` (and final_output_type) on the stage whose output the API returns.")
 	}
+}
+
+// warnNeverReached: vllm-omni's orchestrator puts every request on its
+// first stage (stage_id = 0 in _handle_add_request, orchestrator.py
+// @7f2b1e93:883-884, @2ce15ab7:635-637) and forwards a stage's output to
+// the next one only (next_stage_id = stage_id + 1, @7f2b1e93:673,
+// @2ce15ab7:1869). A later stage that reads from no stage is never where a
+// request starts, and without an input function it raises on every output
+// forwarded to it (stage_engine_core_client.py@7f2b1e93:385-386,
+// @2ce15ab7:411-412), while it holds its GPUs.
+func warnNeverReached(g *graph, ds *Diagnostics, path Path, s graphStage) {
+	fails := ""
+	if s.stage.Get("custom_process_input_func") == nil {
+		fails = ", and without engine_input_source or a custom_process_input_func it raises ValueError on each request forwarded to it (stage_engine_core_client.py@2ce15ab7:411-412)"
+	}
+	ds.warnf(diagcode.StageNeverReached, path, "a stage reads from no stage and never gets a request",
+		"%s (line %d) reads from no stage, but vllm-omni sends every request to the first stage listed, %s (orchestrator.py@2ce15ab7:635-637), and hands each stage's output only to the stage after it (:1869): this stage never gets a request of its own%s, yet the plan gives it GPUs. List the stage it reads from in engine_input_source, or remove the stage.",
+		s.stage.Describe(), s.stage.Line(), g.stages[0].stage.Describe(), fails)
 }
 
 // checkModelStages: the stage_args loader builds each stage's model from
@@ -92,17 +130,43 @@ func checkEdgesMatchInputs(g *graph, ds *Diagnostics, path Path) {
 	have := map[Edge]bool{}
 	for _, e := range g.edges {
 		have[e] = true
-		if !want[e] {
+		switch {
+		case want[e]:
+		case !g.hasStage(e.From) || !g.hasStage(e.To):
+			edgeStageUnknown(g, ds, path, "runtime.edges", e)
+		case e.From == e.To:
+			ds.errorf(diagcode.EdgeSelf, path, "an edge leads from a stage to itself",
+				"runtime.edges has %d → %d; a stage cannot read its own output: remove the edge.", e.From, e.To)
+		default:
 			ds.errorf(diagcode.EdgeNotInInputs, path, "an edge does not match the stages' inputs",
 				"runtime.edges has %d → %d, but stage %d does not list %d in engine_input_source; make the edges and the inputs describe the same graph.", e.From, e.To, e.To, e.From)
 		}
 	}
+	unreadable := g.doc.Edges().Unreadable
 	for _, e := range g.inputEdges() {
-		if !have[e] {
-			ds.errorf(diagcode.EdgeMissing, path, "an input has no edge",
-				"stage %d reads from stage %d but runtime.edges has no %d → %d edge; add it.", e.To, e.From, e.From, e.To)
+		// An input from a stage that does not exist, or from the stage
+		// itself, is checkInputs' error: no edge is to be added for it.
+		if have[e] || !g.hasStage(e.From) || e.From == e.To {
+			continue
 		}
+		hint := ""
+		if len(unreadable) > 0 {
+			hint = fmt.Sprintf(" (or fix the entry at line %d, if it is meant to be that edge)", unreadable[0])
+		}
+		ds.errorf(diagcode.EdgeMissing, path, "an input has no edge",
+			"stage %d reads from stage %d but runtime.edges has no %d → %d edge; add it%s.", e.To, e.From, e.From, e.To, hint)
 	}
+}
+
+// edgeStageUnknown reports an edge, listed under where, that names a stage
+// the config does not have.
+func edgeStageUnknown(g *graph, ds *Diagnostics, path Path, where string, e Edge) {
+	missing := e.From
+	if g.hasStage(e.From) {
+		missing = e.To
+	}
+	ds.errorf(diagcode.EdgeStageUnknown, path, "an edge names a stage that does not exist",
+		"%s has %d → %d, but there is no stage %d (the config has stages %s); fix the edge or remove it.", where, e.From, e.To, missing, describeInts(g.ids()))
 }
 
 // checkConnectorRefs makes sure every connector a stage names is defined,

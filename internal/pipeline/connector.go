@@ -236,6 +236,7 @@ func (p *planner) chooseConnector() connector {
 		}
 	}
 	checkEngineArgs(&p.ds, path.Attr("extra_config"), c.ExtraConfig, nil)
+	checkNoInterpolation(&p.ds, path.Attr("device_name"), c.DeviceName)
 	return conn
 }
 

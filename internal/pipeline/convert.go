@@ -19,7 +19,9 @@ func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
 	// chooseRelease found the key: registered, or the user's own.
 	key := p.release.PipelineKey
 	if doc.Dialect != stageconfig.Stages {
-		doc = doc.ToStages(key)
+		var dropped []stageconfig.DroppedKey
+		doc, dropped = doc.ToStages(key)
+		p.warnDropped(dropped, stageconfig.StageArgs)
 	} else {
 		doc.SetPipeline(key)
 	}
@@ -96,9 +98,15 @@ func (p *planner) toStageArgs(doc *stageconfig.Document, topology map[int]stagec
 		}
 	}
 	out, dropped := doc.ToStageArgs(plan)
-	for _, k := range dropped {
-		p.ds.warnf(diagcode.FormatConversionDroppedKey, AttrPath("format"), "a key has no place in the stage_args dialect",
-			"the base config's top-level %q (line %d) is not written: the stage_args dialect has no such key. Keep format = \"stages\" if it matters.", k.Key, k.Line)
-	}
+	p.warnDropped(dropped, stageconfig.Stages)
 	return out
+}
+
+// warnDropped says, for each key a conversion did not write, which key it
+// is and why; keep is the base config's own dialect, in which it would be.
+func (p *planner) warnDropped(dropped []stageconfig.DroppedKey, keep stageconfig.Dialect) {
+	for _, k := range dropped {
+		p.ds.warnf(diagcode.FormatConversionDroppedKey, AttrPath("format"), "a key of the base config is not written in the "+string(p.format)+" dialect",
+			"the base config's %s (line %d) is not written: %s. Set format = %q to keep it, or move the setting where the %s dialect reads it.", k.Key, k.Line, k.Why, keep, p.format)
+	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,30 @@ func TestConvertStagesToStageArgs_NoTopology(t *testing.T) {
 	_, ds := Plan(Spec{Model: "tencent/HunyuanImage-3.0-Instruct", BaseConfig: base, Format: "stage_args"})
 	if !hasCodeAny(ds.Errors(), "format_conversion_unsupported") {
 		t.Fatalf("want format_conversion_unsupported, got %v", ds.Codes())
+	}
+}
+
+// TestConvertStageArgsToStagesNamesWhatItDrops: every setting of a
+// stage_args base that the stages output does not write is a warning at
+// format naming the key and its line; the keys the conversion maps (edge
+// defaults, enabled: true, topology) are not.
+func TestConvertStageArgsToStagesNamesWhatItDrops(t *testing.T) {
+	base := commentBase + "  mine: {a: 1}\n"
+	base = strings.Replace(base, "      max_batch_size: 4\n", "      max_batch_size: 4\n      max_num_seqs: 2\n", 1)
+	base = strings.Replace(base, "    engine_args: {model_stage: code2wav,", "    engine_args: {max_num_seqs: 3, model_stage: code2wav,", 1)
+	res, ds := Plan(Spec{Model: seedModel, BaseConfig: base, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"})
+	if res == nil {
+		t.Fatalf("not planned:\n%s", describeDiags(ds))
+	}
+	var got []string
+	for _, d := range codesOf(ds, "format_conversion_dropped_key") {
+		if d.Path.String() != "format" || !strings.Contains(d.Detail, `Set format = "stage_args" to keep it`) {
+			t.Errorf("warning %s", d)
+		}
+		got = append(got, strings.TrimSuffix(strings.SplitN(strings.TrimPrefix(d.Detail, "the base config's "), ":", 2)[0], " is not written"))
+	}
+	want := []string{"stage_args[3].runtime.max_batch_size (line 20)", "stage_args[3].runtime.max_num_seqs (line 21)", "runtime.mine (line 31)"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dropped keys %q, want %q\n%s", got, want, describeDiags(ds))
 	}
 }

@@ -71,9 +71,12 @@ func (s *plannedStage) describe() string {
 	return fmt.Sprintf("%s (stage %d)", s.role, s.id)
 }
 
-func (p *planner) stageIDs() []int {
-	ids := make([]int, 0, len(p.g.stages))
-	for _, s := range p.g.stages {
+func (p *planner) stageIDs() []int { return p.g.ids() }
+
+// ids lists the graph's stage ids, sorted.
+func (g *graph) ids() []int {
+	ids := make([]int, 0, len(g.stages))
+	for _, s := range g.stages {
 		ids = append(ids, s.id)
 	}
 	sort.Ints(ids)
@@ -109,7 +112,8 @@ func (p *planner) layout() []*plannedStage {
 			preRole, decRole := p.kvRoles()
 			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, preRole, 0)
 			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, decRole, 1)
-			if msg := tpProblem(p.conn, pre.par.tp, dec.par.tp); msg != "" {
+			// A size below 1 is checkSpec's range error, not a mismatch.
+			if msg := tpProblem(p.conn, pre.par.tp, dec.par.tp); msg != "" && pre.par.tp >= 1 && dec.par.tp >= 1 {
 				p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 			}
 			stages = append(stages, pre, dec)
@@ -340,8 +344,19 @@ func (p *planner) checkHosts() {
 	if !p.multiHost() {
 		return
 	}
+	// Hosts that are not addresses are checkHost's errors; where no stage
+	// has a usable one, the stages without a host are not the cause.
+	usable := false
+	for _, h := range p.hosts {
+		if _, why := canonicalHost(h); h != "" && why == "" {
+			usable = true
+		}
+	}
 	for _, s := range p.stages {
 		if s.host == "" {
+			if !usable {
+				continue
+			}
 			p.ds.errorf(diagcode.HostMissing, s.path.Attr("host"), "a stage has no host while others do",
 				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.hosts))
 			continue

@@ -123,6 +123,12 @@ func (x parallel) withEngineArgs(over map[string]any, path Path, ds *Diagnostics
 			*k.to = int(n)
 			continue
 		}
+		if text, isText := v.(string); isText {
+			// The cause is the quotes, not the number: "2" reads as text.
+			ds.errorf(k.code, path.Attr("engine_args").Attr(k.key), k.key+" must be a whole number of at least 1",
+				"it is the text %q, not a number; write it without quotes, such as %s = 2.", text, k.key)
+			continue
+		}
 		ds.errorf(k.code, path.Attr("engine_args").Attr(k.key), k.key+" must be a whole number of at least 1",
 			"it is %v; set a whole number such as 1 or 2.", v)
 	}

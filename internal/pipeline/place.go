@@ -204,6 +204,7 @@ func (p *planner) checkGPULimit() {
 		need := 0
 		var where []string
 		var blame Path
+		var listed *plannedStage // the stage whose own devices ask for the highest GPU
 		for _, s := range p.stages {
 			if s.host != host {
 				continue
@@ -212,12 +213,19 @@ func (p *planner) checkGPULimit() {
 			for _, d := range s.devices {
 				if d+1 > need {
 					need = d + 1
-					blame = AttrPath("gpus")
+					blame, listed = AttrPath("gpus"), nil
 					if s.devicesGiven {
-						blame = s.path.Attr("devices")
+						blame, listed = s.path.Attr("devices"), s
 					}
 				}
 			}
+		}
+		if need > limit && listed != nil {
+			// The cause is an index that does not exist, not the count.
+			p.ds.errorf(diagcode.GPUsExceeded, blame, "a listed device does not exist on the host",
+				"%s is placed on GPU %d%s, but gpus = %d gives each host GPUs 0-%d: list devices that exist there, or raise gpus if the host has more.",
+				listed.describe(), need-1, onHost(host), limit, limit-1)
+			continue
 		}
 		if need > limit {
 			p.ds.errorf(diagcode.GPUsExceeded, blame, "the layout needs more GPUs than the host has",

@@ -163,6 +163,7 @@ func checkEngineArgs(ds *Diagnostics, path Path, args map[string]any, managed ma
 		if err := stageconfig.CheckValue(args[k]); err != nil {
 			ds.errorf(diagcode.EngineArgsValue, path.Attr(k), "value cannot be written to YAML", "%v; use a finite number, a string, a bool, a list or an object.", err)
 		}
+		checkNoInterpolation(ds, path.Attr(k), args[k])
 	}
 }
 
@@ -212,7 +213,11 @@ func describeInts(xs []int) string {
 var unixUser = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
 // unitPrefix matches what a unit name may hold before its suffix.
-var unitPrefix = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,200}$`)
+var unitPrefix = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
+
+// maxUnitPrefix leaves room in systemd's 255-character unit names
+// (UNIT_NAME_MAX) for "-stage-<n>.service".
+const maxUnitPrefix = 200
 
 // checkService checks the systemd settings; they reach unit files and
 // command lines.
@@ -252,9 +257,14 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 			}
 		}
 	}
-	if s.UnitPrefix != "" && (!unitPrefix.MatchString(s.UnitPrefix) || strings.HasPrefix(s.UnitPrefix, "-")) {
+	switch p := s.UnitPrefix; {
+	case p == "":
+	case !unitPrefix.MatchString(p) || strings.HasPrefix(p, "-"):
 		ds.errorf(diagcode.SystemdUnitPrefixInvalid, path.Attr("unit_prefix"), "unit_prefix cannot start a unit name",
-			"%q: use letters, digits, '_', '.', ':' and '-', not first, such as \"vllm-omni-a\".", s.UnitPrefix)
+			"%q: use letters, digits, '_', '.', ':' and '-', not first, such as \"vllm-omni-a\".", p)
+	case len(p) > maxUnitPrefix:
+		ds.errorf(diagcode.SystemdUnitPrefixInvalid, path.Attr("unit_prefix"), "unit_prefix is too long",
+			"it has %d characters; use at most %d, so that <unit_prefix>-stage-<n>.service stays within systemd's 255-character unit names.", len(p), maxUnitPrefix)
 	}
 	if w := s.HeadWaitSeconds; w != nil && (*w < 10 || *w > 86400) {
 		ds.errorf(diagcode.SystemdHeadWaitRange, path.Attr("head_wait_seconds"), "head_wait_seconds is out of range",

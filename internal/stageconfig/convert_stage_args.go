@@ -1,6 +1,10 @@
 package stageconfig
 
-import "go.yaml.in/yaml/v3"
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // Keys of a stage_args stage that carry the topology the stages dialect
 // leaves to vllm-omni's pipeline definitions, in the order they are written.
@@ -27,11 +31,12 @@ type StageArgsPlan struct {
 	Topology Stage
 }
 
-// DroppedKey is a top-level key a conversion does not write, since the
-// target dialect has no place for it.
+// DroppedKey is a key a conversion does not write: the target dialect has
+// no place for it, or another key the loader reads over it is written.
 type DroppedKey struct {
-	Key  string
+	Key  string // its path in the base config, such as runtime.enabled
 	Line int
+	Why  string // why it is not written, for the warning
 }
 
 // ToStageArgs rewrites a split `stages` document in the stage_args
@@ -39,9 +44,10 @@ type DroppedKey struct {
 // engine_args, devices and env under runtime, connectors and edges into the
 // runtime section, and each stage takes its topology from plan[i].Topology.
 // The top-level keys the stage_args dialect has no place for (platforms,
-// base_config, pipeline) are not written, and are returned so that the
-// caller can say so; their comments, such as a file header written right
-// above `pipeline:`, go to the next top-level key written.
+// base_config, pipeline), and a stage's key that the stage also sets where
+// the deploy loader reads it first, are not written, and are returned so
+// that the caller can say so; their comments, such as a file header
+// written right above `pipeline:`, go to the next key written.
 func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 	src := d.Top()
 	var dropped []DroppedKey
@@ -57,7 +63,9 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 			list := NewSeq()
 			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
 			for j, st := range d.Stages() {
-				list.Content = append(list.Content, stageArgsStage(st, plan[j]))
+				out, lost := stageArgsStage(st, plan[j], fmt.Sprintf("stages[%d]", j))
+				list.Content = append(list.Content, out)
+				dropped = append(dropped, lost...)
 			}
 			key := KeyNode("stage_args")
 			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
@@ -65,7 +73,7 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 		case "connectors", "edges":
 			addPair(runtime, k, v, true)
 		case "platforms", "base_config", "pipeline":
-			dropped = append(dropped, DroppedKey{Key: k.Value, Line: k.Line})
+			dropped = append(dropped, DroppedKey{Key: k.Value, Line: k.Line, Why: "the stage_args dialect has no such key"})
 			w.drop(k, v)
 		default:
 			w.put(k, v)
@@ -75,9 +83,10 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 	return w.document(d, StageArgs), dropped
 }
 
-// stageArgsStage builds one stage_args stage from a `stages` stage and the
-// preset stage that gives its topology.
-func stageArgsStage(st Stage, s StageArgsPlan) *yaml.Node {
+// stageArgsStage builds one stage_args stage, at path, from a `stages`
+// stage and the preset stage that gives its topology, and returns the keys
+// of the stage it does not write.
+func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []DroppedKey) {
 	preset := s.Topology
 	out := NewMap()
 	out.HeadComment, out.LineComment, out.FootComment = st.Node.HeadComment, st.Node.LineComment, st.Node.FootComment
@@ -87,6 +96,28 @@ func stageArgsStage(st Stage, s StageArgsPlan) *yaml.Node {
 		}
 	}
 	MapSet(out, "stage_id", IntNode(s.ID))
+	var dropped []DroppedKey
+	// A key the stage does not write keeps its comments on the next one
+	// it does, as in flattenStage.
+	var pending []string
+	lose := func(k, v *yaml.Node, key, why string) {
+		pending = append(pending, subtreeComments(k)...)
+		pending = append(pending, subtreeComments(v)...)
+		if key != "" {
+			dropped = append(dropped, DroppedKey{Key: path + "." + key, Line: k.Line, Why: why})
+		}
+	}
+	// place is addPair for this stage: the key not written, of two that
+	// stand for one, is lost with its comments and reported by the
+	// section it was written in (section is "", "runtime." or
+	// "engine_args.").
+	section := map[*yaml.Node]string{}
+	place := func(m, k, v *yaml.Node, override bool, in string) {
+		section[k] = in
+		if lk, lv := addPair(m, k, v, override); lk != nil {
+			lose(lk, lv, section[lk]+lk.Value, "the stage also sets it where vllm-omni's deploy loader reads it first (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy)")
+		}
+	}
 	copyKey(preset.Node, "stage_type", out)
 	switch s.Role {
 	case Prefill:
@@ -109,20 +140,30 @@ func stageArgsStage(st Stage, s StageArgsPlan) *yaml.Node {
 		k, v := st.Node.Content[i], st.Node.Content[i+1]
 		switch {
 		case k.Value == "stage_id":
+			sk := out.Content[0]
+			sk.HeadComment = joinComments([]string{k.HeadComment, sk.HeadComment})
+			sk.LineComment, sk.FootComment = joinComments([]string{k.LineComment, v.LineComment}), k.FootComment
 		case k.Value == "devices" || k.Value == "env" || k.Value == "num_replicas":
-			addPair(runtime, k, v, false)
+			place(runtime, k, v, false, "")
 		case k.Value == "runtime":
+			pending = append(pending, subtreeComments(k)...)
+			pending = append(pending, ownComments(v)...)
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				addPair(runtime, v.Content[j], v.Content[j+1], true)
+				place(runtime, v.Content[j], v.Content[j+1], true, "runtime.")
 			}
 		case k.Value == "engine_args":
+			pending = append(pending, subtreeComments(k)...)
+			pending = append(pending, ownComments(v)...)
 			for j := 0; j+1 < len(v.Content); j += 2 {
-				addPair(engine, v.Content[j], v.Content[j+1], false)
+				place(engine, v.Content[j], v.Content[j+1], false, "engine_args.")
 			}
 		case IsEngineKey(k.Value) && !pipelineDefinitionKeys[k.Value]:
-			addPair(engine, k, v, true)
+			place(engine, k, v, true, "")
 		case !pipelineDefinitionKeys[k.Value]:
-			addPair(rest, k, v, true)
+			place(rest, k, v, true, "")
+		default:
+			// A topology key: the preset's is written in its place.
+			lose(k, v, "", "")
 		}
 	}
 	MapSet(out, "runtime", runtime)
@@ -146,18 +187,27 @@ func stageArgsStage(st Stage, s StageArgsPlan) *yaml.Node {
 		copyKey(preset.Node, "default_sampling_params", out)
 	}
 	out.Content = append(out.Content, rest.Content...)
-	return out
+	if text := joinComments(pending); text != "" {
+		last := out.Content[len(out.Content)-2]
+		last.FootComment = joinComments([]string{last.FootComment, text})
+	}
+	return out, dropped
 }
 
 // addPair adds a key and its value to a mapping. A key the mapping already
 // has gets the new value in place when override is set, and is left as it
-// is otherwise, so that the result never holds a key twice.
-func addPair(m, k, v *yaml.Node, override bool) {
-	if MapGet(m, k.Value) == nil {
+// is otherwise, so that the result never holds a key twice. It returns the
+// pair that is not written (k and v, or the one replaced), or nils.
+func addPair(m, k, v *yaml.Node, override bool) (lostKey, lostValue *yaml.Node) {
+	i := mapIndex(m, k.Value)
+	if i < 0 {
 		m.Content = append(m.Content, k, v)
-		return
+		return nil, nil
 	}
-	if override {
-		MapSet(m, k.Value, v)
+	if !override {
+		return k, v
 	}
+	oldK, oldV := m.Content[i], m.Content[i+1]
+	m.Content[i], m.Content[i+1] = k, v
+	return oldK, oldV
 }

@@ -1,6 +1,10 @@
 package stageconfig
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestToStageArgs(t *testing.T) {
 	preset := mustParse(t, `stage_args:
@@ -56,7 +60,7 @@ platforms: # none yet
 model: Qwen/Qwen3-Omni
 stage_args:
   # prefill
-  - stage_id: 0
+  - stage_id: 0 # p
     stage_type: llm
     is_prefill_only: true
     runtime:
@@ -112,7 +116,9 @@ runtime:
 	if got := mustRender(t, out); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	wantDropped := []DroppedKey{{"pipeline", 2}, {"base_config", 4}, {"platforms", 26}}
+	readFirst := "the stage also sets it where vllm-omni's deploy loader reads it first (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy)"
+	wantDropped := []DroppedKey{{"pipeline", 2, noSuchKey}, {"base_config", 4, noSuchKey},
+		{"stages[0].env", 9, readFirst}, {"stages[0].engine_args.max_num_seqs", 12, readFirst}, {"platforms", 26, noSuchKey}}
 	if !deepEqual(dropped, wantDropped) {
 		t.Errorf("dropped = %+v, want %+v", dropped, wantDropped)
 	}
@@ -148,5 +154,46 @@ runtime:
 `
 	if got := mustRender(t, out); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+const noSuchKey = "the stage_args dialect has no such key"
+
+// TestToStageArgsReportsWhatItDrops: a stage's key that another spelling
+// of the same setting stands for, where the deploy loader reads that one
+// first, is not written, and is reported with its path and line; the
+// comments of every key not written are kept.
+func TestToStageArgsReportsWhatItDrops(t *testing.T) {
+	for _, c := range []struct {
+		name, stage string
+		want        []string // Key@Line
+	}{
+		{"flat devices under runtime.devices", "devices: \"0\"  # flat\n    runtime: {devices: \"1\"}  # nested", []string{"stages[0].devices@3"}},
+		{"runtime.devices over flat devices", "runtime: {devices: \"1\"}  # nested\n    devices: \"0\"  # flat", []string{"stages[0].devices@4"}},
+		{"nested engine key under a flat one", "max_model_len: 10  # flat\n    engine_args: {max_model_len: 20}  # nested", []string{"stages[0].engine_args.max_model_len@4"}},
+		{"flat engine key after a nested one", "engine_args: {max_model_len: 20}  # nested\n    max_model_len: 10  # flat", []string{"stages[0].engine_args.max_model_len@3"}},
+		{"env in both", "env: {A: \"1\"}  # flat\n    runtime:\n      env: {A: \"2\"}  # nested", []string{"stages[0].env@3"}},
+		{"a topology key, replaced by the preset's", "final_output: true  # flat\n    model_arch: X  # nested", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := "stages:\n  - stage_id: 0\n    " + c.stage + "\n"
+			out, dropped := mustParse(t, src).ToStageArgs([]StageArgsPlan{{ID: 0, Topology: mustParse(t, "stage_args:\n  - stage_id: 0\n    final_output: true\n").Stages()[0]}})
+			var got []string
+			for _, d := range dropped {
+				got = append(got, fmt.Sprintf("%s@%d", d.Key, d.Line))
+				if !strings.Contains(d.Why, "reads it first") {
+					t.Errorf("%s: why %q", d.Key, d.Why)
+				}
+			}
+			if !deepEqual(got, c.want) {
+				t.Errorf("dropped %v, want %v", got, c.want)
+			}
+			text := mustRender(t, out)
+			for _, comment := range []string{"# flat", "# nested"} {
+				if !strings.Contains(text, comment) {
+					t.Errorf("%s is lost:\n%s", comment, text)
+				}
+			}
+		})
 	}
 }

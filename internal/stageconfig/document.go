@@ -63,7 +63,10 @@ func (d *Document) Render() ([]byte, error) {
 }
 
 // encode writes a node tree with yaml.v3's encoder, two-space indented.
+// A line comment on a block list or mapping, which yaml.v3 would drop, is
+// written on its key's line (liftLineComments) and put back after.
 func encode(root *yaml.Node) ([]byte, error) {
+	defer liftLineComments(root)()
 	var buf bytes.Buffer
 	buf.Grow(8192) // room for a preset's config, so the buffer seldom regrows
 	enc := yaml.NewEncoder(&buf)

@@ -60,9 +60,10 @@ type EdgeRewrite struct {
 	Template func(Edge) bool
 }
 
-// WriteEdges makes the edge list equal want, in want's order. An edge the
-// config had keeps its node, extra keys and comments; a new edge copies the
-// template's extra keys without its comments. In the `stage_args` dialect
+// WriteEdges makes the edge list equal want, in want's order, in the style
+// the list had. An edge the config had keeps its node, extra keys and
+// comments; a new edge copies the template's extra keys without its
+// comments. The comments of an entry that is not an edge go to the list. In the `stage_args` dialect
 // the runtime section that holds the edges is created or enabled, since
 // its edges are only read when enabled.
 func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
@@ -81,6 +82,7 @@ func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
 		for _, n := range old.Content {
 			was, ok := readEdge(n)
 			if !ok {
+				old.FootComment = joinComments(append([]string{old.FootComment}, subtreeComments(n)...))
 				continue
 			}
 			e := how.Renumber(was)
@@ -94,6 +96,8 @@ func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
 	}
 	seq := NewSeq()
 	if old != nil {
+		// A flow list stays one, so that the comment after it stays on its line.
+		seq.Style = old.Style &^ yaml.TaggedStyle
 		seq.HeadComment, seq.LineComment, seq.FootComment = old.HeadComment, old.LineComment, old.FootComment
 	}
 	for _, e := range want {

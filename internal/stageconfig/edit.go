@@ -84,9 +84,11 @@ func (s Stage) WriteIfAbsent(key string, v any) (bool, error) {
 }
 
 // SetInputs rewrites `engine_input_source` with ids, keeping the list's
-// style, or removes it when ids is empty. A stage that gains one gets it
-// after its engine settings. The `stages` dialect keeps inputs in the
-// registered pipeline, so there this does nothing.
+// style and its entries' comments (the i-th id takes the i-th entry's; the
+// comments of entries beyond ids go to the last id), or removes it when ids
+// is empty. A stage that gains one gets it after its engine settings. The
+// `stages` dialect keeps inputs in the registered pipeline, so there this
+// does nothing.
 func (s Stage) SetInputs(ids []int) {
 	if s.Dialect == Stages {
 		return
@@ -96,12 +98,20 @@ func (s Stage) SetInputs(ids []int) {
 		return
 	}
 	if len(ids) == 0 {
-		MapDelete(s.Node, "engine_input_source")
+		deleteKeepingComments(s.Node, "engine_input_source")
 		return
 	}
 	n := FlowIntSeq(ids)
 	if old != nil && old.Kind == yaml.SequenceNode {
 		n.Style = old.Style
+		for i, e := range old.Content {
+			to := n.Content[min(i, len(n.Content)-1)]
+			if i < len(n.Content) {
+				to.HeadComment, to.LineComment, to.FootComment = e.HeadComment, e.LineComment, e.FootComment
+				continue
+			}
+			to.FootComment = joinComments(append([]string{to.FootComment}, subtreeComments(e)...))
+		}
 	}
 	MapInsertAfter(s.Node, "engine_input_source", n, afterSettings[1:]...)
 }
@@ -195,9 +205,10 @@ func (d *Document) RenumberConnectorKeys(split int, newID func(int) int) {
 }
 
 // SetPipeline writes the top-level `pipeline:` key, first in the document
-// when it is new.
+// when it is new, so that the deploy loader reads key: it resolves the
+// value once (LoaderStrNode), so a `${` in it is escaped.
 func (d *Document) SetPipeline(key string) {
-	MapInsertBefore(d.Top(), "pipeline", StrNode(key), MapKeys(d.Top())...)
+	MapInsertBefore(d.Top(), "pipeline", LoaderStrNode(key), MapKeys(d.Top())...)
 }
 
 // SetTopBoolIfAbsent writes a top-level boolean the document does not set,
