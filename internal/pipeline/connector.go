@@ -28,8 +28,10 @@ type connector struct {
 	name string
 	// allowsBoth is true when both sides may take kv_role kv_both.
 	allowsBoth bool
-	// sidePorts lists the ports one side listens on. The first one marked
-	// handshake is the port its peer dials, set by <side>.bootstrap_port.
+	// sidePorts lists the ports one side listens on. The one marked
+	// handshake is the port its peer dials for the KV handoff, set by
+	// <side>.bootstrap_port (handshakePort chooses among a
+	// MultiConnector's children).
 	sidePorts func(side *plannedStage) []sidePort
 	// wire adds this connector's settings for one side.
 	wire func(p *planner, side *plannedStage, w *wiring)
@@ -53,7 +55,8 @@ type sidePort struct {
 	suffix    string
 	count     int
 	handshake bool
-	perIndex  bool // a block of count ports, named <side><suffix>_dp<N> when count > 1
+	perIndex  bool   // a block of count ports, named <side><suffix>_dp<N> when count > 1
+	class     string // the MultiConnector child that listens on it; "" for a connector alone
 }
 
 // wiring collects a side's connector settings in the order they are written.
@@ -299,15 +302,13 @@ func (p *planner) multiConnector(path Path) connector {
 		m.children = append(m.children, childConnector{connector: child, extra: rest})
 		m.allowsBoth = m.allowsBoth && child.allowsBoth
 	}
-	// The port a side's peer dials is the first handshake port of any
-	// child, in the children's order.
+	// Every child's ports, each child's own handshake port marked;
+	// handshakePort picks the one bootstrap_port means.
 	m.sidePorts = func(s *plannedStage) []sidePort {
 		var out []sidePort
-		found := false
 		for _, c := range m.children {
 			for _, sp := range c.sidePorts(s) {
-				sp.handshake = sp.handshake && !found
-				found = found || sp.handshake
+				sp.class = c.name
 				out = append(out, sp)
 			}
 		}

@@ -212,7 +212,8 @@ func (p *planner) checkNixlReplicas(sides ...*plannedStage) {
 }
 
 // sidePortRequests asks for the ports one side of the PD pair listens on.
-// The side's bootstrap_port, when set, gives the port its peer dials.
+// The side's bootstrap_port, when set, gives the port its peer dials for
+// the KV handoff (handshakePort).
 func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portRequest) {
 	ports := map[string]int{}
 	pp.sides[s.key] = ports
@@ -220,12 +221,12 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 	if s.role == RoleDecode {
 		given = p.spec.Decode.BootstrapPort
 	}
-	handshake := false
-	for _, sp := range p.conn.sidePorts(s) {
+	sps := p.conn.sidePorts(s)
+	hs := handshakePort(sps, p.release.Release.Handoff)
+	for i, sp := range sps {
 		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, perIndex: sp.perIndex, out: new(int)}
-		isHandshake := sp.handshake && !handshake
+		isHandshake := i == hs
 		if isHandshake {
-			handshake = true
 			r.given, r.path = given, s.path.Attr("bootstrap_port")
 		}
 		suffix := sp.suffix
@@ -237,7 +238,7 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 		}
 		*reqs = append(*reqs, r)
 	}
-	if given != nil && !handshake {
+	if given != nil && hs < 0 {
 		p.ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
 			"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
 	}

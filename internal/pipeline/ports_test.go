@@ -128,10 +128,12 @@ func TestPortErrors(t *testing.T) {
 			Spec{Model: seedModel, PortRange: &PortRange{First: 50051, Last: 50052}}, "needs 1 free port"},
 		{"api_port equals a bootstrap port", "port_collision", "prefill.bootstrap_port",
 			Spec{Model: seedModel, APIPort: ptr(26000), Prefill: RoleSpec{BootstrapPort: ptr(26000)}}, "port 26000 is both api and prefill_side_channel"},
-		{"api_port equals a Mooncake child's bootstrap port", "port_collision", "prefill.bootstrap_port",
+		// Under a MultiConnector, bootstrap_port is NIXL's side channel even
+		// with Mooncake listed first.
+		{"api_port equals a MultiConnector's bootstrap port", "port_collision", "prefill.bootstrap_port",
 			Spec{Model: seedModel, APIPort: ptr(26000), Prefill: RoleSpec{BootstrapPort: ptr(26000)}, Connector: ConnectorSpec{Name: "MultiConnector",
 				ExtraConfig: map[string]any{"connectors": []any{map[string]any{"kv_connector": "MooncakeConnector"}, map[string]any{"kv_connector": "NixlConnector"}}}}},
-			"port 26000 is both api and prefill_bootstrap"},
+			"port 26000 is both api and prefill_side_channel"},
 		{"both bootstrap ports equal", "port_collision", "decode.bootstrap_port",
 			Spec{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(26000)}, Decode: RoleSpec{BootstrapPort: ptr(26000)}}, "choose another port"},
 		{"api_port on 50051", "port_collision", "api_port",
