@@ -110,7 +110,7 @@ type portPlan struct {
 func (p *planner) allocatePorts() portPlan {
 	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}}
 	t := newPortTable(p.spec)
-	head := p.stages[0].host
+	head := p.head()
 	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
 	if p.spec.APIPort == nil {
 		api := DefaultAPIPort
@@ -281,21 +281,27 @@ func (p *planner) keepPrevious(t *portTable, r *portRequest) {
 	*r.out = prefer
 }
 
-// previousPort is the first port an earlier plan chose for a request, 0
-// for none. A NIXL block is found under its name before one port per
-// data-parallel rank replaced one per tensor-parallel rank (<name>_rank0).
+// previousPort is the first port an earlier plan chose for a request on
+// the same host, 0 for none. A NIXL block is found under its name before
+// one port per data-parallel rank replaced one per tensor-parallel rank
+// (<name>_rank0).
 func (p *planner) previousPort(r *portRequest) int {
-	if p.spec.Previous == nil {
+	prev := p.spec.Previous
+	if prev == nil {
 		return 0
 	}
-	if port := p.spec.Previous.Ports[portName(r.name, 0, r.count, r.perIndex)]; port != 0 {
+	host := prev.HostOf(r.host, p.head())
+	if port := prev.Ports[HostKey{host, portName(r.name, 0, r.count, r.perIndex)}]; port != 0 {
 		return port
 	}
 	if r.perIndex {
-		return p.spec.Previous.Ports[r.name+"_rank0"]
+		return prev.Ports[HostKey{host, r.name + "_rank0"}]
 	}
 	return 0
 }
+
+// head is the host of the first stage, which serves the API.
+func (p *planner) head() string { return p.stages[0].host }
 
 func (p *planner) allocate(t *portTable, r *portRequest) {
 	start, ok := t.block(r.host, r.count)
@@ -319,12 +325,12 @@ func onHost(h string) string {
 
 // allocations reports the choices a resource keeps stable.
 func (p *planner) allocations() Allocations {
-	a := Allocations{Ports: map[string]int{}, Devices: map[string][]int{}, Release: p.release.Release.Version}
+	a := Allocations{Ports: map[HostKey]int{}, Devices: map[HostKey][]int{}, Head: p.head(), Release: p.release.Release.Version}
 	for _, port := range p.ports.list {
-		a.Ports[port.Name] = port.Port
+		a.Ports[HostKey{port.Host, port.Name}] = port.Port
 	}
 	for _, s := range p.stages {
-		a.Devices[s.deviceKey] = s.devices
+		a.Devices[HostKey{s.host, s.deviceKey}] = s.devices
 	}
 	return a
 }
