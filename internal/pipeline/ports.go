@@ -19,12 +19,18 @@ const (
 type portTable struct {
 	used     map[string]map[int]string // host -> port -> name
 	reserved map[int]bool
+	// avoid and avoidAll are ports a config names that may be taken on a
+	// host, or on any (foreignPorts), by what names them: the allocator
+	// never hands them out there, and a port given there is refused.
+	avoid    map[string]map[int]string
+	avoidAll map[int]string
 	first    int
 	last     int
 }
 
 func newPortTable(spec Spec) *portTable {
-	t := &portTable{used: map[string]map[int]string{}, reserved: map[int]bool{}, first: DefaultPortRangeFirst, last: DefaultPortRangeLast}
+	t := &portTable{used: map[string]map[int]string{}, reserved: map[int]bool{}, avoid: map[string]map[int]string{}, avoidAll: map[int]string{},
+		first: DefaultPortRangeFirst, last: DefaultPortRangeLast}
 	if spec.PortRange != nil {
 		t.first, t.last = spec.PortRange.First, spec.PortRange.Last
 	}
@@ -46,9 +52,26 @@ func (t *portTable) mark(host string, port int, name string) {
 	t.used[host][port] = name
 }
 
+func (t *portTable) avoidOn(host string, port int, what string) {
+	if t.avoid[host] == nil {
+		t.avoid[host] = map[int]string{}
+	}
+	if t.avoid[host][port] == "" {
+		t.avoid[host][port] = what
+	}
+}
+
+// avoided names what a config says of a port on host, "" for nothing.
+func (t *portTable) avoided(host string, port int) string {
+	if what := t.avoid[host][port]; what != "" {
+		return what
+	}
+	return t.avoidAll[port]
+}
+
 func (t *portTable) free(host string, port int) bool {
 	_, taken := t.owner(host, port)
-	return !taken && !t.reserved[port] && port != connectorZMQBasePort && port >= 1 && port <= 65535
+	return !taken && !t.reserved[port] && t.avoided(host, port) == "" && port != connectorZMQBasePort && port >= 1 && port <= 65535
 }
 
 // fits reports whether n consecutive ports from start are in the range and
@@ -77,15 +100,19 @@ func (t *portTable) block(host string, n int) (int, bool) {
 
 // portRequest is one named port (or block of ports) the plan needs.
 type portRequest struct {
-	name     string
-	host     string
-	stage    *plannedStage // nil for the API and master ports
-	count    int           // ports in the block: one per data-parallel rank for NIXL
-	given    *int
-	path     Path
-	out      *int
-	perIndex bool
-	done     func(port int) // records the port where the plan needs it
+	name  string
+	host  string
+	stage *plannedStage // nil for the API and master ports
+	count int           // ports in the block: one per data-parallel rank for NIXL
+	given *int
+	path  Path
+	out   *int
+	index string         // how a block's ports are named (portName)
+	done  func(port int) // records the port where the plan needs it
+	// external is a port something else listens on (the user's proxy, a
+	// base config's own settings): in the ledger of its host, never
+	// listed in the plan's ports.
+	external bool
 }
 
 // portPlan is every port the plan listens on, and the ones other steps
@@ -130,6 +157,7 @@ func (p *planner) allocatePorts() portPlan {
 		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &pp.lmcacheProxy})
 	}
 	p.edgePortRequests(pp.edges, &reqs)
+	reqs = append(reqs, p.foreignPorts(t)...)
 	for _, r := range reqs {
 		if r.given != nil {
 			p.claim(t, r)
@@ -149,7 +177,7 @@ func (p *planner) allocatePorts() portPlan {
 		}
 	}
 	for _, r := range reqs {
-		if *r.out == 0 {
+		if *r.out == 0 || r.external {
 			continue
 		}
 		var stageID *int
@@ -161,7 +189,7 @@ func (p *planner) allocatePorts() portPlan {
 			r.done(*r.out)
 		}
 		for i := 0; i < r.count; i++ {
-			name := portName(r.name, i, r.count, r.perIndex)
+			name := portName(r.name, i, r.count, r.index)
 			pp.list = append(pp.list, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
 		}
 	}
@@ -224,7 +252,7 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 	sps := p.conn.sidePorts(s)
 	hs := handshakePort(sps, p.release.Release.Handoff)
 	for i, sp := range sps {
-		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, perIndex: sp.perIndex, out: new(int)}
+		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, index: sp.index, out: new(int)}
 		isHandshake := i == hs
 		if isHandshake {
 			r.given, r.path = given, s.path.Attr("bootstrap_port")
@@ -252,7 +280,11 @@ func (p *planner) claim(t *portTable, r *portRequest) {
 			p.ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
 				"port %d is both %s and %s%s; choose another port.", port, owner, r.name, onHost(r.host))
 			ok = false
-		case t.reserved[port]:
+		case t.avoided(r.host, port) != "" && !r.external:
+			p.ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
+				"port %d is %s, and %s would listen on it%s; choose another port.", port, t.avoided(r.host, port), r.name, onHost(r.host))
+			ok = false
+		case t.reserved[port] && !r.external:
 			p.ds.errorf(diagcode.PortReserved, r.path, "the port is in reserved_ports",
 				"%s would listen on %d, which reserved_ports keeps free; choose another port or unreserve it.", r.name, port)
 			ok = false
@@ -291,10 +323,10 @@ func (p *planner) previousPort(r *portRequest) int {
 		return 0
 	}
 	host := prev.HostOf(r.host, p.head())
-	if port := prev.Ports[HostKey{host, portName(r.name, 0, r.count, r.perIndex)}]; port != 0 {
+	if port := prev.Ports[HostKey{host, portName(r.name, 0, r.count, r.index)}]; port != 0 {
 		return port
 	}
-	if r.perIndex {
+	if r.index == indexDP {
 		return prev.Ports[HostKey{host, r.name + "_rank0"}]
 	}
 	return 0

@@ -129,7 +129,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"extra_config": schema.DynamicAttribute{
-					MarkdownDescription: "Any object, merged into `kv_connector_extra_config` on both stages of the pair. `P2pNcclConnector` needs `proxy_ip` and `proxy_port` here; `MultiConnector` takes its children as `connectors = [{ kv_connector = \"NixlConnector\" }, ...]`.",
+					MarkdownDescription: "Any object, merged into `kv_connector_extra_config` on both stages of the pair. `P2pNcclConnector` needs `proxy_ip` (IPv4 or `localhost`) and `proxy_port` (1-65535, written as text) here, or in its child entry's `kv_connector_extra_config`; `MultiConnector` takes its children as `connectors = [{ kv_connector = \"NixlConnector\" }, ...]`.",
 					Optional:            true,
 					Validators:          []validator.Dynamic{isObject()},
 				},
