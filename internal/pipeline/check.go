@@ -22,6 +22,7 @@ func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
 		checkModelStages(g, ds, path)
 	}
 	checkConnectorRefs(g, ds, path)
+	checkConfigPorts(g, ds, path)
 	checkPDPair(g, ds, path, placement)
 	if placement {
 		checkWorldSizes(g, ds, path)

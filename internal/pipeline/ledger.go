@@ -91,12 +91,11 @@ func (p *planner) stagePorts(t *portTable, s *plannedStage) []*portRequest {
 		if !p.checkBasePort(path, what, ps) {
 			continue
 		}
-		class, _ := ps.In.String("kv_connector")
 		switch key := lastKey(ps.Path); {
 		case key == "proxy_port":
 			ip, _ := ps.In.String("proxy_ip")
 			out = append(out, p.proxyRequest(t, ip, ps.Port, path, path, what, []string{s.host})...)
-		case key == "kv_port" && class == connectorP2pNccl:
+		case key == "kv_port" && ps.Connector == connectorP2pNccl:
 			port, count := ps.Port, s.par.tp*s.par.pp*s.par.dp
 			if port+count-1 > 65535 {
 				p.ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
@@ -149,4 +148,40 @@ func joinHosts(hs []string) string {
 		out += hostOrLocal(h)
 	}
 	return out
+}
+
+// checkConfigPorts checks the ports a config writes itself, in every
+// stage's kv_transfer_config and every connector definition, wherever the
+// config comes from (a base config, or one handed to validate_stage_config):
+// each must be a port, and P2pNccl's proxy_port text, since vLLM joins
+// proxy_ip + ":" + proxy_port and fails on a number (p2pProxy).
+func checkConfigPorts(g *graph, ds *Diagnostics, path Path) {
+	check := func(what string, ps stageconfig.PortSetting) {
+		if !ps.Number {
+			return
+		}
+		if ps.Port < 1 || ps.Port > 65535 {
+			shown := fmt.Sprint(ps.Port)
+			if ps.Port < 0 {
+				shown = "a number beyond any port"
+			}
+			ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
+				"%s (line %d) is %s; use a port in 1-65535.", what, ps.Line, shown)
+			return
+		}
+		if ps.Connector == connectorP2pNccl && lastKey(ps.Path) == "proxy_port" && !ps.Text {
+			ds.errorf(diagcode.BasePortInvalid, path, "P2pNccl's proxy_port must be text",
+				"%s (line %d) is the number %d, but vLLM's P2pNcclConnector joins proxy_ip + \":\" + proxy_port and fails on a number; write it as text: proxy_port: \"%d\".", what, ps.Line, ps.Port, ps.Port)
+		}
+	}
+	for _, s := range g.stages {
+		for _, ps := range s.stage.KVTransferSettings().Ports() {
+			check(fmt.Sprintf("%s's kv_transfer_config.%s", s.stage.Describe(), ps.Path), ps)
+		}
+	}
+	for _, def := range g.doc.ConnectorDefinitions() {
+		for _, ps := range def.Settings.Ports() {
+			check(fmt.Sprintf("connector %s's %s", def.Name, ps.Path), ps)
+		}
+	}
 }

@@ -279,3 +279,36 @@ func FuzzForeignPorts(f *testing.F) {
 		checkForeignPorts(t, foreignIPs[int(ip)%len(foreignIPs)], int(proxyPort), foreignKeys[int(key)%len(foreignKeys)], int(basePort), hosts, int(api))
 	})
 }
+
+// A config's own ports are checked wherever it comes from: the same rule
+// for a base config and for a config handed to validate_stage_config
+// (Check), P2pNccl's proxy_port as text included.
+func TestConfigPortsChecked(t *testing.T) {
+	tests := []struct {
+		name, base, detail string
+	}{
+		{"a kv_port above 65535", talkerKV(t, "{kv_connector: P2pNcclConnector, kv_role: kv_producer, kv_port: 70000}"), "kv_transfer_config.kv_port (line"},
+		{"a numeric proxy_port", talkerKV(t, "{kv_connector: P2pNcclConnector, kv_role: kv_producer, kv_connector_extra_config: {proxy_ip: 10.0.0.9, proxy_port: 30001}}"), `write it as text: proxy_port: "30001"`},
+		{"a child's numeric proxy_port", talkerKV(t, "{kv_connector: MultiConnector, kv_role: kv_producer, kv_connector_extra_config: {connectors: [{kv_connector: P2pNcclConnector, kv_connector_extra_config: {proxy_ip: 10.0.0.9, proxy_port: 30001}}]}}"), "write it as text"},
+		{"a connector's zmq_port of 0", withConnectorDef(t, "{zmq_port: 0}"), "connector mine's extra.zmq_port"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for what, ds := range map[string]Diagnostics{"Check": Check([]byte(tc.base)), "Plan": planDiags(Spec{Model: seedModel, BaseConfig: tc.base})} {
+				found := false
+				for _, d := range ds.Errors() {
+					found = found || d.Code == "base_port_invalid" && strings.Contains(d.Detail, tc.detail)
+				}
+				if !found {
+					t.Errorf("%s: no base_port_invalid mentioning %q:\n%s", what, tc.detail, describeDiags(ds))
+				}
+			}
+		})
+	}
+	// Text that names a port, and text that names none, pass.
+	if ds := Check([]byte(talkerKV(t, `{kv_connector: P2pNcclConnector, kv_role: kv_producer, kv_connector_extra_config: {proxy_ip: 10.0.0.9, proxy_port: "30001", rpc_port: auto}}`))); hasCodeAny(ds, "base_port_invalid") {
+		t.Errorf("text ports refused: %s", describeDiags(ds))
+	}
+}
+
+func planDiags(spec Spec) Diagnostics { _, ds := Plan(spec); return ds }

@@ -21,34 +21,44 @@ type PortSetting struct {
 	// ("auto") is left to the program that reads it.
 	Port   int
 	Number bool
-	Line   int
+	// Text is true when the config writes it as a string ("30001").
+	Text bool
+	Line int
 	// In is the mapping that holds the setting, to read its neighbours
-	// (the kv_connector beside a kv_port, the proxy_ip beside a proxy_port).
+	// (the proxy_ip beside a proxy_port).
 	In Settings
+	// Connector is the class of the connector the setting configures: the
+	// kv_connector of the nearest mapping around it that names one (a
+	// kv_transfer_config, or a MultiConnector child's entry); "" for none.
+	Connector string
 }
 
 // Ports lists the port settings inside the mapping, at any depth, in the
 // order the config writes them.
 func (m Settings) Ports() []PortSetting {
 	var out []PortSetting
-	walkPorts(resolve(m.n), "", &out)
+	walkPorts(resolve(m.n), "", "", &out)
 	return out
 }
 
-func walkPorts(n *yaml.Node, prefix string, out *[]PortSetting) {
+func walkPorts(n *yaml.Node, prefix, class string, out *[]PortSetting) {
 	if n == nil {
 		return
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
+		if c, ok := ScalarString(MapGet(n, "kv_connector")); ok {
+			class = c
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key, v := n.Content[i].Value, resolve(n.Content[i+1])
 			path := join(prefix, key)
 			if v != nil && v.Kind == yaml.ScalarNode && (key == "port" || strings.HasSuffix(key, "_port")) {
-				ps := PortSetting{Path: path, Line: v.Line, In: Settings{n}}
+				ps := PortSetting{Path: path, Line: v.Line, In: Settings{n}, Connector: class}
 				if p, ok := ScalarInt(v); ok {
 					ps.Port, ps.Number = p, true
 				} else if s, ok := ScalarString(v); ok && allDigits(s) {
+					ps.Text = true
 					if p, err := strconv.Atoi(s); err == nil && p <= 1<<20 {
 						ps.Port, ps.Number = p, true
 					} else {
@@ -58,11 +68,11 @@ func walkPorts(n *yaml.Node, prefix string, out *[]PortSetting) {
 				*out = append(*out, ps)
 				continue
 			}
-			walkPorts(v, path, out)
+			walkPorts(v, path, class, out)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			walkPorts(resolve(c), join(prefix, strconv.Itoa(i)), out)
+			walkPorts(resolve(c), join(prefix, strconv.Itoa(i)), class, out)
 		}
 	}
 }

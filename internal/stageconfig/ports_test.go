@@ -50,6 +50,11 @@ func TestSettingsPorts(t *testing.T) {
 	if ip, _ := kv.Ports()[1].In.String("proxy_ip"); ip != "10.0.0.9" {
 		t.Errorf("the proxy_port's neighbour proxy_ip = %q", ip)
 	}
+	for _, p := range kv.Ports() {
+		if p.Connector != "P2pNcclConnector" {
+			t.Errorf("%s configures %q, want P2pNcclConnector", p.Path, p.Connector)
+		}
+	}
 	// The merge was on a copy.
 	if st.KVTransferSettings().Get("kv_connector_extra_config").Has("page_port") {
 		t.Error("MergedEngine changed the stage")
