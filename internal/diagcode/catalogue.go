@@ -370,8 +370,8 @@ var catalogue = []Area{
 				"A stage's `VLLM_MOONCAKE_BOOTSTRAP_PORT` differs from its `kv_connector_extra_config.mooncake_bootstrap_port`; vLLM's server binds one and decode dials the other.",
 				"Make them equal."},
 			{BasePortInvalid, Error,
-				"A port a base config (or a stage override's `engine_args`) writes in a `kv_transfer_config` or a connector definition, such as `kv_port`, `proxy_port` or `zmq_port`, is a whole number outside 1-65535.",
-				"Use a port in that range. Such ports are kept out of every port the plan allocates on the stage's host (a connector definition's on every host)."},
+				"A port a config (a base config, a stage override's `engine_args`, or a config given to `validate_stage_config`) writes in a `kv_transfer_config` or a connector definition, such as `kv_port`, `proxy_port` or `zmq_port`, is a whole number outside 1-65535; or `P2pNcclConnector`'s `proxy_port` is a number, where vLLM joins `proxy_ip + \":\" + proxy_port` as text.",
+				"Use a port in that range, and write `proxy_port` as text (`\"30001\"`). Such ports are kept out of every port the plan allocates on the stage's host (a connector definition's on every host)."},
 		},
 	},
 	{
