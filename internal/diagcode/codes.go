@@ -131,6 +131,7 @@ const (
 	PortRangeExhausted   Code = "port_range_exhausted"
 	BootstrapPortUnused  Code = "bootstrap_port_unused"
 	BootstrapEnvMismatch Code = "bootstrap_env_mismatch"
+	BasePortInvalid      Code = "base_port_invalid"
 )
 
 // The KV connector attribute.
@@ -143,6 +144,8 @@ const (
 	ConnectorHandoffGate          Code = "connector_handoff_gate"
 	ConnectorExtraManagedKey      Code = "connector_extra_managed_key"
 	ConnectorExtraMissing         Code = "connector_extra_missing"
+	ConnectorProxyInvalid         Code = "connector_proxy_invalid"
+	ConnectorProxyLoopback        Code = "connector_proxy_loopback"
 	MultiConnectorChildren        Code = "multi_connector_children"
 	MultiConnectorChildManagedKey Code = "multi_connector_child_managed_key"
 )

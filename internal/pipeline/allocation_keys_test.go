@@ -39,7 +39,7 @@ func TestDeviceKeys(t *testing.T) {
 	// The plan's Allocations use the same keys.
 	res := mustPlan(t, Spec{Model: seedModel})
 	for _, k := range DeviceKeys(res.Stages) {
-		if _, ok := res.Allocations.Devices[k]; !ok {
+		if _, ok := res.Allocations.Devices[HostKey{"", k}]; !ok {
 			t.Errorf("allocations have no devices under %q: %v", k, res.Allocations.Devices)
 		}
 	}

@@ -31,6 +31,7 @@ func checkGraph(g *graph, ds *Diagnostics, path Path, placement bool) {
 		}
 	}
 	checkConnectorRefs(g, ds, path)
+	checkConfigPorts(g, ds, path)
 	checkPDPair(g, ds, path, placement)
 	if placement {
 		checkWorldSizes(g, ds, path)

@@ -28,8 +28,10 @@ type connector struct {
 	name string
 	// allowsBoth is true when both sides may take kv_role kv_both.
 	allowsBoth bool
-	// sidePorts lists the ports one side listens on. The first one marked
-	// handshake is the port its peer dials, set by <side>.bootstrap_port.
+	// sidePorts lists the ports one side listens on. The one marked
+	// handshake is the port its peer dials for the KV handoff, set by
+	// <side>.bootstrap_port (handshakePort chooses among a
+	// MultiConnector's children).
 	sidePorts func(side *plannedStage) []sidePort
 	// wire adds this connector's settings for one side.
 	wire func(p *planner, side *plannedStage, w *wiring)
@@ -40,6 +42,9 @@ type connector struct {
 	transport string
 	// children are set on a MultiConnector.
 	children []childConnector
+	// proxy is P2pNcclConnector's proxy, alone or as a child; nil without
+	// one (or with one set wrong, which is reported).
+	proxy *p2pProxy
 }
 
 type childConnector struct {
@@ -53,7 +58,10 @@ type sidePort struct {
 	suffix    string
 	count     int
 	handshake bool
-	perIndex  bool // a block of count ports, named <side><suffix>_dp<N> when count > 1
+	// index names the ports of a block of count > 1: <side><suffix><index><N>
+	// (_dp for one per data-parallel rank, _rank for one per worker rank).
+	index string
+	class string // the MultiConnector child that listens on it; "" for a connector alone
 }
 
 // wiring collects a side's connector settings in the order they are written.
@@ -100,7 +108,7 @@ var connectorTable = map[string]connector{
 			// engine's data-parallel index (NixlConnectorScheduler,
 			// v1/nixl/scheduler.py; no tensor-parallel term since vLLM
 			// PR #26338), so a side needs one port per data-parallel rank.
-			return []sidePort{{suffix: "_side_channel", count: s.par.dp, handshake: true, perIndex: true}}
+			return []sidePort{{suffix: "_side_channel", count: s.par.dp, handshake: true, index: indexDP}}
 		},
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			// Two NIXL engines on one host would both take the default 5600.
@@ -113,7 +121,16 @@ var connectorTable = map[string]connector{
 	connectorP2pNccl: {
 		name:          connectorP2pNccl,
 		requiredExtra: []string{"proxy_ip", "proxy_port"},
-		sidePorts:     func(*plannedStage) []sidePort { return []sidePort{{suffix: "_kv_port", count: 1, handshake: true}} },
+		sidePorts: func(s *plannedStage) []sidePort {
+			// Each worker binds kv_port plus its rank in the world group
+			// (P2pNcclConnector's port_offset, vllm/distributed/kv_transfer/
+			// kv_connector/v1/p2p/p2p_nccl_connector.py@28be48fa :91-104 and
+			// p2p_nccl_engine.py :91), which with data parallelism spans
+			// every data-parallel rank (vllm/distributed/parallel_state.py
+			// @28be48fa :1406-1415), and its peer dials the same offset
+			// (p2p_nccl_connector.py :206): a block of tp × pp × dp ports.
+			return []sidePort{{suffix: "_kv_port", count: s.par.tp * s.par.pp * s.par.dp, handshake: true, index: indexRank}}
+		},
 		wire: func(p *planner, s *plannedStage, w *wiring) {
 			w.kv = append(w.kv, kv{"kv_port", s.ports["_kv_port"]})
 			w.extra = append(w.extra, kv{"http_port", p.ports.api})
@@ -235,6 +252,9 @@ func (p *planner) chooseConnector() connector {
 				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 		}
 	}
+	if name == connectorP2pNccl {
+		conn.proxy = readProxy(&p.ds, c.ExtraConfig, path.Attr("extra_config"))
+	}
 	checkEngineArgs(&p.ds, path.Attr("extra_config"), c.ExtraConfig, nil)
 	checkNoInterpolation(&p.ds, path.Attr("device_name"), c.DeviceName)
 	return conn
@@ -297,18 +317,19 @@ func (p *planner) multiConnector(path Path) connector {
 					"%s needs kv_connector_extra_config.%s in its entry (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 			}
 		}
+		if name == connectorP2pNccl {
+			m.proxy = readProxy(&p.ds, childExtra, cpath.Index(i).Attr("kv_connector_extra_config"))
+		}
 		m.children = append(m.children, childConnector{connector: child, extra: rest})
 		m.allowsBoth = m.allowsBoth && child.allowsBoth
 	}
-	// The port a side's peer dials is the first handshake port of any
-	// child, in the children's order.
+	// Every child's ports, each child's own handshake port marked;
+	// handshakePort picks the one bootstrap_port means.
 	m.sidePorts = func(s *plannedStage) []sidePort {
 		var out []sidePort
-		found := false
 		for _, c := range m.children {
 			for _, sp := range c.sidePorts(s) {
-				sp.handshake = sp.handshake && !found
-				found = found || sp.handshake
+				sp.class = c.name
 				out = append(out, sp)
 			}
 		}
@@ -363,7 +384,7 @@ func (p *planner) wiringFor(s *plannedStage) wiring {
 	if p.conn.name != connectorMulti {
 		p.conn.wire(p, s, &w)
 		for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
-			w.extra = append(w.extra, kv{k, p.spec.Connector.ExtraConfig[k]})
+			w.extra = append(w.extra, kv{k, extraValue(p.conn.name, k, p.spec.Connector.ExtraConfig[k])})
 		}
 		return w
 	}
@@ -383,7 +404,7 @@ func (p *planner) wiringFor(s *plannedStage) wiring {
 			if k == "kv_connector_extra_config" {
 				if m, ok := v.(map[string]any); ok {
 					for ek, ev := range m {
-						extra[ek] = ev
+						extra[ek] = extraValue(c.name, ek, ev)
 					}
 					continue
 				}
@@ -414,11 +435,17 @@ type kv struct {
 // quoted marks a string the recipe writes in double quotes.
 type quoted = stageconfig.Quoted
 
+// How the ports of a block are named.
+const (
+	indexDP   = "_dp"   // one per data-parallel rank
+	indexRank = "_rank" // one per worker rank
+)
+
 // portName names port i of a block of count: the base alone for a single
-// port, base_dp<i> for one per data-parallel rank.
-func portName(base string, i, count int, perIndex bool) string {
-	if perIndex && count > 1 {
-		return base + "_dp" + strconv.Itoa(i)
+// port, base<index><i> for a block (base_dp1, base_rank3).
+func portName(base string, i, count int, index string) string {
+	if index != "" && count > 1 {
+		return base + index + strconv.Itoa(i)
 	}
 	return base
 }

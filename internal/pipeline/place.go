@@ -10,43 +10,61 @@ import (
 
 // place chooses every stage's devices, in stage order. Devices the user
 // lists are kept as given. Prefill and decode get their own devices,
-// lowest free index first (or the devices an earlier plan gave them, while
-// those still fit); the other stages share the first device left after the
-// PD pair, as the recipe puts talker and code2wav together on one GPU. ok
-// is false, with the problem reported, when a stage's parallel sizes ask
-// for more devices than any host has.
+// lowest free index first (or the devices an earlier plan gave them on the
+// same host, while those still fit); the other stages share the first
+// device left after the PD pair, as the recipe puts talker and code2wav
+// together on one GPU. Every device an earlier plan chose that still fits
+// on its host is kept before anything is chosen afresh, so that a stage
+// new to a host (moved there, or a host added) takes what is free rather
+// than what a stage staying there holds. ok is false, with the problem
+// reported, when a stage's parallel sizes ask for more devices than any
+// host has.
 func (p *planner) place() (devices [][]int, ok bool) {
 	if !p.checkWorldBounds() {
 		return nil, false
 	}
 	chosen := make(map[*plannedStage][]int, len(p.stages))
 	used := map[string]map[int]bool{} // host -> devices taken by P and D
-	take := func(host string, devs []int) {
-		if used[host] == nil {
-			used[host] = map[int]bool{}
+	take := func(into map[string]map[int]bool, host string, devs []int) {
+		if into[host] == nil {
+			into[host] = map[int]bool{}
 		}
 		for _, d := range devs {
-			used[host][d] = true
+			into[host][d] = true
 		}
 	}
 	pre, dec := p.pdPair()
-	for _, s := range []*plannedStage{pre, dec} {
+	pair := []*plannedStage{pre, dec}
+	for _, s := range pair {
 		if s.devicesGiven {
 			p.checkWorld(s)
 			chosen[s] = s.devices
-			take(s.host, s.devices)
+			take(used, s.host, s.devices)
 		}
 	}
-	for _, s := range []*plannedStage{pre, dec} {
-		if s.devicesGiven {
+	for _, s := range pair {
+		if prev, ok := p.previousDevices(s); ok && !s.devicesGiven && !anyUsed(used[s.host], prev) {
+			chosen[s] = prev
+			take(used, s.host, prev)
+		}
+	}
+	// The other stages keep theirs next: they share GPUs among themselves
+	// but never the PD pair's, so a side new to the host must not take them.
+	kept := map[string]map[int]bool{} // host -> devices the other stages keep
+	for _, s := range p.stages {
+		if s.role != RoleStage || s.devicesGiven {
 			continue
 		}
 		if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
 			chosen[s] = prev
-		} else {
-			chosen[s] = lowestFree(used[s.host], s.par.world())
+			take(kept, s.host, prev)
 		}
-		take(s.host, chosen[s])
+	}
+	for _, s := range pair {
+		if chosen[s] == nil {
+			chosen[s] = lowestFree(used[s.host], kept[s.host], s.par.world())
+			take(used, s.host, chosen[s])
+		}
 	}
 	if pre.host == dec.host {
 		if shared := intersect(chosen[pre], chosen[dec]); len(shared) > 0 {
@@ -57,20 +75,16 @@ func (p *planner) place() (devices [][]int, ok bool) {
 	}
 	for _, s := range p.stages {
 		switch {
-		case s.role != RoleStage:
+		case s.role != RoleStage, chosen[s] != nil:
 		case s.devicesGiven:
 			p.checkWorld(s)
 			chosen[s] = s.devices
 		default:
-			if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
-				chosen[s] = prev
-				continue
-			}
 			// The other stages share GPUs among themselves, as the recipe
 			// runs talker and code2wav on one, but never the PD pair's: a
 			// stage of several devices (replicas, tensor parallel) takes
 			// the lowest ones prefill and decode leave free.
-			chosen[s] = lowestFree(used[s.host], s.par.world())
+			chosen[s] = lowestFree(used[s.host], nil, s.par.world())
 		}
 	}
 	devices = make([][]int, len(p.stages))
@@ -154,23 +168,25 @@ func (p *planner) checkWorld(s *plannedStage) {
 }
 
 // previousDevices returns the devices an earlier plan chose for the stage
-// when they still fit its size and the host's GPUs.
+// on the host it runs on now, when they still fit its size and the host's
+// GPUs.
 func (p *planner) previousDevices(s *plannedStage) ([]int, bool) {
-	if p.spec.Previous == nil {
+	prev := p.spec.Previous
+	if prev == nil {
 		return nil, false
 	}
-	prev, ok := p.spec.Previous.Devices[s.deviceKey]
-	if !ok || len(prev) != s.par.world() {
+	devs, ok := prev.Devices[HostKey{prev.HostOf(s.host, p.head()), s.deviceKey}]
+	if !ok || len(devs) != s.par.world() {
 		return nil, false
 	}
 	seen := map[int]bool{}
-	for _, d := range prev {
+	for _, d := range devs {
 		if d < 0 || seen[d] || (p.spec.GPUs != nil && d >= *p.spec.GPUs) {
 			return nil, false
 		}
 		seen[d] = true
 	}
-	return append([]int(nil), prev...), true
+	return append([]int(nil), devs...), true
 }
 
 func anyUsed(used map[int]bool, devs []int) bool {
@@ -182,11 +198,12 @@ func anyUsed(used map[int]bool, devs []int) bool {
 	return false
 }
 
-// lowestFree returns the n lowest device indices not in used.
-func lowestFree(used map[int]bool, n int) []int {
+// lowestFree returns the n lowest device indices in neither used nor
+// avoid.
+func lowestFree(used, avoid map[int]bool, n int) []int {
 	out := make([]int, 0, n)
 	for d := 0; len(out) < n; d++ {
-		if !used[d] {
+		if !used[d] && !avoid[d] {
 			out = append(out, d)
 		}
 	}

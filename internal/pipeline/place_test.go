@@ -127,7 +127,13 @@ func TestPlacementMemoryWarning(t *testing.T) {
 // earlier plan chose stay while they are still valid, so a later change
 // elsewhere does not move running stages.
 func TestPlacementKeepsPrevious(t *testing.T) {
-	prev := func(devs map[string][]int) *Allocations { return &Allocations{Devices: devs} }
+	prev := func(devs map[string][]int) *Allocations {
+		a := &Allocations{Devices: map[HostKey][]int{}}
+		for k, d := range devs {
+			a.Devices[HostKey{"", k}] = d
+		}
+		return a
+	}
 	tests := []struct {
 		name    string
 		spec    Spec

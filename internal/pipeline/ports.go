@@ -19,12 +19,18 @@ const (
 type portTable struct {
 	used     map[string]map[int]string // host -> port -> name
 	reserved map[int]bool
+	// avoid and avoidAll are ports a config names that may be taken on a
+	// host, or on any (foreignPorts), by what names them: the allocator
+	// never hands them out there, and a port given there is refused.
+	avoid    map[string]map[int]string
+	avoidAll map[int]string
 	first    int
 	last     int
 }
 
 func newPortTable(spec Spec) *portTable {
-	t := &portTable{used: map[string]map[int]string{}, reserved: map[int]bool{}, first: DefaultPortRangeFirst, last: DefaultPortRangeLast}
+	t := &portTable{used: map[string]map[int]string{}, reserved: map[int]bool{}, avoid: map[string]map[int]string{}, avoidAll: map[int]string{},
+		first: DefaultPortRangeFirst, last: DefaultPortRangeLast}
 	if spec.PortRange != nil {
 		t.first, t.last = spec.PortRange.First, spec.PortRange.Last
 	}
@@ -46,9 +52,26 @@ func (t *portTable) mark(host string, port int, name string) {
 	t.used[host][port] = name
 }
 
+func (t *portTable) avoidOn(host string, port int, what string) {
+	if t.avoid[host] == nil {
+		t.avoid[host] = map[int]string{}
+	}
+	if t.avoid[host][port] == "" {
+		t.avoid[host][port] = what
+	}
+}
+
+// avoided names what a config says of a port on host, "" for nothing.
+func (t *portTable) avoided(host string, port int) string {
+	if what := t.avoid[host][port]; what != "" {
+		return what
+	}
+	return t.avoidAll[port]
+}
+
 func (t *portTable) free(host string, port int) bool {
 	_, taken := t.owner(host, port)
-	return !taken && !t.reserved[port] && port != connectorZMQBasePort && port >= 1 && port <= 65535
+	return !taken && !t.reserved[port] && t.avoided(host, port) == "" && port != connectorZMQBasePort && port >= 1 && port <= 65535
 }
 
 // fits reports whether n consecutive ports from start are in the range and
@@ -77,15 +100,19 @@ func (t *portTable) block(host string, n int) (int, bool) {
 
 // portRequest is one named port (or block of ports) the plan needs.
 type portRequest struct {
-	name     string
-	host     string
-	stage    *plannedStage // nil for the API and master ports
-	count    int           // ports in the block: one per data-parallel rank for NIXL
-	given    *int
-	path     Path
-	out      *int
-	perIndex bool
-	done     func(port int) // records the port where the plan needs it
+	name  string
+	host  string
+	stage *plannedStage // nil for the API and master ports
+	count int           // ports in the block: one per data-parallel rank for NIXL
+	given *int
+	path  Path
+	out   *int
+	index string         // how a block's ports are named (portName)
+	done  func(port int) // records the port where the plan needs it
+	// external is a port something else listens on (the user's proxy, a
+	// base config's own settings): in the ledger of its host, never
+	// listed in the plan's ports.
+	external bool
 }
 
 // portPlan is every port the plan listens on, and the ones other steps
@@ -110,7 +137,7 @@ type portPlan struct {
 func (p *planner) allocatePorts() portPlan {
 	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}}
 	t := newPortTable(p.spec)
-	head := p.stages[0].host
+	head := p.head()
 	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
 	if p.spec.APIPort == nil {
 		api := DefaultAPIPort
@@ -130,6 +157,7 @@ func (p *planner) allocatePorts() portPlan {
 		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &pp.lmcacheProxy})
 	}
 	p.edgePortRequests(pp.edges, &reqs)
+	reqs = append(reqs, p.foreignPorts(t)...)
 	for _, r := range reqs {
 		if r.given != nil {
 			p.claim(t, r)
@@ -149,7 +177,7 @@ func (p *planner) allocatePorts() portPlan {
 		}
 	}
 	for _, r := range reqs {
-		if *r.out == 0 {
+		if *r.out == 0 || r.external {
 			continue
 		}
 		var stageID *int
@@ -161,7 +189,7 @@ func (p *planner) allocatePorts() portPlan {
 			r.done(*r.out)
 		}
 		for i := 0; i < r.count; i++ {
-			name := portName(r.name, i, r.count, r.perIndex)
+			name := portName(r.name, i, r.count, r.index)
 			pp.list = append(pp.list, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
 		}
 	}
@@ -212,7 +240,8 @@ func (p *planner) checkNixlReplicas(sides ...*plannedStage) {
 }
 
 // sidePortRequests asks for the ports one side of the PD pair listens on.
-// The side's bootstrap_port, when set, gives the port its peer dials.
+// The side's bootstrap_port, when set, gives the port its peer dials for
+// the KV handoff (handshakePort).
 func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portRequest) {
 	ports := map[string]int{}
 	pp.sides[s.key] = ports
@@ -220,12 +249,12 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 	if s.role == RoleDecode {
 		given = p.spec.Decode.BootstrapPort
 	}
-	handshake := false
-	for _, sp := range p.conn.sidePorts(s) {
-		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, perIndex: sp.perIndex, out: new(int)}
-		isHandshake := sp.handshake && !handshake
+	sps := p.conn.sidePorts(s)
+	hs := handshakePort(sps, p.release.Release.Handoff)
+	for i, sp := range sps {
+		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, index: sp.index, out: new(int)}
+		isHandshake := i == hs
 		if isHandshake {
-			handshake = true
 			r.given, r.path = given, s.path.Attr("bootstrap_port")
 		}
 		suffix := sp.suffix
@@ -237,7 +266,7 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 		}
 		*reqs = append(*reqs, r)
 	}
-	if given != nil && !handshake {
+	if given != nil && hs < 0 {
 		p.ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
 			"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
 	}
@@ -251,7 +280,11 @@ func (p *planner) claim(t *portTable, r *portRequest) {
 			p.ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
 				"port %d is both %s and %s%s; choose another port.", port, owner, r.name, onHost(r.host))
 			ok = false
-		case t.reserved[port]:
+		case t.avoided(r.host, port) != "" && !r.external:
+			p.ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
+				"port %d is %s, and %s would listen on it%s; choose another port.", port, t.avoided(r.host, port), r.name, onHost(r.host))
+			ok = false
+		case t.reserved[port] && !r.external:
 			p.ds.errorf(diagcode.PortReserved, r.path, "the port is in reserved_ports",
 				"%s would listen on %d, which reserved_ports keeps free; choose another port or unreserve it.", r.name, port)
 			ok = false
@@ -280,21 +313,27 @@ func (p *planner) keepPrevious(t *portTable, r *portRequest) {
 	*r.out = prefer
 }
 
-// previousPort is the first port an earlier plan chose for a request, 0
-// for none. A NIXL block is found under its name before one port per
-// data-parallel rank replaced one per tensor-parallel rank (<name>_rank0).
+// previousPort is the first port an earlier plan chose for a request on
+// the same host, 0 for none. A NIXL block is found under its name before
+// one port per data-parallel rank replaced one per tensor-parallel rank
+// (<name>_rank0).
 func (p *planner) previousPort(r *portRequest) int {
-	if p.spec.Previous == nil {
+	prev := p.spec.Previous
+	if prev == nil {
 		return 0
 	}
-	if port := p.spec.Previous.Ports[portName(r.name, 0, r.count, r.perIndex)]; port != 0 {
+	host := prev.HostOf(r.host, p.head())
+	if port := prev.Ports[HostKey{host, portName(r.name, 0, r.count, r.index)}]; port != 0 {
 		return port
 	}
-	if r.perIndex {
-		return p.spec.Previous.Ports[r.name+"_rank0"]
+	if r.index == indexDP {
+		return prev.Ports[HostKey{host, r.name + "_rank0"}]
 	}
 	return 0
 }
+
+// head is the host of the first stage, which serves the API.
+func (p *planner) head() string { return p.stages[0].host }
 
 func (p *planner) allocate(t *portTable, r *portRequest) {
 	start, ok := t.block(r.host, r.count)
@@ -318,12 +357,12 @@ func onHost(h string) string {
 
 // allocations reports the choices a resource keeps stable.
 func (p *planner) allocations() Allocations {
-	a := Allocations{Ports: map[string]int{}, Devices: map[string][]int{}, Release: p.release.Release.Version}
+	a := Allocations{Ports: map[HostKey]int{}, Devices: map[HostKey][]int{}, Head: p.head(), Release: p.release.Release.Version}
 	for _, port := range p.ports.list {
-		a.Ports[port.Name] = port.Port
+		a.Ports[HostKey{port.Host, port.Name}] = port.Port
 	}
 	for _, s := range p.stages {
-		a.Devices[s.deviceKey] = s.devices
+		a.Devices[HostKey{s.host, s.deviceKey}] = s.devices
 	}
 	return a
 }

@@ -49,38 +49,38 @@ func TestPortAllocation(t *testing.T) {
 			[]string{"api=25201", "prefill_side_channel=25202", "decode_side_channel=25203", "omni_master=25204"}},
 		{"50051 is never handed out", Spec{Model: seedModel, PortRange: &PortRange{First: 50050, Last: 50053}},
 			[]string{"api=8091", "prefill_side_channel=50050", "decode_side_channel=50052", "omni_master=50053"}},
-		{"previous ports are kept", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
-			"prefill_side_channel": 25250, "decode_side_channel": 25240, "omni_master": 25260}}},
+		{"previous ports are kept", Spec{Model: seedModel, Previous: prevPorts("", map[string]int{
+			"prefill_side_channel": 25250, "decode_side_channel": 25240, "omni_master": 25260})},
 			[]string{"api=8091", "prefill_side_channel=25250", "decode_side_channel=25240", "omni_master=25260"}},
 		{"previous ports now reserved are dropped", Spec{Model: seedModel, ReservedPorts: []int{25250},
-			Previous: &Allocations{Ports: map[string]int{"prefill_side_channel": 25250, "decode_side_channel": 25240}}},
+			Previous: prevPorts("", map[string]int{"prefill_side_channel": 25250, "decode_side_channel": 25240})},
 			[]string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25240", "omni_master=25202"}},
 		{"previous ports outside a new range are dropped", Spec{Model: seedModel, PortRange: &PortRange{First: 31000, Last: 31010},
-			Previous: &Allocations{Ports: map[string]int{"prefill_side_channel": 25201, "decode_side_channel": 31005}}},
+			Previous: prevPorts("", map[string]int{"prefill_side_channel": 25201, "decode_side_channel": 31005})},
 			[]string{"api=8091", "prefill_side_channel=31000", "decode_side_channel=31005", "omni_master=31001"}},
 		{"a previous port now given to another is dropped", Spec{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(25202)},
-			Previous: &Allocations{Ports: map[string]int{"decode_side_channel": 25202}}},
+			Previous: prevPorts("", map[string]int{"decode_side_channel": 25202})},
 			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25203"}},
 		// Mooncake's bootstrap ports name no port now: they are planned
 		// afresh. A NIXL block planned when it had one port per
 		// tensor-parallel rank is found under its old first name.
-		{"previous Mooncake ports are ignored", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
-			"prefill_bootstrap": 25250, "decode_bootstrap": 25240}}},
+		{"previous Mooncake ports are ignored", Spec{Model: seedModel, Previous: prevPorts("", map[string]int{
+			"prefill_bootstrap": 25250, "decode_bootstrap": 25240})},
 			[]string{"api=8091", "prefill_side_channel=25201", "decode_side_channel=25202", "omni_master=25203"}},
-		{"a side channel kept under its per-rank name", Spec{Model: seedModel, Previous: &Allocations{Ports: map[string]int{
-			"prefill_side_channel_rank0": 25230}}},
+		{"a side channel kept under its per-rank name", Spec{Model: seedModel, Previous: prevPorts("", map[string]int{
+			"prefill_side_channel_rank0": 25230})},
 			[]string{"api=8091", "prefill_side_channel=25230", "decode_side_channel=25201", "omni_master=25202"}},
 		// An earlier multi-host plan took the master port first: kept, the
 		// side channels keep theirs, and nothing takes another's port.
 		{"an earlier plan's master port is kept before new ports are drawn", Spec{Model: seedModel,
 			Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"},
-			Previous: &Allocations{Ports: map[string]int{"omni_master": 25201, "prefill_side_channel_rank0": 25202, "decode_side_channel_rank0": 25201, "edge_0_1": 25203}}},
+			Previous: prevPorts("10.0.0.1", map[string]int{"10.0.0.1/omni_master": 25201, "10.0.0.1/prefill_side_channel_rank0": 25202, "10.0.0.2/decode_side_channel_rank0": 25201, "10.0.0.1/edge_0_1": 25203})},
 			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25201", "edge_0_1=25203"}},
 		// The upgrade from a Mooncake plan across hosts: the side channels
 		// are new, and do not take the master port the machines run with.
 		{"new ports do not take an earlier plan's master port", Spec{Model: seedModel,
 			Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"},
-			Previous: &Allocations{Ports: map[string]int{"omni_master": 25201, "prefill_bootstrap": 25202, "decode_bootstrap": 25201, "edge_0_1": 25203}}},
+			Previous: prevPorts("10.0.0.1", map[string]int{"10.0.0.1/omni_master": 25201, "10.0.0.1/prefill_bootstrap": 25202, "10.0.0.2/decode_bootstrap": 25201, "10.0.0.1/edge_0_1": 25203})},
 			[]string{"api=8091", "prefill_side_channel=25202", "decode_side_channel=25201", "omni_master=25201", "edge_0_1=25203"}},
 		// A whole-pipeline launch (0.22.0 applies runtime.env in it) has no
 		// master port.
@@ -128,10 +128,12 @@ func TestPortErrors(t *testing.T) {
 			Spec{Model: seedModel, PortRange: &PortRange{First: 50051, Last: 50052}}, "needs 1 free port"},
 		{"api_port equals a bootstrap port", "port_collision", "prefill.bootstrap_port",
 			Spec{Model: seedModel, APIPort: ptr(26000), Prefill: RoleSpec{BootstrapPort: ptr(26000)}}, "port 26000 is both api and prefill_side_channel"},
-		{"api_port equals a Mooncake child's bootstrap port", "port_collision", "prefill.bootstrap_port",
+		// Under a MultiConnector, bootstrap_port is NIXL's side channel even
+		// with Mooncake listed first.
+		{"api_port equals a MultiConnector's bootstrap port", "port_collision", "prefill.bootstrap_port",
 			Spec{Model: seedModel, APIPort: ptr(26000), Prefill: RoleSpec{BootstrapPort: ptr(26000)}, Connector: ConnectorSpec{Name: "MultiConnector",
 				ExtraConfig: map[string]any{"connectors": []any{map[string]any{"kv_connector": "MooncakeConnector"}, map[string]any{"kv_connector": "NixlConnector"}}}}},
-			"port 26000 is both api and prefill_bootstrap"},
+			"port 26000 is both api and prefill_side_channel"},
 		{"both bootstrap ports equal", "port_collision", "decode.bootstrap_port",
 			Spec{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(26000)}, Decode: RoleSpec{BootstrapPort: ptr(26000)}}, "choose another port"},
 		{"api_port on 50051", "port_collision", "api_port",
@@ -224,7 +226,7 @@ func TestNixlSideChannelBlocks(t *testing.T) {
 	}
 	// A block's ports are kept by their first's name.
 	res := mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{EngineArgs: dp(2)}, Decode: RoleSpec{EngineArgs: dp(2)},
-		Previous: &Allocations{Ports: map[string]int{"decode_side_channel_dp0": 25250}}})
+		Previous: prevPorts("", map[string]int{"decode_side_channel_dp0": 25250})})
 	if got, want := portList(res), []string{"api=8091", "prefill_side_channel_dp0=25201", "prefill_side_channel_dp1=25202",
 		"decode_side_channel_dp0=25250", "decode_side_channel_dp1=25251", "omni_master=25203"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ports = %v, want %v", got, want)
@@ -283,4 +285,19 @@ func TestBootstrapPortOnASideWithNoPort(t *testing.T) {
 	if len(reqs) != 0 || !hasCode(p.ds, "bootstrap_port_unused", "prefill.bootstrap_port") {
 		t.Errorf("want bootstrap_port_unused at prefill.bootstrap_port and no port requested; got %d requests, %v", len(reqs), p.ds)
 	}
+}
+
+// prevPorts is an earlier plan's ports, each named "<host>/<name>", or
+// "<name>" on a single host that no stage names; head is that plan's first
+// stage's host.
+func prevPorts(head string, ports map[string]int) *Allocations {
+	a := &Allocations{Ports: map[HostKey]int{}, Head: head}
+	for k, port := range ports {
+		host, name, ok := strings.Cut(k, "/")
+		if !ok {
+			host, name = "", k
+		}
+		a.Ports[HostKey{host, name}] = port
+	}
+	return a
 }

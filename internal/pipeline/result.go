@@ -37,7 +37,7 @@ type RoleSettings struct {
 	Devices            []int
 	TensorParallelSize int
 	MaxNumSeqs         int
-	BootstrapPort      *int // the port the peer dials; nil for a connector without one
+	BootstrapPort      *int // the port the peer dials for the KV handoff (handshakePort); nil for a connector without one
 }
 
 // Health is how to tell the head serves the planned model.
@@ -70,7 +70,7 @@ type StageInfo struct {
 	TensorParallelSize int
 	Inputs             []int
 	KVRole             *string // set on the PD pair only
-	BootstrapPort      *int    // set on the PD pair only, for Mooncake
+	BootstrapPort      *int    // the port the peer dials for the KV handoff (handshakePort); set on the PD pair only
 	Host               string  // "" on a single-host pipeline
 	FinalOutput        bool
 }

@@ -107,14 +107,41 @@ type PortRange struct {
 
 // Allocations are the choices a plan made that a resource keeps stable:
 // ports by name and devices by DeviceKeys ("prefill", "decode",
-// "stage:<model_stage>", "stage#<id>").
+// "stage:<model_stage>", "stage#<id>"), each on the host it was made on. A
+// port or GPU is a resource of one machine: an allocation is kept only
+// where it was made (Allocations.HostOf says which host of a new plan that
+// is), never carried to another host, where it means nothing.
 type Allocations struct {
-	Ports   map[string]int
-	Devices map[string][]int
+	Ports   map[HostKey]int
+	Devices map[HostKey][]int
+	// Head is the host of the plan's first stage, the one that serves the
+	// API; "" on a single host that no stage names.
+	Head string
 	// Release is the release planned for, kept while vllm_omni_version is
 	// unset and it still runs the plan: a provider that knows a newer
 	// release does not move running machines to it.
 	Release string
+}
+
+// HostKey names one allocation: a port's name or a stage's DeviceKeys key,
+// on the host it was made on ("" on a single host that no stage names).
+type HostKey struct {
+	Host string
+	Name string
+}
+
+// HostOf is the host, as this earlier plan named it, of the machine a new
+// plan calls host, given the new plan's head. Hosts are addresses, so the
+// same address is the same machine. A single host that names no address is
+// the machine that serves the API: when one of the two plans is such a
+// plan, its host and the other's head are the same machine, so adding
+// hosts to a one-host pipeline keeps the head's ports and GPUs, and the
+// stages moved to the new hosts start afresh there.
+func (a *Allocations) HostOf(host, head string) string {
+	if host == head && (host == "" || a.Head == "") {
+		return a.Head
+	}
+	return host
 }
 
 // MaxWhole is the largest whole number any numeric setting may take, typed

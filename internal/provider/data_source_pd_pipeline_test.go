@@ -101,3 +101,37 @@ data "omni_pd_pipeline" "test" {
 		}},
 	})
 }
+
+// bootstrap_port means NIXL's side channel under a MultiConnector whatever
+// the children's order: with Mooncake listed first, stages[*].bootstrap_port
+// is the side-channel port, and prefill.bootstrap_port sets it.
+func TestAccPDPipelineDataSource_BootstrapPortWhateverChildOrder(t *testing.T) {
+	const addr = "data.omni_pd_pipeline.test"
+	port := func(stage int) tfjsonpath.Path {
+		return tfjsonpath.New("stages").AtSliceIndex(stage).AtMapKey("bootstrap_port")
+	}
+	named := func(i int, name string, number int64) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("ports").AtSliceIndex(i), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+			"name": knownvalue.StringExact(name), "port": knownvalue.Int64Exact(number)}))
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+data "omni_pd_pipeline" "test" {
+  model     = "` + seedModel + `"
+  prefill   = { bootstrap_port = 26000 }
+  connector = { name = "MultiConnector", extra_config = { connectors = [{ kv_connector = "MooncakeConnector" }, { kv_connector = "NixlConnector" }] } }
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				named(1, "prefill_bootstrap", 25201), named(2, "prefill_side_channel", 26000),
+				named(3, "decode_bootstrap", 25202), named(4, "decode_side_channel", 25203),
+				statecheck.ExpectKnownValue(addr, port(0), knownvalue.Int64Exact(26000)),
+				statecheck.ExpectKnownValue(addr, port(1), knownvalue.Int64Exact(25203)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("config_yaml"),
+					knownvalue.StringRegexp(regexp.MustCompile(`VLLM_NIXL_SIDE_CHANNEL_PORT: "26000"`))),
+			},
+		}},
+	})
+}

@@ -85,10 +85,11 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("host"), knownvalue.StringExact("10.0.0.2")),
 					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("argv"), knownvalue.Null()),
 					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("command"), knownvalue.Null()),
-					// The update keeps the GPUs of step 1 (decode on 1, the others
-					// on 2), so that host needs three.
-					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("gpu_count"), knownvalue.Int64Exact(3)),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("gpu_count"), knownvalue.Int64Exact(3)),
+					// Decode and the stages after it move to a new host: they take
+					// its GPUs 0 and 1, not the 1 and 2 they had on the first
+					// machine, so that host needs two.
+					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("gpu_count"), knownvalue.Int64Exact(2)),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("gpu_count"), knownvalue.Int64Exact(2)),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("role"), knownvalue.StringExact("headless")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("unit_name"), knownvalue.StringExact("qwen-stage-1.service")),

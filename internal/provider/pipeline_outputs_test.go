@@ -85,8 +85,8 @@ func TestOutputsRoundTrip(t *testing.T) {
 		t.Fatal(diags)
 	}
 	want := &pipeline.Allocations{
-		Ports:   map[string]int{"api": 8091, "prefill_side_channel": 25201, "decode_side_channel": 25202},
-		Devices: map[string][]int{"prefill": {0}, "decode": {1}, "stage:talker": {2}},
+		Ports:   map[pipeline.HostKey]int{{Name: "api"}: 8091, {Name: "prefill_side_channel"}: 25201, {Name: "decode_side_channel"}: 25202},
+		Devices: map[pipeline.HostKey][]int{{Name: "prefill"}: {0}, {Name: "decode"}: {1}, {Name: "stage:talker"}: {2}},
 	}
 	if !reflect.DeepEqual(prev, want) {
 		t.Errorf("previous = %+v, want %+v", prev, want)
@@ -121,7 +121,7 @@ func TestPreviousAllocations_SkipsIncompletePorts(t *testing.T) {
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	if want := map[string]int{"api": 8091}; !reflect.DeepEqual(prev.Ports, want) {
+	if want := map[pipeline.HostKey]int{{Name: "api"}: 8091}; !reflect.DeepEqual(prev.Ports, want) {
 		t.Errorf("ports = %v, want %v", prev.Ports, want)
 	}
 }
@@ -150,5 +150,40 @@ func TestSetOutputs_NullTargetGoesThroughSetAttribute(t *testing.T) {
 		if got := attrs[name]; !got.Equal(want) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// The allocations read back from a plan's outputs are the engine's own,
+// each on its host, with the head: a plan across three hosts (the head
+// among them) reads back as pipeline.Plan keyed it.
+func TestPreviousAllocations_KeyedByHost(t *testing.T) {
+	ctx := context.Background()
+	res, ds := pipeline.Plan(pipeline.Spec{Model: seedModel,
+		Prefill: pipeline.RoleSpec{Host: "10.0.0.1"}, Decode: pipeline.RoleSpec{Host: "10.0.0.2"},
+		StageOverrides: map[string]pipeline.StageOverride{"code2wav": {Host: "10.0.0.3"}}})
+	if res == nil {
+		t.Fatal(ds)
+	}
+	out, diags := outputsFromResult(ctx, pipelineInputs{}, res)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	plan := planWith(t, map[string]any{"model": seedModel})
+	if diags := setOutputs(ctx, &plan, out); diags.HasError() {
+		t.Fatal(diags)
+	}
+	var m pipelineResourceModel
+	if diags := plan.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	prev, diags := previousAllocations(ctx, m.pipelineOutputs)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !reflect.DeepEqual(*prev, res.Allocations) {
+		t.Errorf("read back %+v,\nplanned   %+v", *prev, res.Allocations)
+	}
+	if prev.Head != "10.0.0.1" || prev.Devices[pipeline.HostKey{Host: "10.0.0.3", Name: "stage:code2wav"}] == nil {
+		t.Errorf("allocations are not keyed by host: %+v", prev)
 	}
 }

@@ -13,8 +13,9 @@ import (
 // previousAllocations reads the allocations an earlier plan made back from
 // the resource's state, so the engine can keep the ports and devices that
 // are still valid (a change to max_num_seqs must not move a firewall rule).
-// Ports are keyed by name, devices by pipeline.DeviceKeys, the keys
-// pipeline.Allocations documents.
+// Ports are keyed by name, devices by pipeline.DeviceKeys, each on the host
+// the state gives it (null, as on a single host or in a state written
+// before hosts existed, is ""): the keys pipeline.Allocations documents.
 //
 // It reads only the outputs `ports` and `stages`; a future schema version
 // that renames them must keep this function working on upgraded state.
@@ -27,7 +28,7 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 	// The elements are read attribute by attribute rather than with
 	// ElementsAs, which reflects over the model structs on every plan of
 	// every instance (PERFORMANCE.md).
-	prev := &pipeline.Allocations{Ports: map[string]int{}, Devices: map[string][]int{}}
+	prev := &pipeline.Allocations{Ports: map[pipeline.HostKey]int{}, Devices: map[pipeline.HostKey][]int{}}
 	for _, e := range prior.Ports.Elements() {
 		a := objectAttributes(e)
 		name, _ := a["name"].(types.String)
@@ -35,7 +36,7 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 		if name.IsNull() || name.IsUnknown() || port.IsNull() || port.IsUnknown() {
 			continue // nothing to keep
 		}
-		prev.Ports[name.ValueString()] = int(port.ValueInt64())
+		prev.Ports[pipeline.HostKey{Host: hostOf(a), Name: name.ValueString()}] = int(port.ValueInt64())
 	}
 	// Devices are keyed by the engine's one rule (pipeline.DeviceKeys), read
 	// from each stage's stage_id, role and model_stage.
@@ -48,15 +49,26 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 		role, _ := a["role"].(types.String)
 		modelStage, _ := a["model_stage"].(types.String)
 		devices[i], _ = a["devices"].(types.List)
-		infos[i] = pipeline.StageInfo{StageID: int(id.ValueInt64()), Role: role.ValueString(), ModelStage: modelStage.ValueString()}
+		infos[i] = pipeline.StageInfo{StageID: int(id.ValueInt64()), Role: role.ValueString(), ModelStage: modelStage.ValueString(), Host: hostOf(a)}
 	}
 	for i, key := range pipeline.DeviceKeys(infos) {
-		prev.Devices[key] = intsFromList(ctx, devices[i], &diags)
+		prev.Devices[pipeline.HostKey{Host: infos[i].Host, Name: key}] = intsFromList(ctx, devices[i], &diags)
+	}
+	// The first stage is the head, which serves the API.
+	if len(infos) > 0 {
+		prev.Head = infos[0].Host
 	}
 	if !prior.Release.IsNull() && !prior.Release.IsUnknown() {
 		prev.Release = prior.Release.ValueString()
 	}
 	return prev, diags
+}
+
+// hostOf is a port's or a stage's host in state, "" when null (a single
+// host, or a state written before hosts existed).
+func hostOf(attrs map[string]attr.Value) string {
+	h, _ := attrs["host"].(types.String)
+	return h.ValueString()
 }
 
 // objectAttributes is an object value's attributes; none for anything else.

@@ -129,7 +129,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"extra_config": schema.DynamicAttribute{
-					MarkdownDescription: "Any object, merged into `kv_connector_extra_config` on both stages of the pair. `P2pNcclConnector` needs `proxy_ip` and `proxy_port` here; `MultiConnector` takes its children as `connectors = [{ kv_connector = \"NixlConnector\" }, ...]`.",
+					MarkdownDescription: "Any object, merged into `kv_connector_extra_config` on both stages of the pair. `P2pNcclConnector` needs `proxy_ip` (IPv4 or `localhost`) and `proxy_port` (1-65535, written as text) here, or in its child entry's `kv_connector_extra_config`; `MultiConnector` takes its children as `connectors = [{ kv_connector = \"NixlConnector\" }, ...]`.",
 					Optional:            true,
 					Validators:          []validator.Dynamic{isObject()},
 				},
@@ -305,7 +305,7 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 				Validators:          []validator.Number{fractionValidator()},
 			},
 			"bootstrap_port": schema.NumberAttribute{
-				MarkdownDescription: "The port the other side dials: NIXL's side channel (`VLLM_NIXL_SIDE_CHANNEL_PORT`; with `data_parallel_size` N it is the first of N), Mooncake's bootstrap port. Default: allocated from `port_range`. Unset, it reads back as the port planned; null for a connector whose side listens on none.",
+				MarkdownDescription: "The port the other side dials for the KV handoff. With `NixlConnector`, and with a `MultiConnector` whatever the order of its children, that is NIXL's side channel (`VLLM_NIXL_SIDE_CHANNEL_PORT`; with `data_parallel_size` N it is the first of N), the connector whose prefill hands decode the `remote_request_id` vllm-omni needs; the other children's ports (such as Mooncake's `prefill_bootstrap`) are allocated and listed in `ports`. For a connector alone it is its own: Mooncake's bootstrap port, P2pNccl's `kv_port`, LMCache's peer-init port on decode. Default: allocated from `port_range`. Unset, it reads back as the port planned; null for a connector whose side listens on none.",
 				Optional:            true,
 				Computed:            true,
 				Validators:          []validator.Number{portValidator()},
@@ -360,7 +360,7 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 				"tensor_parallel_size": schema.Int64Attribute{MarkdownDescription: "Tensor parallel size.", Computed: true},
 				"inputs":               intList("Stage ids the stage reads from (`engine_input_source`)."),
 				"kv_role":              schema.StringAttribute{MarkdownDescription: "`kv_producer` or `kv_consumer` on the prefill-decode pair; null elsewhere.", Computed: true},
-				"bootstrap_port":       schema.Int64Attribute{MarkdownDescription: "The port the other side of the prefill-decode pair dials (NIXL's side channel); null elsewhere.", Computed: true},
+				"bootstrap_port":       schema.Int64Attribute{MarkdownDescription: "The port the other side of the prefill-decode pair dials for the KV handoff, as `prefill.bootstrap_port` and `decode.bootstrap_port` describe (NIXL's side channel with `NixlConnector` or a `MultiConnector` with a NIXL child, whatever the children's order); null elsewhere.", Computed: true},
 				"host":                 schema.StringAttribute{MarkdownDescription: "Host the stage runs on; null on a single-host pipeline.", Computed: true},
 			}},
 		},

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -284,5 +285,96 @@ func TestAccPDPipelineResource_Import(t *testing.T) {
 			ImportStateId: "anything",
 			ExpectError:   regexp.MustCompile(`(?s)omni_pd_pipeline\s+cannot\s+be\s+imported.*Declare\s+the\s+resource\s+instead.*set\s+api_port`),
 		}},
+	})
+}
+
+// hostChangeChecks are the plan checks of an update that changes hosts:
+// an update in place, each stage's devices and bootstrap_port, and each
+// host's gpu_count, in launch order.
+func hostChangeChecks(devices [][]int64, bootstrap []int64, gpus map[string]int64) []plancheck.PlanCheck {
+	checks := []plancheck.PlanCheck{plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate)}
+	for i, devs := range devices {
+		var want []knownvalue.Check
+		for _, d := range devs {
+			want = append(want, knownvalue.Int64Exact(d))
+		}
+		checks = append(checks, plancheck.ExpectKnownValue(resAddr,
+			tfjsonpath.New("stages").AtSliceIndex(i).AtMapKey("devices"), knownvalue.ListExact(want)))
+	}
+	for i, port := range bootstrap {
+		checks = append(checks, plancheck.ExpectKnownValue(resAddr,
+			tfjsonpath.New("stages").AtSliceIndex(i).AtMapKey("bootstrap_port"), knownvalue.Int64Exact(port)))
+	}
+	var launches []knownvalue.Check
+	for _, host := range sortedHostKeys(gpus) {
+		launches = append(launches, knownvalue.ObjectPartial(map[string]knownvalue.Check{
+			"host": knownvalue.StringExact(host), "gpu_count": knownvalue.Int64Exact(gpus[host]),
+		}))
+	}
+	return append(checks, plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches"), knownvalue.ListExact(launches)))
+}
+
+// sortedHostKeys lists the hosts in address order, which is launch order in
+// these tests (each host's first stage comes after the one before's).
+func sortedHostKeys(m map[string]int64) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Adding a host to a one-host pipeline keeps the head's ports and GPUs;
+// decode and the stages after it, moved to the new host, take that host's
+// lowest free ones (GPUs 0 and 1 there, not the 1 and 2 they had on the
+// first machine). The next plan is empty.
+func TestAccPDPipelineResource_AddHost(t *testing.T) {
+	hosts := []string{`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: pipelineResource()},
+			{
+				Config: pipelineResource(hosts...),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: hostChangeChecks(
+					[][]int64{{0}, {0}, {1}, {1}}, []int64{25201, 25201},
+					map[string]int64{"10.0.0.1": 1, "10.0.0.2": 2})},
+			},
+			{
+				Config:           pipelineResource(hosts...),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// Moving talker and code2wav to a new host gives them its GPU 0, not the
+// GPU 1 they had beside decode: a one-GPU machine needs gpu_count 1. The
+// ports that stay on their hosts stay, and the next plan is empty.
+func TestAccPDPipelineResource_MoveStagesToNewHost(t *testing.T) {
+	two := []string{`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`}
+	three := append(append([]string(nil), two...),
+		`stage_overrides = { talker = { host = "10.0.0.3" }, code2wav = { host = "10.0.0.3" } }`)
+	ports := statecheck.CompareValue(compare.ValuesSame())
+	portOf := func(i int) statecheck.StateCheck {
+		return ports.AddStateValue(resAddr, tfjsonpath.New("ports").AtSliceIndex(i))
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviders,
+		Steps: []resource.TestStep{
+			{Config: pipelineResource(two...), ConfigStateChecks: []statecheck.StateCheck{portOf(1)}},
+			{
+				Config: pipelineResource(three...),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: hostChangeChecks(
+					[][]int64{{0}, {0}, {0}, {0}}, []int64{25201, 25201},
+					map[string]int64{"10.0.0.1": 1, "10.0.0.2": 1, "10.0.0.3": 1})},
+				ConfigStateChecks: []statecheck.StateCheck{portOf(1)},
+			},
+			{
+				Config:           pipelineResource(three...),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
 	})
 }

@@ -1,0 +1,187 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// The port ledger holds, per host, every port the plan writes or accepts,
+// not only those it allocates: a port is 1-65535, and used once on its
+// host. Beside the API port, the given bootstrap ports and the allocated
+// ones (allocatePorts), it holds the ports the plan accepts from elsewhere:
+//
+//   - P2pNcclConnector's proxy (connector.extra_config, or a MultiConnector
+//     child's kv_connector_extra_config): on the host its proxy_ip names,
+//     a port no stage may take there, nor the API;
+//   - the ports a base config (or a stage override's engine_args) writes in
+//     the kv_transfer_config of a stage outside the PD pair, which the plan
+//     keeps as written: P2pNccl's kv_port block is a listener of the
+//     stage's host, a proxy_port its proxy's, and any other setting named
+//     like a port (but http_port, which names the API port) is kept out of
+//     what the allocator hands out there and refused as a given port there
+//     (the config does not say whether the stage binds or dials it);
+//   - the ports of the base's connector definitions (zmq_port, ...), the
+//     same on every host: the definition does not say which stage binds
+//     them.
+//
+// The split stage's own kv_transfer_config is rewritten for the PD pair's
+// connector, which reads none of the base's ports there.
+
+// foreignPorts records those ports: it returns the ones the ledger holds
+// as listeners of a host (claimed after the given ports, so a clash names
+// them), and marks the others on t as ports the allocator avoids.
+func (p *planner) foreignPorts(t *portTable) []*portRequest {
+	var out []*portRequest
+	if pr := p.conn.proxy; pr != nil {
+		pre, dec := p.pdPair()
+		out = append(out, p.proxyRequest(t, pr.ip, pr.port, pr.ipPath, pr.portPath, "p2p_nccl_proxy", []string{pre.host, dec.host})...)
+	}
+	for _, s := range p.stages {
+		if s.role == RoleStage {
+			out = append(out, p.stagePorts(t, s)...)
+		}
+	}
+	for _, def := range p.base.ConnectorDefinitions() {
+		for _, ps := range def.Settings.Ports() {
+			what := fmt.Sprintf("connector %s's %s", def.Name, ps.Path)
+			if p.checkBasePort(p.basePath, what, ps) && t.avoidAll[ps.Port] == "" {
+				t.avoidAll[ps.Port] = "the base config's " + what
+			}
+		}
+	}
+	return out
+}
+
+// proxyRequest puts a proxy's port in the ledger of its host, or keeps the
+// allocator off it where the proxy may run.
+func (p *planner) proxyRequest(t *portTable, ip string, port int, ipPath, path Path, name string, dialers []string) []*portRequest {
+	host, known, maybe, across := p.proxyHost(ip, dialers)
+	switch {
+	case across:
+		p.ds.errorf(diagcode.ConnectorProxyLoopback, ipPath, "every side would dial a proxy on its own host",
+			"%s: proxy_ip %q is this machine's own address, but the stages that dial the proxy run on different hosts (%s), so each would reach a proxy of its own; give the address of the one machine that runs the proxy.", name, ip, joinHosts(dialers))
+	case known:
+		return []*portRequest{{name: name, host: host, count: 1, given: &port, path: path, out: new(int), external: true}}
+	case maybe:
+		t.avoidOn(host, port, fmt.Sprintf("%s's, at %s, which may be this machine (no stage names its address; give prefill.host and decode.host if it is another)", name, ip))
+	}
+	return nil
+}
+
+// stagePorts reads the ports of a stage outside the PD pair from the
+// kv_transfer_config the plan writes for it: the base's, with the stage
+// override's engine_args merged in.
+func (p *planner) stagePorts(t *portTable, s *plannedStage) []*portRequest {
+	var override any
+	path := p.basePath
+	if s.override != nil {
+		if v, ok := s.override.EngineArgs["kv_transfer_config"]; ok {
+			override, path = v, s.path.Attr("engine_args").Attr("kv_transfer_config")
+		}
+	}
+	kv, err := s.base.stage.MergedEngine("kv_transfer_config", override)
+	if err != nil || !kv.IsMapping() {
+		return nil // apply reports a value it cannot merge
+	}
+	var out []*portRequest
+	for _, ps := range kv.Ports() {
+		what := fmt.Sprintf("%s's kv_transfer_config.%s", s.describe(), ps.Path)
+		if !p.checkBasePort(path, what, ps) {
+			continue
+		}
+		switch key := lastKey(ps.Path); {
+		case key == "proxy_port":
+			ip, _ := ps.In.String("proxy_ip")
+			out = append(out, p.proxyRequest(t, ip, ps.Port, path, path, what, []string{s.host})...)
+		case key == "kv_port" && ps.Connector == connectorP2pNccl:
+			port, count := ps.Port, s.par.tp*s.par.pp*s.par.dp
+			if port+count-1 > 65535 {
+				p.ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
+					"%s (line %d) is %d, and P2pNcclConnector binds it plus each of the stage's %d worker ranks, up to %d; use a port at most %d.", what, ps.Line, port, count, port+count-1, 65536-count)
+				continue
+			}
+			out = append(out, &portRequest{name: what, host: s.host, count: count, given: &port, path: path, out: new(int), external: true})
+		case key == "http_port":
+			// P2pNccl's http_port names the API port, by design.
+		default:
+			t.avoidOn(s.host, ps.Port, "the base config's "+what)
+		}
+	}
+	return out
+}
+
+// checkBasePort reports a port setting that is a number but no port; true
+// when it is a port to record.
+func (p *planner) checkBasePort(path Path, what string, ps stageconfig.PortSetting) bool {
+	if !ps.Number {
+		return false
+	}
+	if ps.Port < 1 || ps.Port > 65535 {
+		shown := fmt.Sprint(ps.Port)
+		if ps.Port < 0 {
+			shown = "a number beyond any port"
+		}
+		p.ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
+			"%s (line %d) is %s; use a port in 1-65535.", what, ps.Line, shown)
+		return false
+	}
+	return true
+}
+
+func lastKey(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '.' {
+			return path[i+1:]
+		}
+	}
+	return path
+}
+
+func joinHosts(hs []string) string {
+	out := ""
+	for i, h := range hs {
+		if i > 0 {
+			out += " and "
+		}
+		out += hostOrLocal(h)
+	}
+	return out
+}
+
+// checkConfigPorts checks the ports a config writes itself, in every
+// stage's kv_transfer_config and every connector definition, wherever the
+// config comes from (a base config, or one handed to validate_stage_config):
+// each must be a port, and P2pNccl's proxy_port text, since vLLM joins
+// proxy_ip + ":" + proxy_port and fails on a number (p2pProxy).
+func checkConfigPorts(g *graph, ds *Diagnostics, path Path) {
+	check := func(what string, ps stageconfig.PortSetting) {
+		if !ps.Number {
+			return
+		}
+		if ps.Port < 1 || ps.Port > 65535 {
+			shown := fmt.Sprint(ps.Port)
+			if ps.Port < 0 {
+				shown = "a number beyond any port"
+			}
+			ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
+				"%s (line %d) is %s; use a port in 1-65535.", what, ps.Line, shown)
+			return
+		}
+		if ps.Connector == connectorP2pNccl && lastKey(ps.Path) == "proxy_port" && !ps.Text {
+			ds.errorf(diagcode.BasePortInvalid, path, "P2pNccl's proxy_port must be text",
+				"%s (line %d) is the number %d, but vLLM's P2pNcclConnector joins proxy_ip + \":\" + proxy_port and fails on a number; write it as text: proxy_port: \"%d\".", what, ps.Line, ps.Port, ps.Port)
+		}
+	}
+	for _, s := range g.stages {
+		for _, ps := range s.stage.KVTransferSettings().Ports() {
+			check(fmt.Sprintf("%s's kv_transfer_config.%s", s.stage.Describe(), ps.Path), ps)
+		}
+	}
+	for _, def := range g.doc.ConnectorDefinitions() {
+		for _, ps := range def.Settings.Ports() {
+			check(fmt.Sprintf("connector %s's %s", def.Name, ps.Path), ps)
+		}
+	}
+}
