@@ -72,6 +72,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	p.checkArchitecture()
 	p.checkVariant()
 	p.stages = p.layout()
+	p.checkStagePaths()
 	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
 	p.release, ok = p.chooseRelease()

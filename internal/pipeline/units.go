@@ -123,12 +123,7 @@ func unitFor(c unitContext, proc Process) (string, error) {
 	if c.rdma {
 		add("LimitMEMLOCK", "infinity", "RDMA (Mooncake over rdma, NIXL over UCX) registers the KV buffers with the NIC, which locks them in memory.")
 	}
-	if rel, ok := strings.CutPrefix(s.CacheDir, "/var/cache/"); ok && rel != "" {
-		add("CacheDirectory", rel, "Created and owned for User; the one place besides /dev/shm the processes write.")
-	} else {
-		add("ReadWritePaths", s.CacheDir, "The model cache, the one place besides /dev/shm the processes write; create it owned by User.")
-	}
-	svc = append(svc, hardening...)
+	svc = append(svc, sandboxDirectives(s)...)
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Install", Directives: []systemd.Directive{{Key: "WantedBy", Value: "multi-user.target"}}})
 	return unit.Render(), nil
@@ -146,14 +141,28 @@ func orderComment(proc Process, c unitContext) string {
 	return "The head runs on " + c.masterAddress + "; its master port is polled before start."
 }
 
+// sandboxDirectives are the unit's directives from the cache on: the
+// directory it writes, then the hardening. The plan's paths are judged
+// against the sandbox these declare (unitSandbox), so a setting added here
+// is one the judgement reads.
+func sandboxDirectives(s ServiceSpec) []systemd.Directive {
+	var out []systemd.Directive
+	if rel, ok := strings.CutPrefix(s.CacheDir, "/var/cache/"); ok && rel != "" {
+		out = append(out, systemd.Directive{Key: "CacheDirectory", Value: rel, Comment: "Created and owned for User; the one place besides /dev/shm the processes write."})
+	} else {
+		out = append(out, systemd.Directive{Key: "ReadWritePaths", Value: s.CacheDir, Comment: "The model cache, the one place besides /dev/shm the processes write; create it owned by User."})
+	}
+	out = append(out, systemd.Directive{Key: "NoNewPrivileges", Value: "yes"},
+		systemd.Directive{Key: "CapabilityBoundingSet", Value: "", Comment: "No capabilities at all."},
+		systemd.Directive{Key: "AmbientCapabilities", Value: ""})
+	return append(out, hardening...)
+}
+
 // hardening confines the processes. Each setting that stays open is
 // commented with what needs it: the GPUs and RDMA NICs are devices, CUDA
 // and Triton compile kernels at run time, and NCCL and vLLM share memory
 // through /dev/shm.
 var hardening = []systemd.Directive{
-	{Key: "NoNewPrivileges", Value: "yes"},
-	{Key: "CapabilityBoundingSet", Value: "", Comment: "No capabilities at all."},
-	{Key: "AmbientCapabilities", Value: ""},
 	{Key: "ProtectSystem", Value: "strict", Comment: "/dev stays writable: /dev/shm is how NCCL and vLLM's workers share memory."},
 	{Key: "ProtectHome", Value: "yes"},
 	{Key: "PrivateTmp", Value: "yes"},

@@ -14,20 +14,18 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
-// stubVLLM puts an executable where the units' ExecStart points, since
-// systemd-analyze verify checks that it exists.
-func stubVLLM(t *testing.T) string {
+// unitPython is a Python where the units' sandbox lets them run it, for
+// the ExecStart that systemd-analyze verify checks exists: the test's own
+// temporary directory is under /tmp, which PrivateTmp=yes hides from them.
+func unitPython(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "bin", "vllm")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{path, filepath.Join(filepath.Dir(path), "python3")} {
-		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-			t.Fatal(err)
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p
 		}
 	}
-	return path
+	testtool.Need(t, "python3-in-/usr/bin")
+	return ""
 }
 
 // verifyUnit writes a process's unit into dir and has systemd-analyze
@@ -50,11 +48,11 @@ var exposure = regexp.MustCompile(`Overall exposure level for \S+: (\d+\.\d+)`)
 // with an exposure (systemd-analyze security --offline) of at most 7.0.
 func TestUnitsVerify(t *testing.T) {
 	analyze := testtool.Need(t, "systemd-analyze")
-	vllm := stubVLLM(t)
+	python := unitPython(t)
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec(t)
-			spec.Service.VLLMPath = vllm                // python3 beside it is the preflight's Python
+			spec.Service.PythonPath = python            // the preflight's Python, which ExecStart runs
 			spec.Service.CacheDir = "/srv/models/cache" // ReadWritePaths instead of CacheDirectory
 			if tc.name == "seed_qwen3_omni" {
 				spec.Service.CacheDir = ""
@@ -132,14 +130,14 @@ func TestUnitsWaitForHead(t *testing.T) {
 // joins a line, splits a list or is expanded.
 func TestUnitsHostileValues(t *testing.T) {
 	analyze := testtool.Need(t, "systemd-analyze")
-	vllm := stubVLLM(t)
+	python := unitPython(t)
 	planned := []Spec{
 		{Model: `/models/my "qwen3-omni" 100% $HOME \`, Preset: "qwen3_omni_moe", ConfigPath: `/etc/omni/a b's "c" $x %n;d\.yaml`},
 		{Model: seedModel, ConfigPath: `/etc/omni/trailing\`},
 		{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}, ConfigPath: "/etc/omni/%h.yaml"},
 	}
 	for i, spec := range planned {
-		spec.Service.VLLMPath = vllm
+		spec.Service.PythonPath = python
 		res, ds := Plan(spec)
 		if res == nil {
 			t.Errorf("case %d did not plan: %s", i, describeDiags(ds))
