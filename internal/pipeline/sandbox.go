@@ -30,7 +30,7 @@ type reachedPath struct {
 
 // unitSandbox is the sandbox of every unit the plan renders.
 func unitSandbox(s ServiceSpec) (systemd.Sandbox, error) {
-	return systemd.SandboxOf(sandboxDirectives(s.withDefaults()))
+	return systemd.SandboxOf(sandboxDirectives(s.withDefaults(), nil))
 }
 
 // checkSandboxPaths judges the paths the inputs give the processes: the

@@ -140,7 +140,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			},
 		},
 		"api_port": schema.NumberAttribute{
-			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`. Unset, it reads back as the port planned.",
+			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`. Unset, it reads back as the port planned. Below 1024, the unit that listens on it gets `CAP_NET_BIND_SERVICE` (and no other capability), as does any unit with a port below 1024 from `port_range` or a `bootstrap_port`.",
 			Optional:            true,
 			Computed:            true,
 			Validators:          []validator.Number{portValidator()},
