@@ -215,7 +215,11 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		res.Stages = append(res.Stages, s.info())
 	}
 	res.Edges = p.plannedEdges()
-	if res.Launches, err = launches(p.launchPlan(res, doc)); err != nil {
+	lp, err := p.launchPlan(res, doc)
+	if err != nil {
+		return nil, err
+	}
+	if res.Launches, err = launches(lp); err != nil {
 		return nil, err
 	}
 	// The serve command is the head's process: on one host the process that
