@@ -44,6 +44,8 @@ const (
 	FormatConversionDroppedKey  Code = "format_conversion_dropped_key"
 	PlatformDevicesKept         Code = "platform_devices_kept"
 	IgnoredKeyTranslated        Code = "ignored_key_translated"
+	EnvNameInvalid              Code = "env_name_invalid"
+	EnvValueInvalid             Code = "env_value_invalid"
 )
 
 // Stage graph: ids, inputs, edges and the connectors on them.

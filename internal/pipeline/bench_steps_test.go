@@ -228,7 +228,11 @@ func BenchmarkStepLaunchDiagram(b *testing.B) {
 	config := []byte(res.ConfigYAML)
 	b.ReportAllocs()
 	for b.Loop() {
-		if res.Launches, err = launches(p.launchPlan(res, doc)); err != nil {
+		lp, err := p.launchPlan(res, doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Launches, err = launches(lp); err != nil {
 			b.Fatal(err)
 		}
 		head := res.Launches[0].Processes[0]

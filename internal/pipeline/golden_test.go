@@ -71,6 +71,15 @@ func goldenCases() []goldenCase {
 				Service: ServiceSpec{User: "omni", CacheDir: "/srv/hf", VLLMPath: "/opt/vllm/bin/vllm", EnvironmentFile: "/etc/omni/secrets.env",
 					UnitPrefix: "qwen-pd", HeadWaitSeconds: ptr(120)}}
 		}},
+		// A privileged API port: the head's unit, and it alone, may bind
+		// it (CAP_NET_BIND_SERVICE and nothing else).
+		{"privileged_api_port", func(*testing.T) Spec { return Spec{Model: seedModel, APIPort: ptr(80)} }},
+		// Across hosts, with the ports drawn from around 1024: each unit
+		// gets the capability exactly when a port it listens on is below.
+		{"privileged_ports_multi_host", func(*testing.T) Spec {
+			return Spec{Model: seedModel, APIPort: ptr(443), PortRange: &PortRange{First: 1022, Last: 1100},
+				Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
+		}},
 	}
 	// The default model on every release that runs its PD natively, each
 	// as that release starts it (seed_qwen3_omni is the default, 0.24.0).

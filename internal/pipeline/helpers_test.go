@@ -203,3 +203,19 @@ func digPath(v any, path string) any {
 	}
 	return dig(v, steps...)
 }
+
+// withLocalPaths replaces each word of argv that is one of the planned
+// paths with where the test keeps that file. A plan names paths the units'
+// sandbox lets them read; a test's own files live in its temporary
+// directory, under /tmp, which the units' PrivateTmp=yes replaces with an
+// empty one, so the test plans with the former and runs with the latter.
+func withLocalPaths(argv []string, local map[string]string) []string {
+	out := make([]string, len(argv))
+	for i, w := range argv {
+		if l, ok := local[w]; ok {
+			w = l
+		}
+		out[i] = w
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/envvar"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/shellquote"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
@@ -55,15 +56,16 @@ type launchPlan struct {
 }
 
 // launchPlan gathers the launch's inputs from the plan and its result.
-func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) launchPlan {
+func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) (launchPlan, error) {
+	envs, err := stageEnvs(doc)
 	return launchPlan{
 		model: p.spec.Model, release: p.release.Release, asked: p.spec.VLLMOmniVersion,
 		flag: p.configFlag(), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
 		service: p.spec.Service.withDefaults(),
 		rdma:    p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl),
 		apiPort: res.APIPort, stageBased: p.stageBased(), masterPort: p.ports.master,
-		stages: res.Stages, ports: res.Ports, envs: stageEnvs(doc), checks: stageChecks(doc, p.connectorClasses()),
-	}
+		stages: res.Stages, ports: res.Ports, envs: envs, checks: stageChecks(doc, p.connectorClasses()),
+	}, err
 }
 
 // hosts are the distinct hosts of the stages, in stage order.
@@ -115,6 +117,13 @@ func launches(lp launchPlan) ([]Launch, error) {
 		l := Launch{Host: firstNonEmpty(host, SingleHost), Env: map[string]string{}}
 		if multi {
 			l.Env["VLLM_HOST_IP"] = host
+		}
+		// The host's env is the one the units do not carry (the stages'
+		// config does): held to the same rule as theirs.
+		for k, v := range l.Env {
+			if err := envvar.Check(k, v); err != nil {
+				return nil, fmt.Errorf("environment %q of %s: %v", k, l.Host, err)
+			}
 		}
 		devices := map[int]bool{}
 		for i, s := range lp.stages {
@@ -195,17 +204,23 @@ func processPorts(ports []Port, stageID *int, head bool) []NamedPort {
 }
 
 // stageEnvs reads each stage's environment from the planned config: in a
-// stage-based launch that is the environment of the stage's process.
-func stageEnvs(doc *stageconfig.Document) map[int]map[string]string {
+// stage-based launch that is the environment of the stage's process. The
+// base config's entries passed the same rule when it was loaded (Lint), so
+// an entry that fails it here is one the planner wrote.
+func stageEnvs(doc *stageconfig.Document) (map[int]map[string]string, error) {
 	out := map[int]map[string]string{}
 	for _, st := range doc.Stages() {
 		id, ok := st.ID()
 		if !ok {
 			continue
 		}
-		out[id] = st.EnvVars()
+		env, problems := st.EnvVars()
+		if len(problems) > 0 {
+			return nil, fmt.Errorf("%s: environment %s", st.Describe(), problems[0].Error())
+		}
+		out[id] = env
 	}
-	return out
+	return out, nil
 }
 
 // stageArgs launches stage i with vllm-omni's stage-based CLI: the head's

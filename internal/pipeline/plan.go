@@ -72,6 +72,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	p.checkArchitecture()
 	p.checkVariant()
 	p.stages = p.layout()
+	p.checkStagePaths()
 	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
 	p.release, ok = p.chooseRelease()
@@ -214,7 +215,11 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		res.Stages = append(res.Stages, s.info())
 	}
 	res.Edges = p.plannedEdges()
-	if res.Launches, err = launches(p.launchPlan(res, doc)); err != nil {
+	lp, err := p.launchPlan(res, doc)
+	if err != nil {
+		return nil, err
+	}
+	if res.Launches, err = launches(lp); err != nil {
 		return nil, err
 	}
 	// The serve command is the head's process: on one host the process that

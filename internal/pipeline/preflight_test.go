@@ -131,19 +131,19 @@ func TestPreflight(t *testing.T) {
 	}
 	runPreflight := func(t *testing.T, r run) (string, int, []string) {
 		t.Helper()
-		dir := t.TempDir()
-		r.spec.ConfigPath = filepath.Join(dir, "deploy.yaml")
+		r.spec.ConfigPath = "/etc/omni-test/deploy.yaml"
 		res := mustPlan(t, r.spec)
+		configPath := filepath.Join(t.TempDir(), "deploy.yaml")
 		config := r.config
 		if config == "" {
 			config = res.ConfigYAML
 		}
 		if config != "missing" {
-			if err := os.WriteFile(r.spec.ConfigPath, []byte(config), 0o644); err != nil {
+			if err := os.WriteFile(configPath, []byte(config), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		argv := append([]string(nil), res.Launches[0].Processes[r.proc].Preflight...)
+		argv := withLocalPaths(res.Launches[0].Processes[r.proc].Preflight, map[string]string{r.spec.ConfigPath: configPath})
 		argv[0] = python
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus))
@@ -328,13 +328,14 @@ func TestPreflightExecsTheProcess(t *testing.T) {
 	if err := os.WriteFile(vllm, []byte(stub), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{Model: seedModel, ConfigPath: filepath.Join(dir, "deploy.yaml"), Service: ServiceSpec{VLLMPath: vllm, PythonPath: python}}
+	spec := Spec{Model: seedModel, ConfigPath: "/etc/omni-test/deploy.yaml", Service: ServiceSpec{VLLMPath: "/opt/omni-test/bin/vllm", PythonPath: python}}
 	res := mustPlan(t, spec)
-	if err := os.WriteFile(spec.ConfigPath, []byte(res.ConfigYAML), 0o644); err != nil {
+	local := map[string]string{spec.ConfigPath: filepath.Join(dir, "deploy.yaml"), spec.Service.VLLMPath: vllm}
+	if err := os.WriteFile(local[spec.ConfigPath], []byte(res.ConfigYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	proc := res.Launches[0].Processes[0]
-	argv := execArgv(proc, spec.Service.withDefaults())
+	argv := withLocalPaths(execArgv(proc, spec.Service.withDefaults()), local)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = preflightEnv(t, fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}, nil), fakeGPUs(t, 1))
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -344,7 +345,7 @@ func TestPreflightExecsTheProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.Join(proc.Argv[1:], "\n") + "\n"; string(got) != want {
+	if want := strings.Join(withLocalPaths(proc.Argv[1:], local), "\n") + "\n"; string(got) != want {
 		t.Errorf("vllm ran with\n%s\nwant\n%s", got, want)
 	}
 	if !strings.Contains(proc.SystemdUnit, "RestartPreventExitStatus=78") {

@@ -47,6 +47,7 @@ func (p *planner) checkSpec() {
 	}
 	p.checkPortInputs()
 	checkService(&p.ds, s.Service)
+	p.checkSandboxPaths()
 }
 
 // requestedFormat is the dialect format asks for, or "" for the base
@@ -248,13 +249,6 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 		}
 		if err := systemd.PlainPath(f.v); err != nil {
 			ds.errorf(diagcode.SystemdPathInvalid, path.Attr(f.name), f.name+" cannot be written into a unit", "%v.", err)
-			continue
-		}
-		for _, hidden := range []string{"/home/", "/root/", "/run/user/"} {
-			if strings.HasPrefix(f.v+"/", hidden) {
-				ds.errorf(diagcode.SystemdPathProtected, path.Attr(f.name), f.name+" is where the unit cannot see",
-					"%q is under %s, which the units hide (ProtectHome=yes); install vllm-omni and its cache elsewhere, such as /opt/vllm-omni and /var/cache/vllm-omni.", f.v, strings.TrimSuffix(hidden, "/"))
-			}
 		}
 	}
 	switch p := s.UnitPrefix; {

@@ -123,12 +123,7 @@ func unitFor(c unitContext, proc Process) (string, error) {
 	if c.rdma {
 		add("LimitMEMLOCK", "infinity", "RDMA (Mooncake over rdma, NIXL over UCX) registers the KV buffers with the NIC, which locks them in memory.")
 	}
-	if rel, ok := strings.CutPrefix(s.CacheDir, "/var/cache/"); ok && rel != "" {
-		add("CacheDirectory", rel, "Created and owned for User; the one place besides /dev/shm the processes write.")
-	} else {
-		add("ReadWritePaths", s.CacheDir, "The model cache, the one place besides /dev/shm the processes write; create it owned by User.")
-	}
-	svc = append(svc, hardening...)
+	svc = append(svc, sandboxDirectives(s, privilegedPorts(proc.Ports))...)
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Install", Directives: []systemd.Directive{{Key: "WantedBy", Value: "multi-user.target"}}})
 	return unit.Render(), nil
@@ -146,14 +141,64 @@ func orderComment(proc Process, c unitContext) string {
 	return "The head runs on " + c.masterAddress + "; its master port is polled before start."
 }
 
+// sandboxDirectives are the unit's directives from the cache on: the
+// directory it writes, the capabilities, then the hardening. The plan's
+// paths are judged against the sandbox these declare (unitSandbox), so a
+// setting added here is one the judgement reads. privileged are the ports
+// below 1024 the process listens on.
+func sandboxDirectives(s ServiceSpec, privileged []NamedPort) []systemd.Directive {
+	var out []systemd.Directive
+	if rel, ok := strings.CutPrefix(s.CacheDir, "/var/cache/"); ok && rel != "" {
+		out = append(out, systemd.Directive{Key: "CacheDirectory", Value: rel, Comment: "Created and owned for User; the one place besides /dev/shm the processes write."})
+	} else {
+		out = append(out, systemd.Directive{Key: "ReadWritePaths", Value: s.CacheDir, Comment: "The model cache, the one place besides /dev/shm the processes write; create it owned by User."})
+	}
+	out = append(out, systemd.Directive{Key: "NoNewPrivileges", Value: "yes"})
+	if len(privileged) == 0 {
+		out = append(out, systemd.Directive{Key: "CapabilityBoundingSet", Value: "", Comment: "No capabilities at all."},
+			systemd.Directive{Key: "AmbientCapabilities", Value: ""})
+	} else {
+		// Binding a port below 1024 takes CAP_NET_BIND_SERVICE
+		// (capabilities(7)); as an ambient capability it reaches the
+		// unprivileged User across the preflight's exec of vllm, and the
+		// bounding set holds nothing else.
+		out = append(out, systemd.Directive{Key: "CapabilityBoundingSet", Value: capNetBindService,
+			Comment: "Only CAP_NET_BIND_SERVICE, which User needs to listen on " + describePorts(privileged) + ", below 1024."},
+			systemd.Directive{Key: "AmbientCapabilities", Value: capNetBindService})
+	}
+	return append(out, hardening...)
+}
+
+const capNetBindService = "CAP_NET_BIND_SERVICE"
+
+// privilegedPorts are the ports below 1024 among a process's.
+func privilegedPorts(ports []NamedPort) []NamedPort {
+	var out []NamedPort
+	for _, p := range ports {
+		if p.Port < 1024 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// describePorts names ports for a comment: "port 80 (api)".
+func describePorts(ports []NamedPort) string {
+	words := make([]string, len(ports))
+	for i, p := range ports {
+		words[i] = strconv.Itoa(p.Port) + " (" + p.Name + ")"
+	}
+	if len(ports) == 1 {
+		return "port " + words[0]
+	}
+	return "ports " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
 // hardening confines the processes. Each setting that stays open is
 // commented with what needs it: the GPUs and RDMA NICs are devices, CUDA
 // and Triton compile kernels at run time, and NCCL and vLLM share memory
 // through /dev/shm.
 var hardening = []systemd.Directive{
-	{Key: "NoNewPrivileges", Value: "yes"},
-	{Key: "CapabilityBoundingSet", Value: "", Comment: "No capabilities at all."},
-	{Key: "AmbientCapabilities", Value: ""},
 	{Key: "ProtectSystem", Value: "strict", Comment: "/dev stays writable: /dev/shm is how NCCL and vLLM's workers share memory."},
 	{Key: "ProtectHome", Value: "yes"},
 	{Key: "PrivateTmp", Value: "yes"},

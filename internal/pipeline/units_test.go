@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,20 +17,18 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
-// stubVLLM puts an executable where the units' ExecStart points, since
-// systemd-analyze verify checks that it exists.
-func stubVLLM(t *testing.T) string {
+// unitPython is a Python where the units' sandbox lets them run it, for
+// the ExecStart that systemd-analyze verify checks exists: the test's own
+// temporary directory is under /tmp, which PrivateTmp=yes hides from them.
+func unitPython(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "bin", "vllm")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{path, filepath.Join(filepath.Dir(path), "python3")} {
-		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
-			t.Fatal(err)
+	for _, p := range []string{"/usr/bin/python3", "/usr/local/bin/python3"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return p
 		}
 	}
-	return path
+	testtool.Need(t, "python3-in-/usr/bin")
+	return ""
 }
 
 // verifyUnit writes a process's unit into dir and has systemd-analyze
@@ -50,11 +51,11 @@ var exposure = regexp.MustCompile(`Overall exposure level for \S+: (\d+\.\d+)`)
 // with an exposure (systemd-analyze security --offline) of at most 7.0.
 func TestUnitsVerify(t *testing.T) {
 	analyze := testtool.Need(t, "systemd-analyze")
-	vllm := stubVLLM(t)
+	python := unitPython(t)
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec(t)
-			spec.Service.VLLMPath = vllm                // python3 beside it is the preflight's Python
+			spec.Service.PythonPath = python            // the preflight's Python, which ExecStart runs
 			spec.Service.CacheDir = "/srv/models/cache" // ReadWritePaths instead of CacheDirectory
 			if tc.name == "seed_qwen3_omni" {
 				spec.Service.CacheDir = ""
@@ -132,14 +133,14 @@ func TestUnitsWaitForHead(t *testing.T) {
 // joins a line, splits a list or is expanded.
 func TestUnitsHostileValues(t *testing.T) {
 	analyze := testtool.Need(t, "systemd-analyze")
-	vllm := stubVLLM(t)
+	python := unitPython(t)
 	planned := []Spec{
 		{Model: `/models/my "qwen3-omni" 100% $HOME \`, Preset: "qwen3_omni_moe", ConfigPath: `/etc/omni/a b's "c" $x %n;d\.yaml`},
 		{Model: seedModel, ConfigPath: `/etc/omni/trailing\`},
 		{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}, ConfigPath: "/etc/omni/%h.yaml"},
 	}
 	for i, spec := range planned {
-		spec.Service.VLLMPath = vllm
+		spec.Service.PythonPath = python
 		res, ds := Plan(spec)
 		if res == nil {
 			t.Errorf("case %d did not plan: %s", i, describeDiags(ds))
@@ -166,5 +167,136 @@ func TestUnitsHostileValues(t *testing.T) {
 		if !ds.HasErrors() || len(codesOf(ds, "systemd_path_invalid"))+len(codesOf(ds, "systemd_path_protected")) == 0 {
 			t.Errorf("%+v was not refused: %v", bad, ds.Codes())
 		}
+	}
+}
+
+// capabilityLines are a unit's CapabilityBoundingSet= and
+// AmbientCapabilities= values.
+func capabilityLines(unit string) (bounding, ambient []string) {
+	for _, line := range strings.Split(unit, "\n") {
+		if v, ok := strings.CutPrefix(line, "CapabilityBoundingSet="); ok {
+			bounding = append(bounding, v)
+		}
+		if v, ok := strings.CutPrefix(line, "AmbientCapabilities="); ok {
+			ambient = append(ambient, v)
+		}
+	}
+	return bounding, ambient
+}
+
+// wantsBind reports whether a process listens on a port below 1024.
+func wantsBind(proc Process) bool {
+	for _, p := range proc.Ports {
+		if p.Port < 1024 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkBindCapability fails unless the unit holds exactly
+// CAP_NET_BIND_SERVICE, in its bounding and ambient sets, when a port its
+// process listens on is below 1024, and no capability otherwise.
+func checkBindCapability(t *testing.T, what string, proc Process) {
+	t.Helper()
+	bounding, ambient := capabilityLines(proc.SystemdUnit)
+	want := []string{""}
+	if wantsBind(proc) {
+		want = []string{"CAP_NET_BIND_SERVICE"}
+	}
+	if !reflect.DeepEqual(bounding, want) || !reflect.DeepEqual(ambient, want) {
+		t.Errorf("%s: %s listens on %v: CapabilityBoundingSet=%q AmbientCapabilities=%q, want %q", what, proc.UnitName, proc.Ports, bounding, ambient, want)
+	}
+}
+
+// A unit whose process listens on a port below 1024 runs as an
+// unprivileged user, so it gets CAP_NET_BIND_SERVICE and nothing else; no
+// other unit gets a capability. systemd-analyze rates the others as before,
+// and the privileged ones at most 0.3 worse (the ambient capability).
+func TestUnitsPrivilegedPorts(t *testing.T) {
+	specs := []Spec{
+		{Model: seedModel, APIPort: ptr(80)},
+		{Model: seedModel, APIPort: ptr(1023)},
+		{Model: seedModel, APIPort: ptr(1024)},
+		{Model: seedModel, APIPort: ptr(443), VLLMOmniVersion: "0.22.0"}, // one process for every stage
+		{Model: seedModel, PortRange: &PortRange{First: 900, Last: 999}},
+		{Model: seedModel, Prefill: RoleSpec{BootstrapPort: ptr(700)}},
+		{Model: seedModel, APIPort: ptr(443), PortRange: &PortRange{First: 1022, Last: 1100}, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}},
+		{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
+			map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}},
+			PortRange: &PortRange{First: 1000, Last: 1100}, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}},
+	}
+	analyze, _ := exec.LookPath("systemd-analyze")
+	python := "" // the default, where no systemd-analyze verifies the units
+	if analyze != "" {
+		python = unitPython(t)
+	}
+	level := func(path string) float64 {
+		out, _ := exec.Command(analyze, "security", "--offline=true", path).CombinedOutput()
+		m := exposure.FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("no exposure level in:\n%s", out)
+		}
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		return v
+	}
+	var unprivileged float64
+	if analyze != "" {
+		spec := Spec{Model: seedModel, Service: ServiceSpec{PythonPath: python}}
+		unprivileged = level(verifyUnit(t, analyze, t.TempDir(), mustPlan(t, spec).Launches[0].Processes[0]))
+	}
+	privileged := 0
+	for i, spec := range specs {
+		spec.Service.PythonPath = python
+		res := mustPlan(t, spec)
+		dir := t.TempDir()
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				checkBindCapability(t, strconv.Itoa(i), proc)
+				if wantsBind(proc) {
+					privileged++
+				}
+				if analyze == "" {
+					continue
+				}
+				got := level(verifyUnit(t, analyze, dir, proc))
+				switch {
+				case wantsBind(proc) && got > unprivileged+0.3:
+					t.Errorf("case %d: %s exposure %.1f, more than 0.3 above %.1f", i, proc.UnitName, got, unprivileged)
+				case !wantsBind(proc) && got > unprivileged:
+					t.Errorf("case %d: %s exposure %.1f, above %.1f", i, proc.UnitName, got, unprivileged)
+				}
+			}
+		}
+	}
+	if privileged < 7 {
+		t.Errorf("only %d privileged units: the cases do not test the capability", privileged)
+	}
+}
+
+// Over random API ports and port ranges, on one host and two: the
+// capability follows the ports, unit by unit.
+func TestUnitsPrivilegedPortsProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 5))
+	n := 0
+	for range 300 {
+		first := 1 + r.IntN(2000)
+		spec := Spec{Model: seedModel, APIPort: ptr(1 + r.IntN(2000)), PortRange: &PortRange{First: first, Last: first + 20 + r.IntN(100)}}
+		if r.IntN(2) == 0 {
+			spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.2"
+		}
+		res, _ := Plan(spec)
+		if res == nil {
+			continue // the API port inside the range, say
+		}
+		n++
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				checkBindCapability(t, fmt.Sprintf("%+v", spec), proc)
+			}
+		}
+	}
+	if n < 200 {
+		t.Errorf("only %d of 300 random plans planned", n)
 	}
 }

@@ -140,7 +140,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			},
 		},
 		"api_port": schema.NumberAttribute{
-			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`. Unset, it reads back as the port planned.",
+			MarkdownDescription: "Port of the OpenAI-compatible API server. Default: `8091`. Unset, it reads back as the port planned. Below 1024, the unit that listens on it gets `CAP_NET_BIND_SERVICE` (and no other capability), as does any unit with a port below 1024 from `port_range` or a `bootstrap_port`.",
 			Optional:            true,
 			Computed:            true,
 			Validators:          []validator.Number{portValidator()},
@@ -185,7 +185,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"systemd": schema.SingleNestedAttribute{
-			MarkdownDescription: "How each process runs as a systemd service (`launches[*].processes[*].systemd_unit`). Every field has a default.",
+			MarkdownDescription: "How each process runs as a systemd service (`launches[*].processes[*].systemd_unit`). Every field has a default. The units run sandboxed, and every path they are given is judged against their sandbox: one they read (`config_path`, a local `model`, `vllm_path`, `python_path`, a stage's `model` or `tokenizer`) under `/home`, `/root` or `/run/user` (`ProtectHome=yes`) or `/tmp` or `/var/tmp` (`PrivateTmp=yes`) is refused, and so is a `cache_dir` there or in `/dev/shm` (`RemoveIPC=yes`); `environment_file`, which systemd reads before the sandbox is set up, may be anywhere.",
 			Optional:            true,
 			Attributes: map[string]schema.Attribute{
 				"user": schema.StringAttribute{
@@ -204,7 +204,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"python_path": schema.StringAttribute{
-					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`; `/usr/bin/python3` for a system-wide pip install), which runs each process's preflight before it execs `vllm`; the preflight refuses to start a `vllm` whose script names another Python. Default: `python3` beside `vllm_path`. Paths under `/home`, `/root` and `/run/user` are refused: the units cannot see them.",
+					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`; `/usr/bin/python3` for a system-wide pip install), which runs each process's preflight before it execs `vllm`; the preflight refuses to start a `vllm` whose script names another Python. Default: `python3` beside `vllm_path`.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},

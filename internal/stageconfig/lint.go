@@ -76,7 +76,7 @@ var stageRules = []rule{
 	{"engine_args", wantMap},
 	{"runtime", wantMap}, {"runtime.devices", wantAny}, {"runtime.devices.[]", wantAny},
 	{"runtime.num_replicas", wantInt}, {"runtime.max_batch_size", wantInt},
-	{"runtime.env", wantMap}, {"runtime.env.*", wantScalar},
+	{"runtime.env", wantMap}, // its entries: linter.env
 	{"input_connectors", wantMap}, {"input_connectors.*", wantAny},
 	{"output_connectors", wantMap}, {"output_connectors.*", wantAny},
 }
@@ -84,7 +84,7 @@ var stageRules = []rule{
 // stagesStageRules are the keys only a `stages` stage holds flat.
 var stagesStageRules = []rule{
 	{"devices", wantAny}, {"devices.[]", wantAny}, {"num_replicas", wantInt},
-	{"env", wantMap}, {"env.*", wantScalar},
+	{"env", wantMap},
 }
 
 // topRules are the top-level keys of both dialects.
@@ -173,6 +173,7 @@ func (d *Document) lint() ([]Finding, map[*yaml.Node]bool) {
 			l.apply(s.Node, where, stagesStageRules)
 			l.apply(s.Node, where, engineRules)
 		}
+		l.env(s, where)
 	}
 	sort.SliceStable(l.out, func(i, j int) bool {
 		if l.out[i].Line != l.out[j].Line {
@@ -231,6 +232,20 @@ func (l *linter) match(n *yaml.Node, where string, path []string, w want) {
 		}
 		if v := MapGet(n, step); v != nil {
 			visit(v, step)
+		}
+	}
+}
+
+// env checks each entry of the stage's environments by the rule EnvVars
+// reads them with (envEntry), naming the stage.
+func (l *linter) env(s Stage, where string) {
+	for _, m := range s.envMaps() {
+		for i := 0; i+1 < len(m.n.Content); i += 2 {
+			l.checked[resolve(m.n.Content[i+1])] = true
+			if _, p := envEntry(m.n.Content[i], m.n.Content[i+1]); p != nil {
+				l.out = append(l.out, Finding{Line: p.Line, Column: p.Column, Code: p.Code, Summary: p.Summary,
+					Detail: fmt.Sprintf("line %d: %s%s.%s (%s) %s.", p.Line, where, m.key, p.Key, s.Describe(), p.Problem)})
+			}
 		}
 	}
 }

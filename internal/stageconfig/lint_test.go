@@ -74,7 +74,7 @@ func lintCases() []lintCase {
 		{"kv_role a number", engineWith("kv_transfer_config: {kv_role: 1}"), diagcode.YAMLValueType, 4, `kv_transfer_config.kv_role is the integer 1`},
 		{"model_stage a list", engineWith("model_stage: [a]"), diagcode.YAMLValueType, 4, `model_stage is a list`},
 		{"pipeline a number", "pipeline: 3\nstages:\n  - stage_id: 0\n", diagcode.YAMLValueType, 1, `pipeline is the integer 3`},
-		{"env value on", flatWith("env: {FLAG: on}"), diagcode.YAMLValueType, 3, `env.FLAG is the boolean true.*"on"`},
+		{"env value on", flatWith("env: {FLAG: on}"), diagcode.YAMLValueType, 3, `env.FLAG \(stage 0\) is the boolean true.*"on"`},
 		{"runtime env value yes", "stage_args:\n  - stage_id: 0\n    runtime:\n      env: {A: yes}\n", diagcode.YAMLValueType, 4, `runtime.env.A`},
 		// Not finite.
 		{"memory nan", engineWith(`gpu_memory_utilization: .nan`), diagcode.YAMLValueNotFinite, 4, `.nan, which is not a finite number`},

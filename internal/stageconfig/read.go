@@ -72,19 +72,6 @@ func (s Stage) KVTransferSettings() Settings { return Settings{s.Engine("kv_tran
 // EnvVar reads one variable of the stage's environment.
 func (s Stage) EnvVar(name string) (string, bool) { return ScalarString(MapGet(s.Env(), name)) }
 
-// EnvVars returns the stage's environment variables that have a scalar
-// value.
-func (s Stage) EnvVars() map[string]string {
-	m := s.Env()
-	out := map[string]string{}
-	for _, k := range MapKeys(m) {
-		if v, ok := ScalarString(MapGet(m, k)); ok {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 // KVTransfer is a stage's `kv_transfer_config`, as far as the planner's
 // checks read it.
 type KVTransfer struct {

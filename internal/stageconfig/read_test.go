@@ -75,7 +75,7 @@ func TestStageReads(t *testing.T) {
 			got.model, _ = s.EngineString("model_stage")
 			got.tp, _ = s.ParallelConfig().Int("tensor_parallel_size")
 			got.env, _ = s.EnvVar("A")
-			got.envs = s.EnvVars()
+			got.envs, _ = s.EnvVars()
 			got.kv, got.hasKV = s.KVTransfer()
 			got.hasEngineNull, got.hasNo = s.HasEngine("quantization"), s.HasEngine("no_such_key")
 			if !deepEqual(got, tc.want) {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/envvar"
 )
 
 // Directive is one line of a section, with an optional comment above it
@@ -152,12 +154,12 @@ func PlainPath(p string) error {
 }
 
 // Environment renders one Environment= value: "NAME=value" as one quoted
-// word, `%` escaped (systemd does not expand `$` there).
+// word, `%` escaped (systemd does not expand `$` there). A variable that
+// envvar's rule refuses, which systemd would ignore or could not read, is
+// an error.
 func Environment(name, value string) (string, error) {
-	for _, r := range name + value {
-		if r < 0x20 || r == 0x7f {
-			return "", fmt.Errorf("environment %s holds a control character", name)
-		}
+	if err := envvar.Check(name, value); err != nil {
+		return "", fmt.Errorf("environment %q: %v", name, err)
 	}
 	v := strings.ReplaceAll(name+"="+value, "%", "%%")
 	v = strings.ReplaceAll(v, `\`, `\\`)

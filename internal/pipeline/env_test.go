@@ -1,0 +1,152 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
+
+// baseWithEnv is the Qwen3-Omni preset with the given YAML lines in the
+// thinker's (stage 0's) runtime.env.
+func baseWithEnv(t testing.TB, lines ...string) string {
+	t.Helper()
+	src, err := presets.Source("qwen3_omni_moe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor := "    runtime:\n"
+	env := anchor + "      env:\n        " + strings.Join(lines, "\n        ") + "\n"
+	return strings.Replace(string(src), anchor, env, 1)
+}
+
+// A base config's runtime.env entry that systemd would drop, or that its
+// process could not get as written, is refused at plan time as an error of
+// base_config that names the entry and its stage; never written into a unit,
+// and never blamed on the whole plan (render_failed).
+func TestStageEnvRefused(t *testing.T) {
+	for _, c := range []struct {
+		line, code, says string
+	}{
+		{"A-B: x", "env_name_invalid", `runtime.env.A-B (stage 0 (thinker))`},
+		{"1X: x", "env_name_invalid", `1X (stage 0 (thinker)) is not a name`},
+		{`"": x`, "env_name_invalid", `the name is empty`},
+		{`NL: "a\nb"`, "env_value_invalid", `NL (stage 0 (thinker)) cannot be carried as written: the value holds a newline`},
+		{`NUL: ~`, "yaml_value_type", `None`},
+		{`HEX: 0x10`, "yaml_value_type", `"16"`},
+		{`L: [a, b]`, "yaml_value_type", `a list`},
+	} {
+		t.Run(c.line, func(t *testing.T) {
+			for _, spec := range []Spec{
+				{Model: seedModel, BaseConfig: baseWithEnv(t, c.line)},
+				{Model: seedModel, BaseConfig: baseWithEnv(t, c.line), Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}},
+			} {
+				res, ds := Plan(spec)
+				got := codesOf(ds, c.code)
+				if res != nil || len(got) != 1 || got[0].Path.String() != "base_config" || !strings.Contains(got[0].Detail, c.says) || len(codesOf(ds, "render_failed")) > 0 {
+					t.Errorf("want one %s at base_config saying %q:\n%s", c.code, c.says, describeDiags(ds))
+				}
+			}
+		})
+	}
+}
+
+// unquoteEnvironment reads an Environment= value back as systemd does
+// (systemd.syntax(7): one double-quoted word, \\ and \" inside; %% is %).
+func unquoteEnvironment(t *testing.T, v string) string {
+	t.Helper()
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		t.Fatalf("not one quoted word: %q", v)
+	}
+	r := strings.NewReplacer(`\\`, `\`, `\"`, `"`, "%%", "%")
+	return r.Replace(v[1 : len(v)-1])
+}
+
+// yamlScalar writes s as a YAML scalar: double-quoted, or as written.
+func yamlScalar(t *testing.T, s string, quoted bool) string {
+	t.Helper()
+	if !quoted {
+		return s
+	}
+	out, err := yaml.Marshal(&yaml.Node{Kind: yaml.ScalarNode, Style: yaml.DoubleQuotedStyle, Value: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}
+
+// Any name and value in a base config's runtime.env, quoted or as written:
+// either the plan refuses it as base_config's (never render_failed), or
+// every unit of the stage's process sets exactly that name to the text its
+// config gives vllm-omni, and the process's env says the same.
+func FuzzStageEnv(f *testing.F) {
+	for _, s := range []struct {
+		name, value string
+		quoted      bool
+	}{{"A", "x", false}, {"A-B", "1", true}, {"1X", "2", false}, {"", "3", true}, {"NL", "a\nb", true}, {"HEX", "0x10", false},
+		{"F", "1.5", false}, {"B", "yes", false}, {"P", "50% $HOME \\ \"q\"", true}, {"N", "~", false}, {"U", "\ufdd0", true}} {
+		f.Add(s.name, s.value, s.quoted)
+	}
+	f.Fuzz(func(t *testing.T, name, value string, quoted bool) {
+		if strings.ContainsAny(name+value, "\n\r") && !quoted || len(name)+len(value) > 200 {
+			return
+		}
+		line := yamlScalar(t, name, true) + ": " + yamlScalar(t, value, quoted)
+		spec := Spec{Model: seedModel, BaseConfig: baseWithEnv(t, line), Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
+		res, ds := Plan(spec)
+		if res == nil {
+			if len(codesOf(ds, "render_failed")) > 0 {
+				t.Fatalf("%s: render_failed:\n%s", line, describeDiags(ds))
+			}
+			for _, d := range ds.Errors() {
+				if d.Path.String() != "base_config" {
+					t.Fatalf("%s: an error not of base_config:\n%s", line, describeDiags(ds))
+				}
+			}
+			return
+		}
+		doc, err := stageconfig.Parse([]byte(res.ConfigYAML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int]string{}
+		for _, st := range doc.Stages() {
+			env, problems := st.EnvVars()
+			if len(problems) > 0 {
+				t.Fatalf("%s: the planned config's env %+v", line, problems)
+			}
+			if v, ok := env[name]; ok {
+				id, _ := st.ID()
+				want[id] = v
+			}
+		}
+		if len(want) != 2 { // prefill and decode, both from the thinker
+			t.Fatalf("%s: %d stages carry %q", line, len(want), name)
+		}
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				v, ok := want[*proc.StageID]
+				if !ok {
+					continue
+				}
+				if proc.Env[name] != v {
+					t.Fatalf("%s: the process env has %q, the config %q", line, proc.Env[name], v)
+				}
+				var set []string
+				for _, u := range strings.Split(proc.SystemdUnit, "\n") {
+					if e, ok := strings.CutPrefix(u, "Environment="); ok {
+						if n, val, _ := strings.Cut(unquoteEnvironment(t, e), "="); n == name {
+							set = append(set, val)
+						}
+					}
+				}
+				if len(set) != 1 || set[0] != v {
+					t.Fatalf("%s: the unit sets %q, the config %q", line, set, v)
+				}
+			}
+		}
+	})
+}
