@@ -150,6 +150,10 @@ func launches(lp launchPlan) ([]Launch, error) {
 			proc.Command = ShellJoin(proc.Argv)
 			proc.Preflight = lp.preflightArgv(*proc)
 			proc.PreflightCommand = shellJoin(proc.Preflight)
+			if proc.Role == ProcessHeadless && c.headPort != 0 {
+				proc.wait = []string{"--head", hostPort(c.masterAddress, c.headPort),
+					"--head-wait", strconv.Itoa(*svc.HeadWaitSeconds), "--head-unit", c.headUnit}
+			}
 			unit, err := unitFor(c, *proc)
 			if err != nil {
 				return nil, err

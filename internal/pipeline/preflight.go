@@ -25,8 +25,10 @@ const PreflightExit = 78 // EX_CONFIG
 // process is given and that every dotted path the release will import for
 // the process resolves. Arguments: the version as the user gave it, "line"
 // or "release", the vLLM line, the config path and its SHA-256; then
-// options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE),
-// and, optionally, `--` and the command to exec once everything matches.
+// options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE;
+// on a headless unit --head ADDRESS:PORT --head-wait SECONDS --head-unit
+// UNIT, the head's omni master to wait for once the checks pass), and,
+// optionally, `--` and the command to exec once everything matches.
 // With a command, the first check is that its script runs in this Python:
 // its "#!" line, its "#!/usr/bin/env" command on PATH, or the /bin/sh
 // trampoline pip, virtualenv and uv write for a long path or one with a
@@ -34,7 +36,7 @@ const PreflightExit = 78 // EX_CONFIG
 // Versions are read from the installed distributions' metadata
 // (importlib.metadata); the imports come last, once the versions match, so
 // that a failed one means the release itself lacks what the plan names.
-const preflightSource = `import hashlib, importlib, os, re, shlex, shutil, subprocess, sys
+const preflightSource = `import hashlib, importlib, os, re, shlex, shutil, socket, subprocess, sys, time
 from importlib import metadata
 STATUS = 78
 def say(kind, msg):
@@ -45,6 +47,7 @@ def fail(msg):
 want, mode, want_vllm, path, want_sha = sys.argv[1:6]
 args = sys.argv[6:]
 gpus, imports, transports, rest = 0, [], [], []
+head, head_wait, head_unit = None, 0, ""
 while args:
     a = args.pop(0)
     if a == "--":
@@ -59,6 +62,12 @@ while args:
         imports.append(v.split("=", 1))
     elif a == "--transport":
         transports.append(v.split("=", 1))
+    elif a == "--head":
+        head = v
+    elif a == "--head-wait":
+        head_wait = int(v)
+    elif a == "--head-unit":
+        head_unit = v
     else:
         fail("unknown option %s; the unit was not written by this plan" % a)
 SHELLS = ("sh", "bash", "dash")
@@ -224,6 +233,30 @@ for key, dotted in imports:
         resolve(dotted)
     except Exception as e:
         fail("%s %s does not resolve in the installed vllm-omni %s (%s); the plan for vllm-omni %s names it: correct the base config, or plan for the release that has it" % (key, dotted, omni, first_line(e), want))
+def wait_for_head():
+    # A headless stage registers with the head's omni master once, at
+    # start: wait for its port, each try bounded, until the deadline. The
+    # status is 1, not STATUS: the head may come later, so systemd starts
+    # this again.
+    host, _, port = head.rpartition(":")
+    deadline = time.monotonic() + head_wait
+    said = False
+    while True:
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+            return
+        except OSError:
+            pass
+        if time.monotonic() >= deadline:
+            break
+        if not said:
+            say("waiting", "the head's omni master at %s does not answer yet; waiting up to %d s" % (head, head_wait))
+            said = True
+        time.sleep(2)
+    say("error", "the head's omni master at %s did not answer within %d s; start %s on %s first" % (head, head_wait, head_unit, host))
+    sys.exit(1)
+if head:
+    wait_for_head()
 if rest:
     try:
         os.execv(rest[0], rest)

@@ -219,7 +219,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"head_wait_seconds": schema.NumberAttribute{
-					MarkdownDescription: "How long a headless process waits for the head's omni master port before it fails (and systemd restarts it). Default: `" + strconv.Itoa(pipeline.DefaultHeadWaitSeconds) + "`.",
+					MarkdownDescription: "How long a headless process waits for the head's omni master port before it fails (and systemd restarts it). The wait is the preflight's, in the unit's main process, so the unit counts as started at once and the boot never waits for the head. Only headless units read it. Default: `" + strconv.Itoa(pipeline.DefaultHeadWaitSeconds) + "`.",
 					Optional:            true,
 					Validators:          []validator.Number{wholeNumber(10, 86400)},
 				},

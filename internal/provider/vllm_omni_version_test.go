@@ -449,10 +449,12 @@ func TestAccPDPipeline_HeadWaitOnOneHost(t *testing.T) {
 			Config: pipelineResource(`systemd = { head_wait_seconds = 120 }`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				// The head waits for nothing.
-				plancheck.ExpectKnownValue(resAddr, unit(0), stringWithout("wait-for-head")),
+				plancheck.ExpectKnownValue(resAddr, unit(0), stringWithout(" --head-wait ")),
 				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(
-					`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 127\.0\.0\.1 25203 120 vllm-omni-stage-0\.service$`))),
-				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=180$`))),
+					`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 120 --head-unit vllm-omni-stage-0\.service -- `))),
+				// The wait is the main process's, so the unit's start-up is
+				// not stretched to cover it.
+				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=120$`))),
 			}},
 		}},
 	})
