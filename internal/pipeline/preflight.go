@@ -353,7 +353,7 @@ func (lp launchPlan) preflightArgv(proc Process) []string {
 			want, mode = v, "line"
 		}
 	}
-	argv := []string{lp.service.PythonPath, "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA}
+	argv := append(pythonArgv(lp.service.PythonPath), "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA)
 	if len(proc.Devices) > 0 {
 		argv = append(argv, "--gpus", strconv.Itoa(slices.Max(proc.Devices)+1))
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -297,4 +298,124 @@ func (r *pathRand) word(alphabet string, n int) string {
 		b[i] = alphabet[r.next(len(alphabet))]
 	}
 	return string(b)
+}
+
+// python_path unset: the python3 beside vllm_path, except in
+// /usr/local/bin, where both a Python built into /usr/local and the
+// distribution's pip (for /usr/bin/python3) put vllm; there the preflight
+// starts with python3 as the unit's PATH finds it, /usr/local/bin before
+// /usr/bin, through /usr/bin/env.
+func TestDefaultPythonPath(t *testing.T) {
+	for _, tc := range []struct {
+		service ServiceSpec
+		want    []string
+	}{
+		{ServiceSpec{}, []string{"/usr/bin/env", "python3", "-c"}},
+		{ServiceSpec{VLLMPath: "/usr/local/bin/vllm"}, []string{"/usr/bin/env", "python3", "-c"}},
+		{ServiceSpec{VLLMPath: "/usr/bin/vllm"}, []string{"/usr/bin/python3", "-c"}},
+		{ServiceSpec{VLLMPath: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/python3", "-c"}},
+		{ServiceSpec{VLLMPath: "/usr/local/bin/vllm", PythonPath: "/usr/bin/python3"}, []string{"/usr/bin/python3", "-c"}},
+		{ServiceSpec{VLLMPath: "/opt/bin/vllm", PythonPath: "/usr/local/bin/python3.12"}, []string{"/usr/local/bin/python3.12", "-c"}},
+	} {
+		res := mustPlan(t, Spec{Model: seedModel, Service: tc.service})
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				if got := proc.Preflight[:len(tc.want)]; !reflect.DeepEqual(got, tc.want) {
+					t.Errorf("%+v: preflight starts %q, want %q", tc.service, got, tc.want)
+				}
+				if want := "ExecStart=" + strings.Join(tc.want, " ") + " "; !strings.Contains(proc.SystemdUnit, "\n"+want) {
+					t.Errorf("%+v: the unit does not start with %q", tc.service, want)
+				}
+			}
+		}
+	}
+}
+
+// A system-wide pip install, as the default python_path meets it: vllm in
+// the directory that stands for /usr/local/bin, its Python in the one that
+// stands for /usr/bin, the unit's PATH in that order. The preflight runs in
+// that Python and starts vllm; with another python3 earlier on PATH (a
+// Python built into /usr/local), it refuses and names the one to set.
+func TestDefaultPythonPath_SystemWidePip(t *testing.T) {
+	python := "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		testtool.Need(t, "python3-in-/usr/bin")
+	}
+	res := mustPlan(t, Spec{Model: seedModel})
+	proc := res.Launches[0].Processes[0]
+	if proc.Preflight[0] != "/usr/bin/env" {
+		t.Fatalf("the default preflight starts %q", proc.Preflight[:2])
+	}
+	for _, tc := range []struct {
+		name         string
+		localPython  bool // a python3 of its own in the /usr/local/bin stand-in
+		status       int
+		says, notSay string
+	}{
+		{"the distribution's Python", false, 0, "", "error"},
+		{"another python3 first on PATH", true, PreflightExit, "set systemd.python_path to $USR/bin/python3", "vllm ran"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			local, usr := filepath.Join(dir, "usr", "local", "bin"), filepath.Join(dir, "usr", "bin")
+			for _, d := range []string{local, usr} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(python, filepath.Join(usr, "python3")); err != nil {
+				t.Fatal(err)
+			}
+			if tc.localPython {
+				// Another environment: a venv-like prefix of its own.
+				if err := os.Symlink(python, filepath.Join(local, "python3")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "usr", "local", "pyvenv.cfg"), []byte("home = /usr/bin\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			record := filepath.Join(dir, "ran")
+			vllm := filepath.Join(local, "vllm")
+			script := "#!" + filepath.Join(usr, "python3") + "\nopen(" + strconvQuote(record) + ", \"w\").write(\"ran\\n\")\n"
+			if err := os.WriteFile(vllm, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			config := filepath.Join(dir, "deploy.yaml")
+			if err := os.WriteFile(config, []byte(res.ConfigYAML), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			argv := execArgv(proc, ServiceSpec{VLLMPath: vllm})
+			for i, a := range argv {
+				if a == res.ConfigPath {
+					argv[i] = config
+				}
+			}
+			bin := fakeGPUs(t, 1)
+			cmd := exec.Command(argv[0], argv[1:]...)
+			env := preflightEnv(t, fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}, nil), bin)
+			for i, kv := range env {
+				if strings.HasPrefix(kv, "PATH=") {
+					env[i] = "PATH=" + local + ":" + usr + ":" + bin
+				}
+			}
+			cmd.Env = env
+			out, err := cmd.CombinedOutput()
+			said := string(out)
+			if _, err := os.Stat(record); err == nil {
+				said += "\nvllm ran"
+			}
+			status := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				status = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if status != tc.status || tc.says != "" && !strings.Contains(said, strings.ReplaceAll(tc.says, "$USR", filepath.Join(dir, "usr"))) ||
+				strings.Contains(said, tc.notSay) || tc.status == 0 && !strings.Contains(said, "vllm ran") {
+				t.Errorf("status %d, want %d saying %q:\n%s", status, tc.status, tc.says, said)
+			}
+		})
+	}
 }
