@@ -156,7 +156,8 @@ func firstDifference(a, b *Result) string {
 			continue
 		}
 		if sa, ok := va.Field(i).Interface().(string); ok {
-			return f.Name + ": " + firstLineDiff(sa, vb.Field(i).Interface().(string))
+			sb, _ := vb.Field(i).Interface().(string)
+			return f.Name + ": " + firstLineDiff(sa, sb)
 		}
 		if f.Name == "Launches" {
 			for j, l := range a.Launches {
