@@ -171,6 +171,7 @@ const (
 	StageOverridesUnknownKey Code = "stage_overrides_unknown_key"
 	NumReplicasRange         Code = "num_replicas_range"
 	NixlReplicasOnePort      Code = "nixl_replicas_one_port"
+	NumReplicasUnsupported   Code = "num_replicas_unsupported"
 	OverrideAmbiguous        Code = "override_ambiguous"
 	OverrideSplitStage       Code = "override_split_stage"
 	OverrideUnknownStage     Code = "override_unknown_stage"

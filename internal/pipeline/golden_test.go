@@ -63,6 +63,11 @@ func goldenCases() []goldenCase {
 		{"multi_host", func(*testing.T) Spec {
 			return Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 		}},
+		// Two talker replicas, started by the talker's own process
+		// (--omni-dp-size-local 2) on the talker's own devices.
+		{"talker_replicas", func(*testing.T) Spec {
+			return Spec{Model: seedModel, StageOverrides: map[string]StageOverride{"talker": {NumReplicas: ptr(2)}}}
+		}},
 		// Three hosts, spelled the long way (canonical in the output), with
 		// the units' settings given.
 		{"multi_host_rdma", func(*testing.T) Spec {

@@ -52,6 +52,7 @@ type launchPlan struct {
 	stages     []StageInfo // in output order; the first is the head's
 	ports      []Port
 	envs       map[int]map[string]string // each stage's environment, from the config
+	replicas   map[int]int               // each stage's num_replicas, from the config
 	checks     map[int]preflightChecks   // what each stage's preflight imports and counts
 }
 
@@ -64,7 +65,7 @@ func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) (launchPlan
 		service: p.spec.Service.withDefaults(),
 		rdma:    p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl),
 		apiPort: res.APIPort, stageBased: p.stageBased(), masterPort: p.ports.master,
-		stages: res.Stages, ports: res.Ports, envs: envs, checks: stageChecks(doc, p.connectorClasses()),
+		stages: res.Stages, ports: res.Ports, envs: envs, replicas: stageReplicas(doc), checks: stageChecks(doc, p.connectorClasses()),
 	}, err
 }
 
@@ -159,6 +160,10 @@ func launches(lp launchPlan) ([]Launch, error) {
 			proc.Command = ShellJoin(proc.Argv)
 			proc.Preflight = lp.preflightArgv(*proc)
 			proc.PreflightCommand = shellJoin(proc.Preflight)
+			if proc.Role == ProcessHeadless && c.headPort != 0 {
+				proc.wait = []string{"--head", hostPort(c.masterAddress, c.headPort),
+					"--head-wait", strconv.Itoa(*svc.HeadWaitSeconds), "--head-unit", c.headUnit}
+			}
 			unit, err := unitFor(c, *proc)
 			if err != nil {
 				return nil, err
@@ -238,6 +243,11 @@ func (lp launchPlan) stageArgs(i int) []string {
 		argv = append(argv, "--headless")
 	}
 	argv = append(argv, "--omni-master-address", lp.masterAddress(), "--omni-master-port", strconv.Itoa(lp.masterPort))
+	// Its own stage's replicas: the process starts as many as this says,
+	// whatever the config does (replicas.go).
+	if n := lp.replicas[s.StageID]; n > 1 && lp.release.StageCLI.Has(releases.FlagOmniDPSizeLocal) {
+		argv = append(argv, releases.FlagOmniDPSizeLocal, strconv.Itoa(n))
+	}
 	// Multi-NIC hosts: the address the stage's peers reach it at, where the
 	// release has the flag (it is detected otherwise).
 	if s.Host != head && lp.release.StageCLI.Has(releases.FlagOmniReplicaAddr) {

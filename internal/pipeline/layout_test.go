@@ -101,7 +101,7 @@ func TestHeadWaitSeconds(t *testing.T) {
 						continue
 					}
 					headless++
-					if !strings.Contains(proc.SystemdUnit, "TimeoutStartSec=180") || !strings.Contains(proc.SystemdUnit, " 120 vllm-omni-stage-0.service") {
+					if !strings.Contains(proc.SystemdUnit, " --head-wait 120 --head-unit vllm-omni-stage-0.service -- ") {
 						t.Errorf("%s does not wait 120 s for the head:\n%s", proc.UnitName, proc.SystemdUnit)
 					}
 				}

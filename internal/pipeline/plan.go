@@ -80,6 +80,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	p.checkIgnoredInputs()
+	p.checkReplicas()
 	p.format = outputDialect(p.release, p.base.Dialect)
 	// Placement and ports are judged even when inputs they do not read are
 	// wrong (a relative config_path, a connector typo), so that one plan

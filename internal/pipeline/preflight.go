@@ -25,12 +25,18 @@ const PreflightExit = 78 // EX_CONFIG
 // process is given and that every dotted path the release will import for
 // the process resolves. Arguments: the version as the user gave it, "line"
 // or "release", the vLLM line, the config path and its SHA-256; then
-// options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE),
-// and, optionally, `--` and the command to exec once everything matches.
+// options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE;
+// on a headless unit --head ADDRESS:PORT --head-wait SECONDS --head-unit
+// UNIT, the head's omni master to wait for once the checks pass), and,
+// optionally, `--` and the command to exec once everything matches.
+// With a command, the first check is that its script runs in this Python:
+// its "#!" line, its "#!/usr/bin/env" command on PATH, or the /bin/sh
+// trampoline pip, virtualenv and uv write for a long path or one with a
+// space (python_of); a virtual environment counts as its own Python.
 // Versions are read from the installed distributions' metadata
 // (importlib.metadata); the imports come last, once the versions match, so
 // that a failed one means the release itself lacks what the plan names.
-const preflightSource = `import hashlib, importlib, os, re, subprocess, sys
+const preflightSource = `import hashlib, importlib, os, re, shlex, shutil, socket, subprocess, sys, time
 from importlib import metadata
 STATUS = 78
 def say(kind, msg):
@@ -41,6 +47,7 @@ def fail(msg):
 want, mode, want_vllm, path, want_sha = sys.argv[1:6]
 args = sys.argv[6:]
 gpus, imports, transports, rest = 0, [], [], []
+head, head_wait, head_unit = None, 0, ""
 while args:
     a = args.pop(0)
     if a == "--":
@@ -55,8 +62,90 @@ while args:
         imports.append(v.split("=", 1))
     elif a == "--transport":
         transports.append(v.split("=", 1))
+    elif a == "--head":
+        head = v
+    elif a == "--head-wait":
+        head_wait = int(v)
+    elif a == "--head-unit":
+        head_unit = v
     else:
         fail("unknown option %s; the unit was not written by this plan" % a)
+SHELLS = ("sh", "bash", "dash")
+# The directory uv's relocatable trampolines find their Python in, as the
+# shell computes it: the script's real directory, and before that the
+# directory of $0.
+BESIDE = (('"$(dirname -- "$(realpath -- "$0")")"/', lambda s: os.path.dirname(os.path.realpath(s))),
+          ('"$(CDPATH= cd -- "$(dirname -- "$0")" && echo "$PWD")"/', lambda s: os.path.dirname(os.path.abspath(s))))
+def trampoline(script, lines):
+    # Where "#!<python>" would pass the kernel's 127 bytes or hold a space,
+    # pip and virtualenv (distlib) and uv start the script with /bin/sh, a
+    # line that sh runs and Python reads as the start of a string,
+    # '''exec' <python> "$0" "$@", and one that ends the string, ' '''.
+    # <python> is one shell word.
+    if len(lines) < 3 or lines[2].strip() != b"' '''":
+        return None
+    line = lines[1].rstrip(b"\r\n").decode(errors="replace")
+    head, tail = "'''exec' ", ' "$0" "$@"'
+    if not (line.startswith(head) and line.endswith(tail)):
+        return None
+    expr, base = line[len(head):-len(tail)], ""
+    for prefix, where in BESIDE:
+        if expr.startswith(prefix):
+            expr, base = expr[len(prefix):], where(script)
+            break
+    try:
+        words = shlex.split(expr)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    return os.path.normpath(os.path.join(base, words[0])) if base else words[0]
+def python_of(script):
+    # The Python the script runs in, and how its first lines say so; None
+    # for a binary, or a shell script of the user's, which the check cannot
+    # read.
+    try:
+        with open(script, "rb") as f:
+            lines = [f.readline(65536) for _ in range(3)]
+    except OSError as e:
+        fail("%s cannot be read (%s); set systemd.vllm_path to the vllm executable" % (script, e.strerror))
+    words = lines[0][2:].split() if lines[0].startswith(b"#!") else []
+    if not words:
+        return None, None
+    interp = words[0].decode(errors="replace")
+    name = os.path.basename(interp)
+    if name == "env":
+        cmd = [w.decode(errors="replace") for w in words[1:] if not w.startswith(b"-") and b"=" not in w]
+        found = shutil.which(cmd[0]) if cmd else None
+        if not found:
+            fail("%s runs %s, which finds no %s on PATH (%s); set systemd.vllm_path to the vllm of the Python that should run it" % (script, b" ".join(words).decode(errors="replace"), cmd[0] if cmd else "command", os.environ.get("PATH", "")))
+        return found, "through env"
+    if name in SHELLS:
+        found = trampoline(script, lines)
+        if found is None:
+            say("warning", "%s is a %s script, not a trampoline of pip, uv or virtualenv, so this check cannot tell which Python it runs; it checked %s" % (script, interp, sys.executable))
+            return None, None
+        return found, "by its /bin/sh trampoline"
+    return interp, "by its first line"
+def environment(python):
+    # A virtual environment is the directory of its pyvenv.cfg, where
+    # Python's site module finds it (beside the executable or one level
+    # up): its python links to the base interpreter, so the real path alone
+    # does not tell a venv from the Python it was made from.
+    exe_dir = os.path.dirname(os.path.abspath(python))
+    for d in (exe_dir, os.path.dirname(exe_dir)):
+        if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
+            return "venv", os.path.realpath(d)
+    return "python", os.path.realpath(python)
+if rest:
+    # The check is worth only as much as the Python it runs in: it must be
+    # the one vllm runs in, so that comes first.
+    interp, how = python_of(rest[0])
+    if interp is not None:
+        if not os.path.isabs(interp):
+            fail("%s names %s, not an absolute path, as its Python; reinstall vllm-omni with the pip of the Python that should run it" % (rest[0], interp))
+        if environment(interp) != environment(sys.executable):
+            fail("%s runs in %s (%s), but this check ran in %s; set systemd.python_path to %s" % (rest[0], interp, how, sys.executable, interp))
 PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
 def installed(name):
     try:
@@ -144,18 +233,31 @@ for key, dotted in imports:
         resolve(dotted)
     except Exception as e:
         fail("%s %s does not resolve in the installed vllm-omni %s (%s); the plan for vllm-omni %s names it: correct the base config, or plan for the release that has it" % (key, dotted, omni, first_line(e), want))
+def wait_for_head():
+    # A headless stage registers with the head's omni master once, at
+    # start: wait for its port, each try bounded, until the deadline. The
+    # status is 1, not STATUS: the head may come later, so systemd starts
+    # this again.
+    host, _, port = head.rpartition(":")
+    deadline = time.monotonic() + head_wait
+    said = False
+    while True:
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+            return
+        except OSError:
+            pass
+        if time.monotonic() >= deadline:
+            break
+        if not said:
+            say("waiting", "the head's omni master at %s does not answer yet; waiting up to %d s" % (head, head_wait))
+            said = True
+        time.sleep(2)
+    say("error", "the head's omni master at %s did not answer within %d s; start %s on %s first" % (head, head_wait, head_unit, host))
+    sys.exit(1)
+if head:
+    wait_for_head()
 if rest:
-    # The check is worth only as much as the Python it ran in: it must be
-    # the one vllm runs in.
-    try:
-        with open(rest[0], "rb") as f:
-            head = f.readline(512)
-    except OSError as e:
-        fail("%s cannot be read (%s); set systemd.vllm_path to the vllm executable" % (rest[0], e.strerror))
-    if head.startswith(b"#!"):
-        interp = head[2:].strip().split(b" ")[0].decode(errors="replace")
-        if not interp.endswith("/env") and os.path.realpath(interp) != os.path.realpath(sys.executable):
-            fail("%s runs in %s, but this check ran in %s; set systemd.python_path to %s" % (rest[0], interp, sys.executable, interp))
     try:
         os.execv(rest[0], rest)
     except OSError as e:
@@ -251,7 +353,7 @@ func (lp launchPlan) preflightArgv(proc Process) []string {
 			want, mode = v, "line"
 		}
 	}
-	argv := []string{lp.service.PythonPath, "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA}
+	argv := append(pythonArgv(lp.service.PythonPath), "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA)
 	if len(proc.Devices) > 0 {
 		argv = append(argv, "--gpus", strconv.Itoa(slices.Max(proc.Devices)+1))
 	}

@@ -143,8 +143,8 @@ func TestPreflight(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		argv := withLocalPaths(res.Launches[0].Processes[r.proc].Preflight, map[string]string{r.spec.ConfigPath: configPath})
-		argv[0] = python
+		pre := withLocalPaths(res.Launches[0].Processes[r.proc].Preflight, map[string]string{r.spec.ConfigPath: configPath})
+		argv := append([]string{python}, pre[scriptAt(pre)-1:]...) // the test's Python, then "-c" and on
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus))
 		out, err := cmd.CombinedOutput()
@@ -241,7 +241,7 @@ func TestPreflight(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out, status, argv := runPreflight(t, tc.run)
 			if status != tc.status {
-				t.Errorf("status %d, want %d:\n%s\nargs: %q", status, tc.status, out, argv[3:])
+				t.Errorf("status %d, want %d:\n%s\nargs: %q", status, tc.status, out, argv[4:])
 			}
 			for _, s := range tc.says {
 				if !strings.Contains(out, s) {
@@ -269,7 +269,7 @@ func TestPreflightArgv(t *testing.T) {
 		t2c = "custom_process_input_func=vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav"
 		tr  = "NixlConnector=nixl._api"
 	)
-	opts := func(argv []string) []string { return argv[8:] }
+	opts := func(argv []string) []string { return argv[scriptAt(argv)+6:] }
 	all := []string{"--import", ar, "--import", t2t, "--import", t2c, "--import", gen}
 	res := mustPlan(t, Spec{Model: seedModel})
 	want := [][]string{

@@ -120,6 +120,11 @@ type Process struct {
 
 	host   string          // the stage's host ("" on one host)
 	checks preflightChecks // what the preflight imports
+	// wait is what the unit's preflight waits for before it execs vllm:
+	// on a headless process, --head ADDRESS:PORT --head-wait SECONDS
+	// --head-unit UNIT; not part of Preflight, which an operator runs by
+	// hand.
+	wait []string
 }
 
 // NamedPort is one port a process listens on.

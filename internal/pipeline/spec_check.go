@@ -266,6 +266,33 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 	}
 }
 
+// defaultPython is the Python the preflight runs in when python_path is
+// unset: the python3 beside vllm, where a virtualenv, conda or a Python
+// built into its own prefix keep it. /usr/local/bin is the exception: two
+// system-wide installs put vllm there, a Python built into /usr/local (the
+// python Docker images: /usr/local/bin/python3) and the distribution's
+// pip (Debian, Ubuntu and the images built on them, vllm's own and
+// NVIDIA's among them: /usr/bin/python3). There the default is python3 as
+// the unit's PATH finds it (pythonArgv): /usr/local/bin first, then
+// /usr/bin. Either way the preflight checks that vllm's own first line
+// names that Python, and names the one to set when it does not.
+func defaultPython(vllm string) string {
+	if dir := path.Dir(vllm); dir != "/usr/local/bin" {
+		return path.Join(dir, "python3")
+	}
+	return "python3"
+}
+
+// pythonArgv starts the Python: a path as it is, a bare name (only the
+// default) through /usr/bin/env on the unit's PATH, which starts with
+// vllm's own directory.
+func pythonArgv(python string) []string {
+	if strings.HasPrefix(python, "/") {
+		return []string{python}
+	}
+	return []string{"/usr/bin/env", python}
+}
+
 func (s ServiceSpec) withDefaults() ServiceSpec {
 	def := func(v *string, d string) {
 		if *v == "" {
@@ -276,7 +303,7 @@ func (s ServiceSpec) withDefaults() ServiceSpec {
 	def(&s.CacheDir, DefaultCacheDir)
 	def(&s.VLLMPath, DefaultVLLMPath)
 	def(&s.EnvironmentFile, DefaultEnvironmentFile)
-	def(&s.PythonPath, path.Join(path.Dir(s.VLLMPath), "python3"))
+	def(&s.PythonPath, defaultPython(s.VLLMPath))
 	def(&s.UnitPrefix, DefaultUnitPrefix)
 	if s.HeadWaitSeconds == nil {
 		w := DefaultHeadWaitSeconds

@@ -24,18 +24,18 @@ type unitContext struct {
 	headUnit      string // the head process's unit name
 }
 
-// waitScript polls the head's omni master port until a deadline, each try
-// bounded to five seconds, and fails with a message that says what to
-// start. Its arguments come after it on the command line, so no value is
-// ever part of the script: $1 host, $2 port, $3 seconds, $4 the head's unit.
-const waitScript = `end=$((SECONDS + $3)); while :; do timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>/dev/null && exit 0; ` +
-	`[ "$SECONDS" -lt "$end" ] || break; sleep 2; done; ` +
-	`echo "vllm-omni: the head's omni master at $1:$2 did not answer within $3 s; start $4 on $1 first" >&2; exit 1`
+// unitStartTimeout bounds a unit's start-up, which for Type=exec ends
+// once the preflight has been executed: only nvidia-modprobe runs before
+// it. The wait for the head, the checks and model loading all come after,
+// in the main process, so none of them holds multi-user.target.
+const unitStartTimeout = 120
 
-// execArgv is what a unit starts: the preflight, which execs the process's
-// argv with vllm at its absolute path once the machine matches the plan.
+// execArgv is what a unit starts: the preflight, which on a headless
+// process then waits for the head's omni master (proc.wait), and execs the
+// process's argv with vllm at its absolute path once the machine matches
+// the plan.
 func execArgv(proc Process, s ServiceSpec) []string {
-	argv := append(append([]string{}, proc.Preflight...), "--", s.VLLMPath)
+	argv := append(append(append([]string{}, proc.Preflight...), proc.wait...), "--", s.VLLMPath)
 	return append(argv, proc.Argv[1:]...)
 }
 
@@ -101,23 +101,21 @@ func unitFor(c unitContext, proc Process) (string, error) {
 	add("ExecStartPre", "+-/bin/sh -c \"command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0\"",
 		"\"+\": with full privileges, since the unit has none; \"-\": a host without it goes on. CUDA cannot create\n"+
 			"/dev/nvidia-uvm itself here (no setuid, no module loading), so it is created before the process starts.")
-	if proc.Role == ProcessHeadless && c.headPort != 0 {
-		pre, err := systemd.Command([]string{"/bin/bash", "-c", waitScript, "wait-for-head",
-			c.masterAddress, strconv.Itoa(c.headPort), strconv.Itoa(*s.HeadWaitSeconds), c.headUnit})
-		if err != nil {
-			return "", err
-		}
-		add("ExecStartPre", pre, "A headless stage registers with the head's omni master: wait for its port, bounded, and fail saying so.")
+	main := "The preflight, then vllm in its place (exec): it checks the installed vllm-omni and vLLM and the\n" +
+		"deploy config against the plan as the main process, since RestartPreventExitStatus reads only the main\n" +
+		"process's status (a failed ExecStartPre would restart forever)."
+	if len(proc.wait) > 0 {
+		main += "\nA headless stage registers with the head's omni master, so the preflight then waits for its port, bounded,\n" +
+			"and fails saying so (status 1: restarted); waiting here, the unit is started and holds no boot target."
 	}
-	add("ExecStart", execStart, "The preflight, then vllm in its place (exec): it checks the installed vllm-omni and vLLM and the\n"+
-		"deploy config against the plan as the main process, since RestartPreventExitStatus reads only the main\n"+
-		"process's status (a failed ExecStartPre would restart forever).")
+	add("ExecStart", execStart, main)
 	add("Restart", "on-failure", "")
 	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit)+" 203 216 217",
 		"A machine that does not match the plan (the preflight's status) fails once, and stays failed, with the\n"+
 			"preflight's message; so does one where the executable, the group or the user is missing (systemd's 203, 216, 217).")
 	add("RestartSec", "10", "")
-	add("TimeoutStartSec", strconv.Itoa(*s.HeadWaitSeconds+60), "Covers the wait for the head; model loading happens after start.")
+	add("TimeoutStartSec", strconv.Itoa(unitStartTimeout), "Start-up ends once the preflight runs (Type=exec): the checks, the wait for the head and model loading\n"+
+		"come after it, so multi-user.target, which waits for the units it wants to start, is not held by them.")
 	add("TimeoutStopSec", "120", "")
 	add("LimitNOFILE", "1048576", "Every stage and connector holds many sockets and files.")
 	if c.rdma {
@@ -136,9 +134,9 @@ func orderComment(proc Process, c unitContext) string {
 	case proc.Role == ProcessHead:
 		return "The head starts first; the headless stages register with it."
 	case proc.host == c.headHost:
-		return "After the head on this host, then its master port is polled before start."
+		return "After the head on this host, whose master port the preflight then waits for."
 	}
-	return "The head runs on " + c.masterAddress + "; its master port is polled before start."
+	return "The head runs on " + c.masterAddress + "; the preflight waits for its master port."
 }
 
 // sandboxDirectives are the unit's directives from the cache on: the

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
@@ -79,53 +77,71 @@ func TestUnitsVerify(t *testing.T) {
 	}
 }
 
-// The headless units' wait for the head: it returns at once when the
-// master port answers, and fails with a message naming the head when it
-// does not within the bound.
-func TestUnitsWaitForHead(t *testing.T) {
-	bash := testtool.Need(t, "bash")
-	testtool.Need(t, "timeout")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// No unit holds the boot. multi-user.target wants every unit, and a target
+// orders itself after what it wants (systemd.target(5): Wants= gets an
+// After=), so it is reached only once each unit has started; a Type=exec
+// unit has started when its main process has been executed
+// (systemd.service(5)), after every ExecStartPre= has exited. So nothing
+// slow may be an ExecStartPre=: the only one is nvidia-modprobe. The wait
+// for the head is the main process's (the preflight's --head options), and
+// TimeoutStartSec, which covers start-up only, is one value in every plan,
+// whatever head_wait_seconds is.
+func TestUnitsDoNotHoldTheBoot(t *testing.T) {
+	type spec struct {
+		name string
+		spec Spec
 	}
-	open := 0
-	if addr, ok := ln.Addr().(*net.TCPAddr); ok {
-		open = addr.Port
+	var specs []spec
+	for _, tc := range goldenCases() {
+		specs = append(specs, spec{tc.name, tc.spec(t)})
 	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				close(done)
-				return
-			}
-			c.Close()
+	for _, wait := range []int{10, 3600, 86400} {
+		specs = append(specs, spec{"head_wait_seconds " + strconv.Itoa(wait), Spec{Model: seedModel, Service: ServiceSpec{HeadWaitSeconds: ptr(wait)}}},
+			spec{"head_wait_seconds " + strconv.Itoa(wait) + " across hosts", Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"},
+				Service: ServiceSpec{HeadWaitSeconds: ptr(wait)}}})
+	}
+	const modprobe = `ExecStartPre=+-/bin/sh -c "command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0"`
+	for _, tc := range specs {
+		res := mustPlan(t, tc.spec)
+		wait := DefaultHeadWaitSeconds
+		if w := tc.spec.Service.HeadWaitSeconds; w != nil {
+			wait = *w
 		}
-	}()
-	run := func(port int) (string, error) {
-		out, err := exec.Command(bash, "-c", waitScript, "wait-for-head", "127.0.0.1", strconv.Itoa(port), "4", "vllm-omni-stage-0.service").CombinedOutput()
-		return string(out), err
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				lines := strings.Split(proc.SystemdUnit, "\n")
+				var pre []string
+				for _, line := range lines {
+					if strings.HasPrefix(line, "ExecStartPre=") {
+						pre = append(pre, line)
+					}
+				}
+				where := tc.name + ": " + proc.UnitName
+				if len(pre) != 1 || pre[0] != modprobe {
+					t.Errorf("%s: ExecStartPre= %q, want only nvidia-modprobe's", where, pre)
+				}
+				for _, want := range []string{"Type=exec", "TimeoutStartSec=" + strconv.Itoa(unitStartTimeout), "WantedBy=multi-user.target"} {
+					if !slicesContains(lines, want) {
+						t.Errorf("%s has no %s", where, want)
+					}
+				}
+				exec := execArgv(proc, tc.spec.Service.withDefaults())
+				headWait := strings.Join([]string{"--head-wait", strconv.Itoa(wait)}, " ")
+				if got := strings.Contains(strings.Join(exec, " "), " "+headWait+" "); got != (proc.Role == ProcessHeadless) {
+					t.Errorf("%s (%s): its main process waits for the head: %v", where, proc.Role, got)
+				}
+			}
+		}
 	}
-	start := time.Now()
-	if out, err := run(open); err != nil {
-		t.Errorf("the head answers, but the wait failed: %v %s", err, out)
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
 	}
-	if time.Since(start) > 4*time.Second {
-		t.Errorf("the wait took %v with the head up", time.Since(start))
-	}
-	ln.Close()
-	<-done
-	start = time.Now()
-	out, err := run(open) // closed now
-	if err == nil || !strings.Contains(out, "the head's omni master at 127.0.0.1:"+strconv.Itoa(open)+" did not answer within 4 s; start vllm-omni-stage-0.service on 127.0.0.1 first") {
-		t.Errorf("with no head: %v %q", err, out)
-	}
-	// It waited the whole bound, not a count of tries, and not much longer.
-	if took := time.Since(start); took < 4*time.Second || took > 12*time.Second {
-		t.Errorf("the failed wait took %v for a bound of 4 s", took)
-	}
+	return false
 }
 
 // Hostile values that reach a unit either give a unit systemd-analyze

@@ -66,7 +66,7 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 					// A headless process on the head's host waits for the
 					// master on the loopback address.
 					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
-						`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 127\.0\.0\.1 25203 600 vllm-omni-stage-0\.service$`))),
+						`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 600 --head-unit vllm-omni-stage-0\.service -- /usr/local/bin/vllm serve `))),
 					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
 					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-3.service")),
 					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("devices"), ints(2)),
@@ -96,7 +96,7 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("env").AtMapKey("VLLM_HOST_IP"), knownvalue.StringExact("10.0.0.2")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("ports").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("decode_side_channel")),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
-						`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 10\.0\.0\.1 \d+ 120 qwen-stage-0\.service$`))),
+						`(?m)^ExecStart=.* --head 10\.0\.0\.1:\d+ --head-wait 120 --head-unit qwen-stage-0\.service -- /opt/v/bin/vllm serve `))),
 					plancheck.ExpectKnownValue(resAddr, proc(1, 2).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
 					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
 				}},

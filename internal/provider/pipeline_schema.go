@@ -204,7 +204,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"python_path": schema.StringAttribute{
-					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`; `/usr/bin/python3` for a system-wide pip install), which runs each process's preflight before it execs `vllm`; the preflight refuses to start a `vllm` whose script names another Python. Default: `python3` beside `vllm_path`.",
+					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`; `/usr/bin/python3` for a system-wide pip install), which runs each process's preflight before it execs `vllm`; the preflight refuses to start a `vllm` whose script names another Python (its `#!` line, or the `/bin/sh` trampoline pip, virtualenv and uv write for a long path or one with a space; a virtualenv counts as its own Python), and names the one to set. Default: `python3` beside `vllm_path`; for `vllm_path = \"/usr/local/bin/vllm\"` (the default), where both a Python built into `/usr/local` and the distribution's pip for `/usr/bin/python3` put `vllm`, `python3` as the unit's `PATH` finds it (`/usr/bin/env python3`: `/usr/local/bin/python3`, else `/usr/bin/python3`). A path the units' sandbox hides (under `/tmp`, `/var/tmp`, `/home`, `/root` or `/run/user`) is refused.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -219,7 +219,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"head_wait_seconds": schema.NumberAttribute{
-					MarkdownDescription: "How long a headless process waits for the head's omni master port before it fails (and systemd restarts it). Default: `" + strconv.Itoa(pipeline.DefaultHeadWaitSeconds) + "`.",
+					MarkdownDescription: "How long a headless process waits for the head's omni master port before it fails (and systemd restarts it). The wait is the preflight's, in the unit's main process, so the unit counts as started at once and the boot never waits for the head. Only headless units read it. Default: `" + strconv.Itoa(pipeline.DefaultHeadWaitSeconds) + "`.",
 					Optional:            true,
 					Validators:          []validator.Number{wholeNumber(10, 86400)},
 				},

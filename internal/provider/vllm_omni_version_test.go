@@ -279,18 +279,21 @@ output "sha_matches" {
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_command"), knownvalue.StringRegexp(regexp.MustCompile(
 					`^python3 -c '.*' http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-stage-0\.service$`))),
 				plancheck.ExpectKnownValue(resAddr, process(0).AtMapKey("preflight_command"),
-					knownvalue.StringRegexp(regexp.MustCompile(`^/usr/local/bin/python3 -c .* 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
+					knownvalue.StringRegexp(regexp.MustCompile(`^/usr/bin/env python3 -c .* 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
 						` --gpus 1 --transport NixlConnector=nixl\._api --import scheduler_cls=\S+\.OmniARScheduler`+
 						` --import custom_process_input_func=\S+\.qwen3_omni\.thinker2talker --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav`+
 						` --import scheduler_cls=\S+\.OmniGenerationScheduler$`))),
 				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListPartial(map[int]knownvalue.Check{
-					3: knownvalue.StringExact("0.24.0"), 4: knownvalue.StringExact("release"), 5: knownvalue.StringExact("0.24"),
-					6: knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml"),
-					8: knownvalue.StringExact("--gpus"), 9: knownvalue.StringExact("2"),
-					10: knownvalue.StringExact("--transport"), 11: knownvalue.StringExact("NixlConnector=nixl._api"),
-					12: knownvalue.StringExact("--import"), 13: knownvalue.StringExact("scheduler_cls=vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"),
+					// python_path unset with vllm in /usr/local/bin: python3 as
+					// the unit's PATH finds it.
+					0: knownvalue.StringExact("/usr/bin/env"), 1: knownvalue.StringExact("python3"), 2: knownvalue.StringExact("-c"),
+					4: knownvalue.StringExact("0.24.0"), 5: knownvalue.StringExact("release"), 6: knownvalue.StringExact("0.24"),
+					7: knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml"),
+					9: knownvalue.StringExact("--gpus"), 10: knownvalue.StringExact("2"),
+					11: knownvalue.StringExact("--transport"), 12: knownvalue.StringExact("NixlConnector=nixl._api"),
+					13: knownvalue.StringExact("--import"), 14: knownvalue.StringExact("scheduler_cls=vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"),
 				})),
-				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListSizeExact(14)),
+				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListSizeExact(15)),
 				// Stages 2 and 3 load no KV connector: no transport to import.
 				plancheck.ExpectKnownValue(resAddr, process(3).AtMapKey("preflight_command"),
 					knownvalue.StringRegexp(regexp.MustCompile(` [0-9a-f]{64} --gpus 3 --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav --import scheduler_cls=\S+\.OmniGenerationScheduler$`))),
@@ -464,10 +467,12 @@ func TestAccPDPipeline_HeadWaitOnOneHost(t *testing.T) {
 			Config: pipelineResource(`systemd = { head_wait_seconds = 120 }`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				// The head waits for nothing.
-				plancheck.ExpectKnownValue(resAddr, unit(0), stringWithout("wait-for-head")),
+				plancheck.ExpectKnownValue(resAddr, unit(0), stringWithout(" --head-wait ")),
 				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(
-					`(?m)^ExecStartPre=/bin/bash -c .* wait-for-head 127\.0\.0\.1 25203 120 vllm-omni-stage-0\.service$`))),
-				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=180$`))),
+					`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 120 --head-unit vllm-omni-stage-0\.service -- `))),
+				// The wait is the main process's, so the unit's start-up is
+				// not stretched to cover it.
+				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=120$`))),
 			}},
 		}},
 	})

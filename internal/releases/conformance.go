@@ -500,6 +500,12 @@ func (c *conformance) mooncakeEnv() {
 func (c *conformance) commandLines() {
 	stageBased := map[int]int{}
 	heads := 0
+	replicas := map[int]int{}
+	for _, st := range c.d.Doc.Stages() {
+		if id, ok := st.ID(); ok {
+			replicas[id] = st.NumReplicas()
+		}
+	}
 	for i, argv := range c.d.Argvs {
 		if len(argv) < 3 || argv[0] != "vllm" || argv[1] != "serve" || strings.HasPrefix(argv[2], "-") || !slices.Contains(argv, "--omni") {
 			c.add(diagcode.ReleaseCommand, "launch %d is not `vllm serve <model> --omni ...`: %q", i, argv)
@@ -532,6 +538,7 @@ func (c *conformance) commandLines() {
 		if !has(FlagHeadless) {
 			heads++
 		}
+		c.stageReplicas(i, argv, id, replicas[id])
 	}
 	if len(stageBased) == 0 {
 		if len(c.d.Argvs) > 1 {
@@ -546,6 +553,32 @@ func (c *conformance) commandLines() {
 		if id, ok := s.ID(); ok && stageBased[id] != 1 {
 			c.add(diagcode.ReleaseLaunches, "stage %d is launched %d times; each stage needs one process", id, stageBased[id])
 		}
+	}
+}
+
+// stageReplicas: a stage-based process starts --omni-dp-size-local
+// replicas of its own stage, 1 unless given, and the head writes that over
+// its own stage's num_replicas while it expects the config's count of every
+// other (vllm_omni/engine/async_omni_engine.py@f92d84fc :475-505,
+// entrypoints/cli/serve.py@f92d84fc run_headless :685-727), so the two must
+// agree. Before the flag (0.22.0) a stage-based launch starts one replica
+// per process: 0.21.0rc1 raises for an LLM stage with more
+// (async_omni_engine.py@eb4e60ee :445-469), 0.20.0 reads no num_replicas.
+func (c *conformance) stageReplicas(i int, argv []string, id, want int) {
+	got := 1
+	if v := valueOf(argv, FlagOmniDPSizeLocal); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			c.add(diagcode.ReleaseCLIFlag, "launch %d: %s takes an integer of at least 1, not %q", i, FlagOmniDPSizeLocal, v)
+			return
+		}
+		got = n
+	}
+	switch {
+	case want > 1 && !c.r.StageCLI.Has(FlagOmniDPSizeLocal):
+		c.add(diagcode.ReleaseCLIFlag, "launch %d runs stage %d, whose num_replicas is %d, but vllm-omni %s's stage-based launch starts one replica per process (it has no %s)", i, id, want, c.r.Version, FlagOmniDPSizeLocal)
+	case got != want:
+		c.add(diagcode.ReleaseCLIFlag, "launch %d starts %d replica(s) of stage %d (%s), but its num_replicas is %d: the process starts as many as the flag says, and the head expects the config's count", i, got, id, FlagOmniDPSizeLocal, want)
 	}
 }
 

@@ -145,6 +145,14 @@ func TestConform(t *testing.T) {
 	if vs := Conform(release(t, "0.24.0"), staged); len(vs) != 0 {
 		t.Fatalf("the conforming config, launched stage by stage: %v", vs)
 	}
+	// A stage with replicas, each process told its own stage's count.
+	replicated := withEnvs(deployment(t, strings.Replace(conformingPD, "      devices: \"2\"\n", "      devices: \"2,3\"\n      num_replicas: 2\n", 1),
+		stageArgv(append([]string{"--stage-id", "0"}, head...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, head...)...),
+		stageArgv(append([]string{"--stage-id", "2", "--headless", "--omni-dp-size-local", "2"}, head...)...)),
+		map[string]string{"VLLM_NIXL_SIDE_CHANNEL_PORT": "25201"}, map[string]string{"VLLM_NIXL_SIDE_CHANNEL_PORT": "25202"}, map[string]string{})
+	if vs := Conform(release(t, "0.24.0"), replicated); len(vs) != 0 {
+		t.Fatalf("stage 2's replicas, launched with --omni-dp-size-local 2: %v", vs)
+	}
 	// One process on a release that applies each stage's runtime.env.
 	if vs := Conform(release(t, "0.22.0"), withEnvs(deployment(t, conformingPD), map[string]string{})); len(vs) != 0 {
 		t.Fatalf("the conforming config in one process on 0.22.0: %v", vs)
@@ -233,6 +241,16 @@ func TestConform(t *testing.T) {
 			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless", "--omni-replica-address", "10.0.0.2"}, master...)...),
 			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "cli_flag"},
 		{"stage id without the master flags", "0.24.0", deployment(t, conformingPD, stageArgv("--stage-id", "0")), "cli_flag"},
+		// A stage's replicas in a stage-based launch are its process's.
+		{"replicas the process does not start", "0.24.0", deployment(t, edit("      devices: \"2\"\n", "      devices: \"2,3\"\n      num_replicas: 2\n"),
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "cli_flag"},
+		{"a replica count the config does not have", "0.24.0", deployment(t, conformingPD,
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless", "--omni-dp-size-local", "2"}, master...)...)), "cli_flag"},
+		{"replicas in a stage-based launch before the flag", "0.21.0rc1", deployment(t, edit("      devices: \"2\"\n", "      devices: \"2,3\"\n      num_replicas: 2\n"),
+			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
+			stageArgv(append([]string{"--stage-id", "2", "--headless"}, master...)...)), "cli_flag"},
 		{"a stage launched twice", "0.24.0", deployment(t, conformingPD,
 			stageArgv(append([]string{"--stage-id", "0"}, master...)...), stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...),
 			stageArgv(append([]string{"--stage-id", "1", "--headless"}, master...)...)), "launches"},

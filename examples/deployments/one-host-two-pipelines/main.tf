@@ -43,8 +43,8 @@ locals {
         content     = unit
       }],
     )
-    # --no-block: a headless unit waits for its head, and cloud-init must
-    # not wait with it.
+    # --no-block: queue the start jobs and go on; a headless unit's main
+    # process, not its start, waits for its head.
     runcmd = concat(
       [["systemctl", "daemon-reload"]],
       [for name in keys(local.units) : ["systemctl", "enable", "--now", "--no-block", name]],

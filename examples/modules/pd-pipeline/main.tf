@@ -61,8 +61,8 @@ locals {
           content     = p.systemd_unit
         }],
       )
-      # --no-block: a headless unit waits for the head, which may boot
-      # later, and cloud-init must not wait with it.
+      # --no-block: queue the start jobs and go on; a headless unit's main
+      # process, not its start, waits for the head, which may boot later.
       runcmd = concat(
         [["systemctl", "daemon-reload"]],
         [for p in l.processes : ["systemctl", "enable", "--now", "--no-block", p.unit_name]],
