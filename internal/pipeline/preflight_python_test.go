@@ -157,7 +157,7 @@ func TestPreflightFindsVLLMsPython(t *testing.T) {
 			if err := os.WriteFile(vllm, []byte(s.head+body), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			_, argv := planForLocalRun(t, dir, vllm, python)
+			argv := planForLocalRun(t, dir, vllm, python)
 			cmd := exec.Command(argv[0], argv[1:]...)
 			bin := fakeGPUs(t, 1)
 			link(t, filepath.Join(bin, "python3")) // for #!/usr/bin/env python3
@@ -257,7 +257,7 @@ func TestPreflightTrampolines_AnyPath(t *testing.T) {
 			if err := os.WriteFile(vllm, []byte(head+body), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			_, argv := planForLocalRun(t, dir, vllm, python)
+			argv := planForLocalRun(t, dir, vllm, python)
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Env = preflightEnv(t, site, bin)
 			out, err := cmd.CombinedOutput()
@@ -413,7 +413,7 @@ func TestDefaultPythonPath_SystemWidePip(t *testing.T) {
 // sandbox refuses a temporary directory), writes its config into dir, and
 // returns the head's exec argv with the test's own vllm and config put in
 // their place.
-func planForLocalRun(t *testing.T, dir, vllm, python string) (*Result, []string) {
+func planForLocalRun(t *testing.T, dir, vllm, python string) []string {
 	t.Helper()
 	spec := Spec{Model: seedModel, ConfigPath: "/etc/omni-test/deploy.yaml", Service: ServiceSpec{VLLMPath: "/opt/omni-test/bin/vllm", PythonPath: python}}
 	res := mustPlan(t, spec)
@@ -422,5 +422,5 @@ func planForLocalRun(t *testing.T, dir, vllm, python string) (*Result, []string)
 		t.Fatal(err)
 	}
 	local := map[string]string{spec.ConfigPath: config, spec.Service.VLLMPath: vllm}
-	return res, withLocalPaths(execArgv(res.Launches[0].Processes[0], spec.Service.withDefaults()), local)
+	return withLocalPaths(execArgv(res.Launches[0].Processes[0], spec.Service.withDefaults()), local)
 }
