@@ -49,7 +49,7 @@ func Value(v string) error {
 		return fmt.Errorf("the value is not valid UTF-8")
 	}
 	for _, r := range v {
-		if noncharacter(r) {
+		if Noncharacter(r) {
 			return fmt.Errorf("the value holds the noncharacter %U, with which systemd does not load the unit", r)
 		}
 		if unicode.IsControl(r) {
@@ -76,8 +76,10 @@ func Check(name, value string) error {
 	return Value(value)
 }
 
-// noncharacter reports whether r is one of Unicode's 66 noncharacters.
-func noncharacter(r rune) bool {
+// Noncharacter reports whether r is one of Unicode's 66 noncharacters:
+// systemd refuses to load a unit that holds one anywhere, so no text the
+// plan writes into a unit may.
+func Noncharacter(r rune) bool {
 	return r >= 0xfdd0 && r <= 0xfdef || r&0xfffe == 0xfffe
 }
 

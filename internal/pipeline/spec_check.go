@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/envvar"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
@@ -95,6 +96,11 @@ func checkPathChars(ds *Diagnostics, path Path, v, what string, controlCharacter
 		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r) {
 			ds.errorf(controlCharacter, path, what+" holds a control character",
 				"%q: remove newlines, tabs, other control characters and invisible formatting characters (such as U+202E).", v)
+			return
+		}
+		if envvar.Noncharacter(r) {
+			ds.errorf(controlCharacter, path, what+" holds a Unicode noncharacter",
+				"%q holds %U, a noncharacter, with which systemd refuses to load the unit that names it: remove it.", v, r)
 			return
 		}
 	}

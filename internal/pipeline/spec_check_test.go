@@ -19,6 +19,8 @@ func TestCheckSpecDiagnostics(t *testing.T) {
 		{"relative config_path", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "deploy.yaml"} }, "config_path_not_absolute", "config_path"},
 		{"config_path with a tab", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "/etc/a\tb.yaml"} }, "config_path_control_character", "config_path"},
 		{"config_path with a line separator", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "/etc/a\u2028b.yaml"} }, "config_path_control_character", "config_path"},
+		{"model path with a noncharacter", func(*testing.T) Spec { return Spec{Model: "/models/qwen3-omni\ufdd0"} }, "model_control_character", "model"},
+		{"config_path with a noncharacter", func(*testing.T) Spec { return Spec{Model: m, ConfigPath: "/etc/a\U0010fffe.yaml"} }, "config_path_control_character", "config_path"},
 		{"model path with a paragraph separator", func(*testing.T) Spec { return Spec{Model: "/models/qwen3-omni\u2029x"} }, "model_control_character", "model"},
 		{"prefill TP 0", func(*testing.T) Spec { return Spec{Model: m, Prefill: RoleSpec{TensorParallelSize: ptr(0)}} }, "tensor_parallel_size_range", "prefill.tensor_parallel_size"},
 		{"decode max_num_seqs 0", func(*testing.T) Spec { return Spec{Model: m, Decode: RoleSpec{MaxNumSeqs: ptr(0)}} }, "max_num_seqs_range", "decode.max_num_seqs"},

@@ -116,6 +116,9 @@ func Arg(a string) (string, error) {
 		if r < 0x20 || r == 0x7f {
 			return "", fmt.Errorf("%q holds a control character, which has no place on a systemd command line", a)
 		}
+		if envvar.Noncharacter(r) {
+			return "", fmt.Errorf("%q holds the noncharacter %U, with which systemd refuses to load the unit", a, r)
+		}
 	}
 	escaped := Escape(a)
 	if a != "" && !strings.ContainsAny(a, " \t\"'\\;") {
@@ -149,6 +152,8 @@ func PlainPath(p string) error {
 		return fmt.Errorf("%q is not a normalized path (no trailing /, no // or ..)", p)
 	case strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune("\\\"'$%;", r) }):
 		return fmt.Errorf("%q holds a space, a control character, a quote, a backslash, $, %% or ;, which systemd would read otherwise; use a plain path", p)
+	case strings.ContainsFunc(p, envvar.Noncharacter):
+		return fmt.Errorf("%q holds a Unicode noncharacter, with which systemd refuses to load the unit; use a plain path", p)
 	}
 	return nil
 }

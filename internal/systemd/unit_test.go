@@ -52,3 +52,25 @@ func TestRender(t *testing.T) {
 		t.Error("an empty section is not rendered")
 	}
 }
+
+// systemd refuses to load a unit that holds a Unicode noncharacter
+// anywhere, so neither a command-line argument nor a plain path may carry
+// one; the other characters outside ASCII pass as they are.
+func TestNoncharactersRefused(t *testing.T) {
+	for _, s := range []string{"/models/a\ufdd0", "/opt/\ufffe/vllm", "/x\U0010ffff"} {
+		if _, err := Arg(s); err == nil || !strings.Contains(err.Error(), "noncharacter") {
+			t.Errorf("Arg(%q) = %v, want a noncharacter error", s, err)
+		}
+		if err := PlainPath(s); err == nil || !strings.Contains(err.Error(), "noncharacter") {
+			t.Errorf("PlainPath(%q) = %v, want a noncharacter error", s, err)
+		}
+	}
+	for _, s := range []string{"/models/qwen-ü", "/opt/模型/vllm"} {
+		if _, err := Arg(s); err != nil {
+			t.Errorf("Arg(%q): %v", s, err)
+		}
+		if err := PlainPath(s); err != nil {
+			t.Errorf("PlainPath(%q): %v", s, err)
+		}
+	}
+}
