@@ -64,16 +64,14 @@ type EdgeRewrite struct {
 // the list had. An edge the config had keeps its node, extra keys and
 // comments; a new edge copies the template's extra keys without its
 // comments. The comments of an entry that is not an edge go to the list. In the `stage_args` dialect
-// the runtime section that holds the edges is created or enabled, since
-// its edges are only read when enabled.
+// a runtime section the edges are written into gets `enabled: true` where
+// it has no `enabled`, as the recipe's has; one it has is the user's and
+// stays as written: no release reads runtime.enabled (grep at 7f2b1e93,
+// d4a869fe and 2ce15ab7 finds no reader), so it changes nothing.
 func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
 	container := d.ensureSectionsParent()
-	if d.Dialect != Stages {
-		if MapGet(container, "enabled") == nil {
-			container.Content = append([]*yaml.Node{KeyNode("enabled"), BoolNode(true)}, container.Content...)
-		} else {
-			MapSet(container, "enabled", BoolNode(true))
-		}
+	if d.Dialect != Stages && MapGet(container, "enabled") == nil {
+		container.Content = append([]*yaml.Node{KeyNode("enabled"), BoolNode(true)}, container.Content...)
 	}
 	old := MapGet(container, "edges")
 	byEdge := map[Edge]*yaml.Node{}

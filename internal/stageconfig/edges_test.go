@@ -75,8 +75,9 @@ edges: # line
 			"stages: []\nedges:\n  - from: 0\n    to: 1\n  - from: 1\n    to: 2\n  - from: 2\n    to: 3\n"},
 		{"stage_args creates an enabled runtime", "stage_args: []\n",
 			"stage_args: []\nruntime:\n  enabled: true\n  edges:\n    - from: 0\n      to: 1\n    - from: 1\n      to: 2\n    - from: 2\n      to: 3\n"},
-		{"stage_args enables a disabled runtime in place", "stage_args: []\nruntime:\n  connectors: {}\n  enabled: false # off\n  edges: [{from: 0, to: 1}]\n",
-			"stage_args: []\nruntime:\n  connectors: {}\n  enabled: true # off\n  edges: [{from: 0, to: 1}, {from: 1, to: 2}, {from: 2, to: 3}]\n"},
+		// No release reads runtime.enabled: the user's value stays.
+		{"stage_args keeps a runtime's enabled as written", "stage_args: []\nruntime:\n  connectors: {}\n  enabled: false # off\n  edges: [{from: 0, to: 1}]\n",
+			"stage_args: []\nruntime:\n  connectors: {}\n  enabled: false # off\n  edges: [{from: 0, to: 1}, {from: 1, to: 2}, {from: 2, to: 3}]\n"},
 		{"a flow list keeps the comment after it", "stage_args: []\nruntime:\n  edges: [{from: 0, to: 1}]  # the graph\n  # below\n",
 			"stage_args: []\nruntime:\n  enabled: true\n  edges: [{from: 0, to: 1}, {from: 1, to: 2}, {from: 2, to: 3}] # the graph\n  # below\n"},
 		{"a block list keeps its entries' comments", "stage_args: []\nruntime:\n  edges:  # the graph\n    # first\n    - {from: 0, to: 1}  # one\n    - {to: 1}  # unreadable\n",
