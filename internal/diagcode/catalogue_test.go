@@ -70,17 +70,27 @@ func declaredConstants(t *testing.T) map[string]Code {
 			if !ok {
 				return true
 			}
-			if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Code" {
-				return true
-			}
 			for i, name := range vs.Names {
-				lit, ok := vs.Values[i].(*ast.BasicLit)
+				if i >= len(vs.Values) {
+					break
+				}
+				cl, ok := vs.Values[i].(*ast.CompositeLit)
 				if !ok {
-					t.Errorf("%s: constant %s is not a string literal", fset.Position(name.Pos()), name.Name)
+					continue
+				}
+				if id, isCode := cl.Type.(*ast.Ident); !isCode || id.Name != "Code" {
+					continue
+				}
+				var lit *ast.BasicLit
+				if len(cl.Elts) == 1 {
+					lit, _ = cl.Elts[0].(*ast.BasicLit)
+				}
+				if lit == nil {
+					t.Errorf("%s: code %s is not Code{\"<name>\"}", fset.Position(name.Pos()), name.Name)
 					continue
 				}
 				v, _ := strconv.Unquote(lit.Value)
-				out[name.Name] = Code(v)
+				out[name.Name] = Code{v}
 			}
 			return true
 		})

@@ -26,8 +26,8 @@ func TestMarkdown_Content(t *testing.T) {
 			t.Errorf("area %q has no section or no link to it", a.Title)
 		}
 		for _, e := range a.Entries {
-			row := "| `" + string(e.Code) + "` | " + e.Severity.String() + " | " + e.Meaning + " | " + e.Fix + " |\n"
-			if strings.Count(md, "| `"+string(e.Code)+"` |") != 1 || !strings.Contains(md, row) {
+			row := "| `" + e.Code.String() + "` | " + e.Severity.String() + " | " + e.Meaning + " | " + e.Fix + " |\n"
+			if strings.Count(md, "| `"+e.Code.String()+"` |") != 1 || !strings.Contains(md, row) {
 				t.Errorf("%s has no row of its own", e.Code)
 			}
 		}

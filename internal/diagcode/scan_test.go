@@ -429,7 +429,7 @@ func (s *scanner) site(e ast.Expr, sev Severity, emits bool, what string) {
 	if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 		v, _ := strconv.Unquote(lit.Value)
 		for name, c := range s.consts {
-			if string(c) == v {
+			if c.String() == v {
 				s.problem(e, "%s is the literal %s: pass diagcode.%s", what, lit.Value, name)
 				return
 			}
@@ -445,15 +445,15 @@ func (s *scanner) site(e ast.Expr, sev Severity, emits bool, what string) {
 func (s *scanner) constant(e ast.Expr) (Code, bool) {
 	sel, ok := e.(*ast.SelectorExpr)
 	if !ok || s.dc == "" {
-		return "", false
+		return Code{}, false
 	}
 	if x, ok := sel.X.(*ast.Ident); !ok || x.Name != s.dc {
-		return "", false
+		return Code{}, false
 	}
 	c, ok := s.consts[sel.Sel.Name]
 	if !ok {
 		s.problem(e, "%s is not a code constant of internal/diagcode", s.text(e))
-		return "", true
+		return Code{}, true
 	}
 	return c, true
 }
@@ -475,7 +475,7 @@ func (s *scanner) forward(e ast.Expr) bool {
 }
 
 func (s *scanner) use(c Code, sev Severity) {
-	if c == "" {
+	if c.IsZero() {
 		return
 	}
 	s.res.sites[c]++

@@ -227,7 +227,7 @@ func TestCheckRules(t *testing.T) {
 			ds := Check([]byte(tc.src(t)))
 			var found *Diagnostic
 			for i := range ds {
-				if ds[i].Code == tc.code {
+				if ds[i].Code.String() == tc.code {
 					found = &ds[i]
 					break
 				}
@@ -251,7 +251,7 @@ func TestCheckMemoryWarning(t *testing.T) {
 		edit{old: "      gpu_memory_utilization: 0.9\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer",
 			new: "      gpu_memory_utilization: 0.48\n      kv_transfer_config:\n        kv_connector: MooncakeConnector\n        kv_role: kv_consumer"})
 	ds := Check([]byte(src))
-	if ds.HasErrors() || len(ds) != 1 || ds[0].Code != "gpu_memory_tight" {
+	if ds.HasErrors() || len(ds) != 1 || ds[0].Code.String() != "gpu_memory_tight" {
 		t.Errorf("want one gpu_memory_tight warning, got:\n%s", describeDiags(ds))
 	}
 }

@@ -66,7 +66,7 @@ func (p Path) String() string {
 // Diagnostic is one problem found while planning.
 type Diagnostic struct {
 	Severity Severity
-	Code     string // stable identifier from internal/diagcode, such as "tp_mismatch"
+	Code     diagcode.Code // stable identifier, such as diagcode.TPMismatch ("tp_mismatch")
 	Path     Path
 	Summary  string
 	Detail   string // what is wrong and how to fix it
@@ -84,7 +84,7 @@ func (d Diagnostic) String() string {
 	if d.Detail != "" {
 		b.WriteString(": " + d.Detail)
 	}
-	b.WriteString(" [" + d.Code + "]")
+	b.WriteString(" [" + d.Code.String() + "]")
 	return b.String()
 }
 
@@ -140,15 +140,15 @@ func (ds Diagnostics) filter(s Severity) Diagnostics {
 func (ds Diagnostics) Codes() []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
-		out[i] = d.Code
+		out[i] = d.Code.String()
 	}
 	return out
 }
 
 func (ds *Diagnostics) errorf(code diagcode.Code, path Path, summary, detail string, args ...any) {
-	*ds = append(*ds, Diagnostic{Severity: SeverityError, Code: string(code), Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
+	*ds = append(*ds, Diagnostic{Severity: SeverityError, Code: code, Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
 }
 
 func (ds *Diagnostics) warnf(code diagcode.Code, path Path, summary, detail string, args ...any) {
-	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Code: string(code), Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
+	*ds = append(*ds, Diagnostic{Severity: SeverityWarning, Code: code, Path: path, Summary: summary, Detail: fmt.Sprintf(detail, args...)})
 }

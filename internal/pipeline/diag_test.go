@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"strings"
 	"testing"
 )
@@ -17,12 +18,12 @@ func TestDiagnosticFormatting(t *testing.T) {
 	if x.String() != "a.b.x" || y.String() != "a.b.y" {
 		t.Errorf("paths alias each other: %s, %s", x, y)
 	}
-	d := Diagnostic{Severity: SeverityWarning, Code: "c", Path: AttrPath("gpus"), Summary: "s", Detail: "d"}
-	if got := d.String(); got != "warning: gpus: s: d [c]" {
+	d := Diagnostic{Severity: SeverityWarning, Code: diagcode.TPMismatch, Path: AttrPath("gpus"), Summary: "s", Detail: "d"}
+	if got := d.String(); got != "warning: gpus: s: d [tp_mismatch]" {
 		t.Errorf("String() = %q", got)
 	}
-	ds := Diagnostics{{Severity: SeverityWarning, Code: "w"}, {Severity: SeverityError, Code: "e"}}
-	if !ds.HasErrors() || len(ds.Errors()) != 1 || len(ds.Warnings()) != 1 || strings.Join(ds.Codes(), ",") != "w,e" {
+	ds := Diagnostics{{Severity: SeverityWarning, Code: diagcode.GPUMemoryTight}, {Severity: SeverityError, Code: diagcode.TPMismatch}}
+	if !ds.HasErrors() || len(ds.Errors()) != 1 || len(ds.Warnings()) != 1 || strings.Join(ds.Codes(), ",") != "gpu_memory_tight,tp_mismatch" {
 		t.Errorf("Diagnostics helpers: %v", ds)
 	}
 	if (Diagnostics{{Severity: SeverityWarning}}).HasErrors() {

@@ -78,7 +78,7 @@ func runPlanDiagnostics(t *testing.T, tests []planDiagCase) {
 			}
 			var found *Diagnostic
 			for i, d := range ds {
-				if d.Code == tc.code && d.Path.String() == tc.path {
+				if d.Code.String() == tc.code && d.Path.String() == tc.path {
 					found = &ds[i]
 					break
 				}
@@ -97,7 +97,7 @@ func runPlanDiagnostics(t *testing.T, tests []planDiagCase) {
 				t.Errorf("detail %q does not say how to fix it", found.Detail)
 			}
 			for _, d := range ds {
-				if d.Code == "" {
+				if d.Code.String() == "" {
 					t.Errorf("a diagnostic has no code: %+v", d)
 				}
 			}

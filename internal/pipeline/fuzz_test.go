@@ -85,13 +85,13 @@ func FuzzPlanBaseConfig(f *testing.F) {
 				t.Fatal("Plan returned a result with errors")
 			}
 			for _, d := range ds {
-				if d.Code == "" || d.Summary == "" {
+				if d.Code.String() == "" || d.Summary == "" {
 					t.Fatalf("diagnostic without code or summary: %+v", d)
 				}
-				if d.Code == "render_failed" {
+				if d.Code.String() == "render_failed" {
 					t.Fatalf("the planner accepted a base it cannot render: %s", d)
 				}
-				if d.Code == "release_conformance" {
+				if d.Code.String() == "release_conformance" {
 					t.Fatalf("the planner wrote what its release refuses: %s", d)
 				}
 			}

@@ -137,7 +137,7 @@ func has(m map[string]any, key string) bool {
 // hasCode reports whether ds holds a diagnostic with code at path.
 func hasCode(ds Diagnostics, code, path string) bool {
 	for _, d := range ds {
-		if d.Code == code && d.Path.String() == path {
+		if d.Code.String() == code && d.Path.String() == path {
 			return true
 		}
 	}
@@ -147,7 +147,7 @@ func hasCode(ds Diagnostics, code, path string) bool {
 // hasCodeAny reports whether ds holds a diagnostic with code, at any path.
 func hasCodeAny(ds Diagnostics, code string) bool {
 	for _, d := range ds {
-		if d.Code == code {
+		if d.Code.String() == code {
 			return true
 		}
 	}
@@ -183,7 +183,7 @@ func yamlComments(t testing.TB, src string) []string {
 func codesOf(ds Diagnostics, code string) []Diagnostic {
 	var out []Diagnostic
 	for _, d := range ds {
-		if d.Code == code {
+		if d.Code.String() == code {
 			out = append(out, d)
 		}
 	}

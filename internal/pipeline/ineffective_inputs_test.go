@@ -115,7 +115,7 @@ func TestIneffectiveInputs_ChangeNothing(t *testing.T) {
 			if with == nil {
 				t.Fatalf("with the input: %s", describeDiags(ds))
 			}
-			if !hasCodeAny(ds.Warnings(), string(tc.code)) {
+			if !hasCodeAny(ds.Warnings(), tc.code.String()) {
 				t.Fatalf("with the input, no %s warning: %v", tc.code, ds.Codes())
 			}
 			without, ds := Plan(tc.without(t))

@@ -60,7 +60,7 @@ func CheckFor(src []byte, version string) Diagnostics {
 	if err != nil {
 		var ds Diagnostics
 		for _, pe := range parseErrors(err) {
-			ds = append(ds, Diagnostic{Severity: SeverityError, Code: string(diagcode.ConfigUnreadable), Summary: "the config cannot be read", Detail: pe.Error()})
+			ds = append(ds, Diagnostic{Severity: SeverityError, Code: diagcode.ConfigUnreadable, Summary: "the config cannot be read", Detail: pe.Error()})
 		}
 		return ds
 	}
@@ -75,7 +75,7 @@ func CheckFor(src []byte, version string) Diagnostics {
 	}
 	rel, problem := releases.Lookup(version)
 	if problem != nil {
-		ds.errorf(diagcode.Code(problem.Code), nil, problem.Summary, "%s", problem.Detail)
+		ds.errorf(problem.Code, nil, problem.Summary, "%s", problem.Detail)
 		return ds
 	}
 	for _, v := range releases.Conform(rel, releases.Deployment{Doc: doc}) {

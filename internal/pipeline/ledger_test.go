@@ -196,7 +196,7 @@ func checkForeignPorts(t *testing.T, proxyIP string, proxyPort int, key string, 
 	res, ds := Plan(spec)
 	if res == nil {
 		for _, d := range ds.Errors() {
-			if d.Path == nil || d.Code == "render_failed" {
+			if d.Path == nil || d.Code.String() == "render_failed" {
 				t.Fatalf("an error without an attribute path: %s", d)
 			}
 		}
@@ -297,7 +297,7 @@ func TestConfigPortsChecked(t *testing.T) {
 			for what, ds := range map[string]Diagnostics{"Check": Check([]byte(tc.base)), "Plan": planDiags(Spec{Model: seedModel, BaseConfig: tc.base})} {
 				found := false
 				for _, d := range ds.Errors() {
-					found = found || d.Code == "base_port_invalid" && strings.Contains(d.Detail, tc.detail)
+					found = found || d.Code.String() == "base_port_invalid" && strings.Contains(d.Detail, tc.detail)
 				}
 				if !found {
 					t.Errorf("%s: no base_port_invalid mentioning %q:\n%s", what, tc.detail, describeDiags(ds))

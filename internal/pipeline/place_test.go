@@ -100,7 +100,7 @@ func TestPlacementErrors(t *testing.T) {
 				t.Fatalf("want %s at %s, got:\n%s", tc.code, tc.path, describeDiags(ds))
 			}
 			for _, d := range ds {
-				if d.Code == tc.code && !strings.Contains(d.Detail, tc.detail) {
+				if d.Code.String() == tc.code && !strings.Contains(d.Detail, tc.detail) {
 					t.Errorf("detail %q does not mention %q", d.Detail, tc.detail)
 				}
 			}
@@ -115,7 +115,7 @@ func TestPlacementMemoryWarning(t *testing.T) {
 	if res == nil {
 		t.Fatalf("plan failed:\n%s", describeDiags(ds))
 	}
-	if len(ds.Warnings()) != 1 || ds.Warnings()[0].Code != "gpu_memory_tight" {
+	if len(ds.Warnings()) != 1 || ds.Warnings()[0].Code.String() != "gpu_memory_tight" {
 		t.Errorf("warnings = %v, want one gpu_memory_tight", ds.Codes())
 	}
 	if _, ds := Plan(Spec{Model: seedModel, StageOverrides: map[string]StageOverride{"talker": {GPUMemoryUtilization: ptr(0.85)}}}); len(ds) != 0 {

@@ -157,7 +157,7 @@ func TestPortErrors(t *testing.T) {
 				t.Fatalf("want %s at %s, got:\n%s", tc.code, tc.path, describeDiags(ds))
 			}
 			for _, d := range ds {
-				if d.Code == tc.code && d.Path.String() == tc.path && !strings.Contains(d.Detail, tc.detail) {
+				if d.Code.String() == tc.code && d.Path.String() == tc.path && !strings.Contains(d.Detail, tc.detail) {
 					t.Errorf("detail %q does not mention %q", d.Detail, tc.detail)
 				}
 			}

@@ -51,7 +51,7 @@ func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 		}
 	}
 	if problem != nil {
-		p.ds.errorf(diagcode.Code(problem.Code), AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
+		p.ds.errorf(problem.Code, AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
 		return releases.Choice{}, false
 	}
 	p.checkHandoffGate(c.Release)

@@ -108,7 +108,7 @@ func TestPlanRefusesBaseConfigsReadOtherwise(t *testing.T) {
 			}
 			errs := ds.Errors()
 			d := errs[0]
-			if d.Code != c.code || d.Path.String() != "base_config" {
+			if d.Code.String() != c.code || d.Path.String() != "base_config" {
 				t.Fatalf("first error %s; want %s at base_config\n%s", d, c.code, describeDiags(ds))
 			}
 			if !strings.HasPrefix(d.Detail, fmt.Sprintf("line %d", c.line)) {

@@ -70,7 +70,7 @@ func (f *validateStageConfigFunction) Run(ctx context.Context, req function.RunR
 			return
 		}
 		if _, problem := releases.Lookup(version); problem != nil {
-			resp.Error = function.NewArgumentFuncError(1, problem.Detail+" ["+problem.Code+"]")
+			resp.Error = function.NewArgumentFuncError(1, problem.Detail+" ["+problem.Code.String()+"]")
 			return
 		}
 	}

@@ -29,7 +29,7 @@ func addPipelineDiagnostics(diags *diag.Diagnostics, pds pipeline.Diagnostics) {
 		if detail != "" {
 			detail += " "
 		}
-		detail += "[" + d.Code + "]"
+		detail += "[" + d.Code.String() + "]"
 
 		summary := sentenceCase(d.Summary)
 		p, ok := frameworkPath(d.Path)

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"strings"
 	"testing"
 
@@ -35,12 +36,12 @@ func TestFrameworkPath(t *testing.T) {
 func TestAddPipelineDiagnostics(t *testing.T) {
 	var diags diag.Diagnostics
 	addPipelineDiagnostics(&diags, pipeline.Diagnostics{
-		{Severity: pipeline.SeverityError, Code: "tp_mismatch", Path: pipeline.AttrPath("decode", "tensor_parallel_size"),
+		{Severity: pipeline.SeverityError, Code: diagcode.TPMismatch, Path: pipeline.AttrPath("decode", "tensor_parallel_size"),
 			Summary: "Tensor parallel sizes differ", Detail: "NixlConnector needs the same size."},
-		{Severity: pipeline.SeverityWarning, Code: "shared_gpu", Path: pipeline.AttrPath("stage_overrides", "talker"),
+		{Severity: pipeline.SeverityWarning, Code: diagcode.GPUMemoryTight, Path: pipeline.AttrPath("stage_overrides", "talker"),
 			Summary: "Stages share a GPU", Detail: "Lower gpu_memory_utilization."},
-		{Severity: pipeline.SeverityError, Code: "no_thinker", Summary: "Nothing to split"},
-		{Severity: pipeline.SeverityError, Code: "gpus_exceeded", Path: pipeline.AttrPath("gpus"), Summary: "Too few GPUs", Detail: "Raise gpus."},
+		{Severity: pipeline.SeverityError, Code: diagcode.SplitStageNotFound, Summary: "Nothing to split"},
+		{Severity: pipeline.SeverityError, Code: diagcode.GPUsExceeded, Path: pipeline.AttrPath("gpus"), Summary: "Too few GPUs", Detail: "Raise gpus."},
 	})
 	if len(diags) != 4 || diags.ErrorsCount() != 3 || diags.WarningsCount() != 1 {
 		t.Fatalf("diags = %v", diags)
@@ -53,13 +54,13 @@ func TestAddPipelineDiagnostics(t *testing.T) {
 	if got := diags[0].Detail(); got != "decode.tensor_parallel_size: NixlConnector needs the same size. [tp_mismatch]" {
 		t.Errorf("detail = %q", got)
 	}
-	if diags[1].Severity() != diag.SeverityWarning || !strings.HasSuffix(diags[1].Detail(), "[shared_gpu]") {
+	if diags[1].Severity() != diag.SeverityWarning || !strings.HasSuffix(diags[1].Detail(), "[gpu_memory_tight]") {
 		t.Errorf("warning = %v", diags[1])
 	}
 	if _, ok := diags[2].(diag.DiagnosticWithPath); ok {
 		t.Errorf("pathless engine diagnostic must be a plain error: %v", diags[2])
 	}
-	if diags[2].Detail() != "[no_thinker]" {
+	if diags[2].Detail() != "[split_stage_not_found]" {
 		t.Errorf("detail = %q", diags[2].Detail())
 	}
 	// Terraform shows the line of a top-level attribute itself: no prefix.

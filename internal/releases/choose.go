@@ -175,7 +175,7 @@ func describePipeline(p string) string {
 // Problem is why a version cannot serve a plan: an error on
 // vllm_omni_version, or on the whole plan when no version was given.
 type Problem struct {
-	Code    string // a diagcode constant
+	Code    diagcode.Code
 	Summary string
 	Detail  string
 }
@@ -207,13 +207,13 @@ func Choose(version string, n Need) (Choice, *Problem) {
 				}
 			}
 		}
-		return Choice{}, &Problem{Code: string(diagcode.ReleaseNone), Summary: "no vllm-omni release runs this plan's PD natively",
+		return Choice{}, &Problem{Code: diagcode.ReleaseNone, Summary: "no vllm-omni release runs this plan's PD natively",
 			Detail: "none of the releases this provider knows (" + describeTable() + ") loads this plan and runs its prefill/decode pair without code of your own. " +
 				n.fix() + " If your machines register a PD pipeline themselves, name it in pipeline (with format = \"stages\") and set vllm_omni_version to the release they run."}
 	}
 	v, err := ParseVersion(version)
 	if err != nil {
-		return Choice{}, &Problem{Code: string(diagcode.ReleaseMalformed), Summary: "vllm_omni_version is not a version", Detail: err.Error() + ". " + n.working()}
+		return Choice{}, &Problem{Code: diagcode.ReleaseMalformed, Summary: "vllm_omni_version is not a version", Detail: err.Error() + ". " + n.working()}
 	}
 	r, p := lookup(v)
 	if p != nil {
@@ -226,7 +226,7 @@ func Choose(version string, n Need) (Choice, *Problem) {
 		if n.Pipeline == "" && c.Dialect == Stages && r.Reads(Stages) {
 			hint = " To run it there anyway, set format = \"stages\" and name in pipeline a PD pipeline your machines register themselves."
 		}
-		return Choice{}, &Problem{Code: string(diagcode.ReleaseNoPD), Summary: "this vllm-omni release cannot run the plan's PD",
+		return Choice{}, &Problem{Code: diagcode.ReleaseNoPD, Summary: "this vllm-omni release cannot run the plan's PD",
 			Detail: fmt.Sprintf("vllm-omni %s cannot run this plan: %s. %s%s", r.Version, strings.Join(why, "; "), n.working(), hint)}
 	}
 	return c, nil
@@ -237,7 +237,7 @@ func Choose(version string, n Need) (Choice, *Problem) {
 func Lookup(version string) (Release, *Problem) {
 	v, err := ParseVersion(version)
 	if err != nil {
-		return Release{}, &Problem{Code: string(diagcode.ReleaseMalformed), Summary: "not a vllm-omni version", Detail: err.Error() + "."}
+		return Release{}, &Problem{Code: diagcode.ReleaseMalformed, Summary: "not a vllm-omni version", Detail: err.Error() + "."}
 	}
 	return lookup(v)
 }
@@ -261,13 +261,13 @@ func lookup(v Version) (Release, *Problem) {
 	}
 	switch {
 	case lineBefore(v, first):
-		return Release{}, &Problem{Code: string(diagcode.ReleaseBeforePD), Summary: "this vllm-omni release predates PD",
+		return Release{}, &Problem{Code: diagcode.ReleaseBeforePD, Summary: "this vllm-omni release predates PD",
 			Detail: fmt.Sprintf("vllm-omni %s is older than %s, the first release with prefill-decode disaggregation.", v, first)}
 	case lineAfter(v, last):
-		return Release{}, &Problem{Code: string(diagcode.ReleaseUnknownNewer), Summary: "this vllm-omni release is newer than the provider knows",
+		return Release{}, &Problem{Code: diagcode.ReleaseUnknownNewer, Summary: "this vllm-omni release is newer than the provider knows",
 			Detail: fmt.Sprintf("vllm-omni %s is newer than %s, the newest release this provider's table describes; what it reads cannot be checked. Use a known release, or a provider version that knows it.", v, last)}
 	}
-	return Release{}, &Problem{Code: string(diagcode.ReleaseUnknown), Summary: "no such vllm-omni release",
+	return Release{}, &Problem{Code: diagcode.ReleaseUnknown, Summary: "no such vllm-omni release",
 		Detail: fmt.Sprintf("vllm-omni %s is not a release this provider knows (%s).", v, describeTable())}
 }
 

@@ -87,7 +87,7 @@ type conformance struct {
 }
 
 func (c *conformance) add(code diagcode.Code, format string, args ...any) {
-	c.out = append(c.out, Violation{Rule: strings.TrimPrefix(string(code), "release_"), Code: code, Detail: fmt.Sprintf(format, args...)})
+	c.out = append(c.out, Violation{Rule: strings.TrimPrefix(code.String(), "release_"), Code: code, Detail: fmt.Sprintf(format, args...)})
 }
 
 // loader: the file's dialect must be one r loads, through the flag every

@@ -226,14 +226,14 @@ func TestChoose(t *testing.T) {
 			switch {
 			case tc.release == "" && p == nil:
 				t.Fatalf("chose %s, want %s", c.Release.Version, tc.code)
-			case tc.release == "" && p.Code != tc.code:
+			case tc.release == "" && p.Code.String() != tc.code:
 				t.Fatalf("%s: %s, want %s", p.Code, p.Detail, tc.code)
 			case tc.release != "" && p != nil:
 				t.Fatalf("%s: %s", p.Code, p.Detail)
 			case tc.release != "" && (c.Release.Version != tc.release || c.Dialect != tc.dialect):
 				t.Fatalf("chose %s in %s, want %s in %s", c.Release.Version, c.Dialect, tc.release, tc.dialect)
 			}
-			if p != nil && p.Code != "release_none" && p.Code != "release_malformed" && !strings.Contains(p.Detail, "a release that runs this plan") && !strings.Contains(p.Detail, "No release") {
+			if p != nil && p.Code.String() != "release_none" && p.Code.String() != "release_malformed" && !strings.Contains(p.Detail, "a release that runs this plan") && !strings.Contains(p.Detail, "No release") {
 				t.Errorf("the error does not list the releases that would work: %s", p.Detail)
 			}
 		})
