@@ -132,7 +132,7 @@ func launchGolden(t *testing.T, res *Result) string {
 			// The script is tested by running it (preflight_test.go); the
 			// golden file pins what the plan passes it.
 			proc.Preflight = append([]string(nil), proc.Preflight...)
-			proc.Preflight[2] = "(preflight script)"
+			proc.Preflight[scriptAt(proc.Preflight)] = "(preflight script)"
 			proc.PreflightCommand = ""
 		}
 		launches[i] = l

@@ -277,8 +277,10 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 // built into its own prefix keep it. /usr/local/bin is the exception: two
 // system-wide installs put vllm there, a Python built into /usr/local (the
 // python Docker images: /usr/local/bin/python3) and the distribution's
-// pip (Debian, Ubuntu and the images built on them, vllm's own and
-// NVIDIA's among them: /usr/bin/python3). There the default is python3 as
+// pip (Debian, Ubuntu and the images built on them: /usr/bin/python3).
+// vLLM's own image is neither: it installs into /opt/venv
+// (docker/Dockerfile@28be48fa, uv venv), where vllm_path is
+// /opt/venv/bin/vllm and the default python3 beside it is right. There the default is python3 as
 // the unit's PATH finds it (pythonArgv): /usr/local/bin first, then
 // /usr/bin. Either way the preflight checks that vllm's own first line
 // names that Python, and names the one to set when it does not.

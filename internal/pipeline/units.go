@@ -110,9 +110,10 @@ func unitFor(c unitContext, proc Process) (string, error) {
 	}
 	add("ExecStart", execStart, main)
 	add("Restart", "on-failure", "")
-	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit)+" 203 216 217",
+	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit)+" 126 127 203 216 217",
 		"A machine that does not match the plan (the preflight's status) fails once, and stays failed, with the\n"+
-			"preflight's message; so does one where the executable, the group or the user is missing (systemd's 203, 216, 217).")
+			"preflight's message; so does one where the executable, the group or the user is missing (systemd's 203, 216, 217),\n"+
+			"or where /usr/bin/env finds no python3 on PATH or cannot run it (127, 126).")
 	add("RestartSec", "10", "")
 	add("TimeoutStartSec", strconv.Itoa(unitStartTimeout), "Start-up ends once the preflight runs (Type=exec): the checks, the wait for the head and model loading\n"+
 		"come after it, so multi-user.target, which waits for the units it wants to start, is not held by them.")
