@@ -392,9 +392,7 @@ func TestAccPDPipelineResource_UpgradeFromV1(t *testing.T) {
 // next plan is one in-place update that fills them in, keeps every port
 // and device, and the plan after it is empty.
 func TestAccPDPipelineResource_UpgradeToNestedEffectiveValues(t *testing.T) {
-	ports := statecheck.CompareValue(compare.ValuesSame())
-	stages := statecheck.CompareValue(compare.ValuesSame())
-	id := statecheck.CompareValue(compare.ValuesSame())
+	kept := recordAcrossSteps(compare.ValuesSame())
 	config := `resource "omni_pd_pipeline" "test" {
   model = "` + seedModel + `"
   decode = { max_num_seqs = 48 }
@@ -404,13 +402,10 @@ func TestAccPDPipelineResource_UpgradeToNestedEffectiveValues(t *testing.T) {
 			{
 				ProtoV6ProviderFactories: v2Providers,
 				Config:                   config,
-				ConfigStateChecks: []statecheck.StateCheck{
+				ConfigStateChecks: append([]statecheck.StateCheck{
 					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("devices"), knownvalue.Null()),
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-					id.AddStateValue(resAddr, tfjsonpath.New("id")),
-				},
+				}, kept()...),
 			},
 			{
 				ProtoV6ProviderFactories: testProviders,
@@ -427,11 +422,7 @@ func TestAccPDPipelineResource_UpgradeToNestedEffectiveValues(t *testing.T) {
 					// has a state planned with the old default).
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-					id.AddStateValue(resAddr, tfjsonpath.New("id")),
-				},
+				ConfigStateChecks: kept(),
 			},
 			{
 				ProtoV6ProviderFactories: testProviders,
@@ -461,9 +452,7 @@ func TestAccPDPipelineResource_UpgradeToPresetReadBack(t *testing.T) {
 			if tc.preset == "qwen3_omni_moe_thinker_only" {
 				config = strings.Replace(config, seedModel, "Qwen/Qwen3-Omni-30B-A3B-Thinking", 1)
 			}
-			ports := statecheck.CompareValue(compare.ValuesSame())
-			stages := statecheck.CompareValue(compare.ValuesSame())
-			id := statecheck.CompareValue(compare.ValuesSame())
+			kept := recordAcrossSteps(compare.ValuesSame())
 			var before knownvalue.Check = knownvalue.Null()
 			if tc.action == plancheck.ResourceActionNoop {
 				before = knownvalue.StringExact(tc.preset)
@@ -473,12 +462,9 @@ func TestAccPDPipelineResource_UpgradeToPresetReadBack(t *testing.T) {
 					{
 						ProtoV6ProviderFactories: presetNotComputedProviders,
 						Config:                   config,
-						ConfigStateChecks: []statecheck.StateCheck{
+						ConfigStateChecks: append([]statecheck.StateCheck{
 							statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), before),
-							ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-							stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-							id.AddStateValue(resAddr, tfjsonpath.New("id")),
-						},
+						}, kept()...),
 					},
 					{
 						ProtoV6ProviderFactories: testProviders,
@@ -487,11 +473,7 @@ func TestAccPDPipelineResource_UpgradeToPresetReadBack(t *testing.T) {
 							plancheck.ExpectResourceAction(resAddr, tc.action),
 							plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact(tc.preset)),
 						}},
-						ConfigStateChecks: []statecheck.StateCheck{
-							ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-							stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-							id.AddStateValue(resAddr, tfjsonpath.New("id")),
-						},
+						ConfigStateChecks: kept(),
 					},
 					{
 						ProtoV6ProviderFactories: testProviders,
@@ -541,21 +523,16 @@ resource "terraform_data" "machine" {
   lifecycle { replace_triggered_by = [omni_pd_pipeline.test.id] }
 }
 `
-	ports := statecheck.CompareValue(compare.ValuesSame())
-	stages := statecheck.CompareValue(compare.ValuesSame())
-	ids := statecheck.CompareValue(compare.ValuesDiffer())
+	kept := recordAcrossSteps(compare.ValuesDiffer())
 	tfresource.UnitTest(t, tfresource.TestCase{
 		Steps: []tfresource.TestStep{
 			{
 				ProtoV6ProviderFactories: mooncakeDefaultProviders,
 				Config:                   config,
-				ConfigStateChecks: []statecheck.StateCheck{
+				ConfigStateChecks: append([]statecheck.StateCheck{
 					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("MooncakeConnector")),
 					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`kv_connector: "MooncakeConnector"`))),
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-				},
+				}, kept()...),
 			},
 			{
 				ProtoV6ProviderFactories: testProviders,
@@ -567,11 +544,7 @@ resource "terraform_data" "machine" {
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
 					plancheck.ExpectResourceAction("terraform_data.machine", plancheck.ResourceActionReplace),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-				},
+				ConfigStateChecks: kept(),
 			},
 			{
 				ProtoV6ProviderFactories: testProviders,
@@ -786,4 +759,21 @@ func fullValue(t tftypes.Type) tftypes.Value {
 		return tftypes.NewValue(t, true)
 	}
 	return tftypes.NewValue(tftypes.String, "dynamic")
+}
+
+// recordAcrossSteps returns a function whose checks, put in several steps,
+// record each step's ports, stages and id, and want the ports and stages
+// the same in every step and the id compared by idCompare (the same, or
+// different where the upgrade must replace the machines once).
+func recordAcrossSteps(idCompare compare.ValueComparer) func() []statecheck.StateCheck {
+	ports := statecheck.CompareValue(compare.ValuesSame())
+	stages := statecheck.CompareValue(compare.ValuesSame())
+	id := statecheck.CompareValue(idCompare)
+	return func() []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+			stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+			id.AddStateValue(resAddr, tfjsonpath.New("id")),
+		}
+	}
 }
