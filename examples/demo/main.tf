@@ -25,6 +25,6 @@ output "launch" {
 }
 
 output "processes" {
-  description = "Every process the machine runs, one per stage on vllm-omni 0.24.0, each with its systemd unit."
-  value       = { for p in data.omni_pd_pipeline.qwen.launches[0].processes : p.unit_name => p.command }
+  description = "Every process the machine runs, one per stage on vllm-omni 0.24.0, by unit: each an instance of one template unit, with its drop-in."
+  value       = { for p in data.omni_pd_pipeline.qwen.launches[0].processes : p.unit_name => p.systemd_dropin.content }
 }

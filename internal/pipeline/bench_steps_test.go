@@ -232,15 +232,15 @@ func BenchmarkStepLaunchDiagram(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.Launches, err = launches(lp); err != nil {
+		if res.Launches, res.SystemdUnit, err = launches(lp); err != nil {
 			b.Fatal(err)
 		}
 		head := res.Launches[0].Processes[0]
-		res.ServeArgs, res.ServeCommand = head.Argv, head.Command
+		res.ServeArgs, res.ServeCommand = head.Argv, ShellJoin(head.Argv)
 		res.Diagram = p.diagram(res)
 		res.Allocations = p.allocations()
 		id := sha256.New()
 		id.Write(config)
-		res.ID = contentID(id, res.Launches)
+		res.ID = contentID(id, res)
 	}
 }

@@ -53,15 +53,15 @@ func TestMultiHost(t *testing.T) {
 	head, worker := res.Launches[0], res.Launches[1]
 	wantHead := []string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath,
 		"--stage-id", "0", "--omni-master-address", "10.0.0.1", "--omni-master-port", "25202"}
-	if head.Host != "10.0.0.1" || !reflect.DeepEqual(head.Argv, wantHead) || head.Command != ShellJoin(wantHead) {
+	if head.Host != "10.0.0.1" || len(head.Processes) != 1 || !reflect.DeepEqual(head.Processes[0].Argv, wantHead) {
 		t.Errorf("head launch = %+v", head)
 	}
-	if !reflect.DeepEqual(res.ServeArgs, head.Argv) {
-		t.Errorf("serve_args %v should be the head's launch", res.ServeArgs)
+	if !reflect.DeepEqual(res.ServeArgs, wantHead) || res.ServeCommand != ShellJoin(wantHead) {
+		t.Errorf("serve_args %v should be the head's process", res.ServeArgs)
 	}
-	// The worker runs three processes, one per stage, and so has no single
-	// command: no shell supervises them.
-	if worker.Host != "10.0.0.2" || !reflect.DeepEqual(worker.StageIDs, []int{1, 2, 3}) || worker.Argv != nil || worker.Command != "" {
+	// The worker runs three processes, one per stage: no shell supervises
+	// them.
+	if worker.Host != "10.0.0.2" || !reflect.DeepEqual(worker.StageIDs, []int{1, 2, 3}) {
 		t.Errorf("worker launch = %+v", worker)
 	}
 	if len(worker.Processes) != 3 {
@@ -69,12 +69,12 @@ func TestMultiHost(t *testing.T) {
 	}
 	for i, proc := range worker.Processes {
 		id := strconv.Itoa(i + 1)
-		if proc.Role != ProcessHeadless || proc.StageID == nil || *proc.StageID != i+1 || proc.UnitName != "vllm-omni-stage-"+id+".service" ||
-			!strings.HasSuffix(proc.Command, "--stage-id "+id+" --headless --omni-master-address 10.0.0.1 --omni-master-port 25202 --omni-replica-address 10.0.0.2") {
+		if proc.Role != ProcessHeadless || proc.StageID == nil || *proc.StageID != i+1 || proc.UnitName != "vllm-omni-stage@"+id+".service" ||
+			ShellJoin(proc.Argv) != "vllm serve "+seedModel+" --omni --headless --omni-replica-address 10.0.0.2 --stage-configs-path "+DefaultConfigPath+" --stage-id "+id+" --omni-master-address 10.0.0.1 --omni-master-port 25202" {
 			t.Errorf("worker process %d = %+v", i, proc)
 		}
 	}
-	if len(head.Processes) != 1 || head.Processes[0].Role != ProcessHead || head.Processes[0].Command != head.Command {
+	if len(head.Processes) != 1 || head.Processes[0].Role != ProcessHead {
 		t.Errorf("head processes = %+v", head.Processes)
 	}
 	if !reflect.DeepEqual(worker.Ports, []int{25201}) || worker.Env["VLLM_HOST_IP"] != "10.0.0.2" {
@@ -162,17 +162,17 @@ func TestMultiHostReplicaFlags(t *testing.T) {
 			}
 			for _, l := range res.Launches {
 				for _, proc := range l.Processes {
-					hasFlag := strings.Contains(proc.Command, " --omni-replica-address ")
+					hasFlag := strings.Contains(commandOf(proc), " --omni-replica-address ")
 					want := tc.flag && l.Host == "10.0.0.2"
-					if hasFlag != want || strings.Contains(proc.Command, "--omni-dp-size-local") {
-						t.Errorf("%s on %s: %q; want --omni-replica-address %v", proc.UnitName, l.Host, proc.Command, want)
+					if hasFlag != want || strings.Contains(commandOf(proc), "--omni-dp-size-local") {
+						t.Errorf("%s on %s: %q; want --omni-replica-address %v", proc.UnitName, l.Host, commandOf(proc), want)
 					}
-					if want && !strings.HasSuffix(proc.Command, "--omni-replica-address 10.0.0.2") {
-						t.Errorf("%s: %q does not name its own host", proc.UnitName, proc.Command)
+					if want && !strings.Contains(commandOf(proc), " --headless --omni-replica-address 10.0.0.2 ") {
+						t.Errorf("%s: %q does not name its own host", proc.UnitName, commandOf(proc))
 					}
 					// Across hosts every release launches each stage on its own.
-					if proc.StageID == nil || !strings.Contains(proc.Command, " --omni-master-address 10.0.0.1 ") {
-						t.Errorf("%s: %q is not a stage-based launch registering with 10.0.0.1", proc.UnitName, proc.Command)
+					if proc.StageID == nil || !strings.Contains(commandOf(proc), " --omni-master-address 10.0.0.1 ") {
+						t.Errorf("%s: %q is not a stage-based launch registering with 10.0.0.1", proc.UnitName, commandOf(proc))
 					}
 				}
 			}

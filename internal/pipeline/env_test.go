@@ -136,7 +136,7 @@ func FuzzStageEnv(f *testing.F) {
 					t.Fatalf("%s: the process env has %q, the config %q", line, proc.Env[name], v)
 				}
 				var set []string
-				for _, u := range strings.Split(proc.SystemdUnit, "\n") {
+				for _, u := range strings.Split(loadedUnit(res, proc), "\n") {
 					if e, ok := strings.CutPrefix(u, "Environment="); ok {
 						if n, val, _ := strings.Cut(unquoteEnvironment(t, e), "="); n == name {
 							set = append(set, val)

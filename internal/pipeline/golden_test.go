@@ -109,9 +109,13 @@ func TestGolden(t *testing.T) {
 			res := mustPlan(t, tc.spec(t))
 			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".yaml"), res.ConfigYAML)
 			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".launch.json"), launchGolden(t, res))
+			units := filepath.Join("testdata", "golden", tc.name+".units")
+			compareGolden(t, filepath.Join(units, filepath.Base(res.SystemdUnit.Path)), res.SystemdUnit.Content)
 			for _, l := range res.Launches {
 				for _, proc := range l.Processes {
-					compareGolden(t, filepath.Join("testdata", "golden", tc.name+".units", tcUnitPath(l.Host, proc.UnitName)), proc.SystemdUnit)
+					if proc.DropIn != nil {
+						compareGolden(t, filepath.Join(units, tcUnitPath(l.Host, proc.UnitName+".d"), "plan.conf"), proc.DropIn.Content)
+					}
 				}
 			}
 		})
@@ -127,13 +131,9 @@ func launchGolden(t *testing.T, res *Result) string {
 	for i, l := range res.Launches {
 		l.Processes = append([]Process(nil), l.Processes...)
 		for j := range l.Processes {
-			proc := &l.Processes[j]
-			proc.SystemdUnit = "(" + tcUnitPath(l.Host, proc.UnitName) + ")"
-			// The script is tested by running it (preflight_test.go); the
-			// golden file pins what the plan passes it.
-			proc.Preflight = append([]string(nil), proc.Preflight...)
-			proc.Preflight[scriptAt(proc.Preflight)] = "(preflight script)"
-			proc.PreflightCommand = ""
+			if proc := &l.Processes[j]; proc.DropIn != nil {
+				proc.DropIn = &UnitFile{Path: proc.DropIn.Path, Content: "(" + tcUnitPath(l.Host, proc.UnitName+".d") + "/plan.conf)"}
+			}
 		}
 		launches[i] = l
 	}
@@ -141,12 +141,14 @@ func launchGolden(t *testing.T, res *Result) string {
 		Release      string
 		ServeCommand string
 		ServeArgs    []string
+		SystemdUnit  string
+		CheckScript  string
 		Launches     []Launch
 		Ports        []Port
 		GPUCount     int
 		ConfigSHA256 string
 		Health       Health
-	}{res.Release, res.ServeCommand, res.ServeArgs, launches, res.Ports, res.GPUCount, res.ConfigSHA256, healthGolden(res.Health)}, "", "  ")
+	}{res.Release, res.ServeCommand, res.ServeArgs, res.SystemdUnit.Path, res.CheckScriptPath, launches, res.Ports, res.GPUCount, res.ConfigSHA256, res.Health}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,12 +161,11 @@ func tcUnitPath(host, unit string) string {
 	return filepath.Join(strings.ReplaceAll(host, ":", "_"), unit)
 }
 
-func healthGolden(h Health) Health {
-	h.ReadinessArgv = append([]string(nil), h.ReadinessArgv...)
-	h.ReadinessArgv[2] = "(readiness script)"
-	h.SmokeArgv = append([]string(nil), h.SmokeArgv...)
-	h.SmokeArgv[2] = "(smoke script)"
-	return h
+// TestGoldenCheckScript pins the script every host keeps: its behaviour is
+// tested by running it (preflight_test.go), and this file is how a
+// reviewer reads a change to it.
+func TestGoldenCheckScript(t *testing.T) {
+	compareGolden(t, filepath.Join("testdata", "golden", "pd-check.py"), CheckScript)
 }
 
 func compareGolden(t *testing.T, path, got string) {

@@ -4,8 +4,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -219,3 +221,46 @@ func withLocalPaths(argv []string, local map[string]string) []string {
 	}
 	return out
 }
+
+// commandOf is a process's argv, shell-quoted.
+func commandOf(p Process) string { return ShellJoin(p.Argv) }
+
+// loadedUnit is what systemd loads for a process: the plan's one unit file
+// and, for a stage's instance, its drop-in after it.
+func loadedUnit(res *Result, p Process) string {
+	if p.DropIn == nil {
+		return res.SystemdUnit.Content
+	}
+	return res.SystemdUnit.Content + "\n# " + p.DropIn.Path + "\n" + p.DropIn.Content
+}
+
+// execArgv is what a process's unit runs, as systemd expands it, with vllm
+// at s.VLLMPath where that is set, and the check script at a file of the
+// test's (checkScriptFile).
+func execArgv(proc Process, s ServiceSpec) []string {
+	argv := withLocalPaths(proc.exec, map[string]string{DefaultCheckScriptPath: checkScriptFile()})
+	if s.VLLMPath != "" {
+		argv[slices.Index(argv, "--")+1] = s.VLLMPath
+	}
+	return argv
+}
+
+// preflightOf is a process's preflight as an operator runs it by hand: its
+// unit's command up to the `--` before vllm.
+func preflightOf(proc Process) []string {
+	argv := execArgv(proc, ServiceSpec{})
+	return argv[:slices.Index(argv, "--")]
+}
+
+// checkScriptFile is CheckScript in a file, written once per test binary.
+var checkScriptFile = sync.OnceValue(func() string {
+	dir, err := os.MkdirTemp("", "pd-check-")
+	if err != nil {
+		panic(err)
+	}
+	path := filepath.Join(dir, "pd-check.py")
+	if err := os.WriteFile(path, []byte(CheckScript), 0o644); err != nil {
+		panic(err)
+	}
+	return path
+})

@@ -166,8 +166,8 @@ func firstDifference(a, b *Result) string {
 					return "Launches: one more"
 				}
 				for k, p := range l.Processes {
-					if k < len(b.Launches[j].Processes) && p.SystemdUnit != b.Launches[j].Processes[k].SystemdUnit {
-						return "Launches[" + strconv.Itoa(j) + "].Processes[" + strconv.Itoa(k) + "].SystemdUnit: " + firstLineDiff(p.SystemdUnit, b.Launches[j].Processes[k].SystemdUnit)
+					if k < len(b.Launches[j].Processes) && !reflect.DeepEqual(p.DropIn, b.Launches[j].Processes[k].DropIn) {
+						return "Launches[" + strconv.Itoa(j) + "].Processes[" + strconv.Itoa(k) + "].DropIn: " + firstLineDiff(p.DropIn.Content, b.Launches[j].Processes[k].DropIn.Content)
 					}
 				}
 			}

@@ -88,32 +88,43 @@ func (lp launchPlan) masterAddress() string {
 
 const loopback = "127.0.0.1"
 
-// stageUnitName is the unit of one stage's process.
+// stageUnitName is the instance of the template that runs one stage.
 func stageUnitName(prefix string, id int) string {
-	return prefix + "-stage-" + strconv.Itoa(id) + ".service"
+	return prefix + "-stage@" + strconv.Itoa(id) + ".service"
 }
 
-// launches is one entry per host, each with the OS processes it runs. A
-// whole-pipeline launch runs every stage from one process; a stage-based
-// one runs each stage as its own process with vllm-omni's stage-based
-// launch, the head (the first stage) serving the API and the omni master,
-// the others headless, each with its stage's environment as the process's
-// own. Every process gets its systemd unit; no shell supervises several,
-// so a stage that fails is restarted on its own.
-func launches(lp launchPlan) ([]Launch, error) {
+// launches is one entry per host, each with the OS processes it runs, and
+// the one unit file every host installs. A whole-pipeline launch runs every
+// stage from one process, with its own unit; a stage-based one runs each
+// stage as its own process with vllm-omni's stage-based launch, the head
+// (the first stage) serving the API and the omni master, the others
+// headless, each an instance of one template unit whose drop-in holds what
+// differs: its options and its stage's environment. No shell supervises
+// several processes, so a stage that fails is restarted on its own.
+func launches(lp launchPlan) ([]Launch, UnitFile, error) {
 	svc := lp.service
 	head := lp.stages[0]
 	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
-		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress()}
+		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress(), checks: lp.sharedChecks()}
 	hosts := lp.hosts()
 	multi := len(hosts) > 1
 	if lp.stageBased {
 		c.headPort = lp.masterPort
 		c.headUnit = stageUnitName(svc.UnitPrefix, head.StageID)
+		// Every stage checks every stage's imports, in the template: the
+		// head's orchestrator runs every stage's input processor
+		// (stage_engine_core_client.py), so the head needs them all, and
+		// the stages beside it run from the same install, so the same
+		// paths resolve there. The connector's transport only its own
+		// stage's engine loads, so that stays the stage's own check.
+		c.checks = append(c.checks, importWords(mergeChecks(lp.checks).imports)...)
+		// The preflight waits only when the command it execs is headless.
+		c.wait = []string{"--head", hostPort(c.masterAddress, c.headPort), "--head-wait", strconv.Itoa(*svc.HeadWaitSeconds), "--head-unit", c.headUnit}
 	} else {
 		c.headUnit = svc.UnitPrefix + ".service"
 	}
 	out := make([]Launch, 0, len(hosts))
+	var unit UnitFile
 	for _, host := range hosts {
 		l := Launch{Host: firstNonEmpty(host, SingleHost), Env: map[string]string{}}
 		if multi {
@@ -123,7 +134,7 @@ func launches(lp launchPlan) ([]Launch, error) {
 		// config does): held to the same rule as theirs.
 		for k, v := range l.Env {
 			if err := envvar.Check(k, v); err != nil {
-				return nil, fmt.Errorf("environment %q of %s: %v", k, l.Host, err)
+				return nil, UnitFile{}, fmt.Errorf("environment %q of %s: %v", k, l.Host, err)
 			}
 		}
 		devices := map[int]bool{}
@@ -138,15 +149,13 @@ func launches(lp launchPlan) ([]Launch, error) {
 			if !lp.stageBased {
 				continue
 			}
-			id, role, checks := s.StageID, ProcessHeadless, lp.checks[s.StageID]
+			id, role := s.StageID, ProcessHeadless
 			if i == 0 {
-				// The head's orchestrator runs every stage's input
-				// processor (stage_engine_core_client.py), so it imports
-				// them all; the connector's transport only its own
-				// stage's engine loads.
-				role, checks.imports = ProcessHead, mergeChecks(lp.checks).imports
+				role = ProcessHead
 			}
-			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: lp.stageArgs(i),
+			checks := preflightChecks{transports: lp.checks[s.StageID].transports}
+			argv, own := lp.stageArgs(i)
+			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: argv, ownArgs: [2]int{own, len(argv) - stageSharedTail},
 				Env: lp.envs[id], Devices: s.Devices, Ports: processPorts(lp.ports, &id, role == ProcessHead),
 				UnitName: stageUnitName(svc.UnitPrefix, id), host: host, checks: checks})
 		}
@@ -157,21 +166,20 @@ func launches(lp launchPlan) ([]Launch, error) {
 		}
 		for i := range l.Processes {
 			proc := &l.Processes[i]
-			proc.Command = ShellJoin(proc.Argv)
-			proc.Preflight = lp.preflightArgv(*proc)
-			proc.PreflightCommand = shellJoin(proc.Preflight)
-			if proc.Role == ProcessHeadless && c.headPort != 0 {
-				proc.wait = []string{"--head", hostPort(c.masterAddress, c.headPort),
-					"--head-wait", strconv.Itoa(*svc.HeadWaitSeconds), "--head-unit", c.headUnit}
+			proc.checkWords = processChecks(*proc)
+			proc.exec = append(append(append(append(preflightWords(c), c.wait...), proc.checkWords...), "--", svc.VLLMPath), proc.Argv[1:]...)
+			if !lp.stageBased {
+				var err error
+				if unit, err = wholeUnit(c, *proc); err != nil {
+					return nil, UnitFile{}, err
+				}
+				continue
 			}
-			unit, err := unitFor(c, *proc)
+			dropIn, err := stageDropIn(c, *proc)
 			if err != nil {
-				return nil, err
+				return nil, UnitFile{}, err
 			}
-			proc.SystemdUnit = unit
-		}
-		if len(l.Processes) == 1 {
-			l.Argv, l.Command = l.Processes[0].Argv, l.Processes[0].Command
+			proc.DropIn = &dropIn
 		}
 		l.Ports = portsOn(lp.ports, host)
 		// Devices are the host's GPU indices (no process narrows them), so
@@ -181,7 +189,13 @@ func launches(lp launchPlan) ([]Launch, error) {
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	if lp.stageBased {
+		var err error
+		if unit, err = stageTemplate(c, lp.flag); err != nil {
+			return nil, UnitFile{}, err
+		}
+	}
+	return out, unit, nil
 }
 
 // serveArgs is the single-host launch: the recipe's
@@ -228,21 +242,26 @@ func stageEnvs(doc *stageconfig.Document) (map[int]map[string]string, error) {
 	return out, nil
 }
 
+// stageSharedTail is how many words end every stage's argv: the config's
+// flag and path, the stage id and the omni master's address and port.
+const stageSharedTail = 8
+
 // stageArgs launches stage i with vllm-omni's stage-based CLI: the head's
 // first stage serves the API and the omni master; every other stage runs
 // headless and registers with the master, on loopback when the head is on
-// the same single host.
-func (lp launchPlan) stageArgs(i int) []string {
+// the same single host. The stage's own options come right after --omni,
+// at own, where the recipe puts the API port; the words around them every
+// stage shares but for the stage id, so the template's ExecStart spells
+// them and the stage's drop-in the rest.
+func (lp launchPlan) stageArgs(i int) (argv []string, own int) {
 	s, head := lp.stages[i], lp.stages[0].Host
-	argv := []string{"vllm", "serve", lp.model, "--omni"}
+	argv = []string{"vllm", "serve", lp.model, "--omni"}
+	own = len(argv)
 	if i == 0 {
 		argv = append(argv, "--port", strconv.Itoa(lp.apiPort))
-	}
-	argv = append(argv, lp.flag, lp.configPath, "--stage-id", strconv.Itoa(s.StageID))
-	if i != 0 {
+	} else {
 		argv = append(argv, "--headless")
 	}
-	argv = append(argv, "--omni-master-address", lp.masterAddress(), "--omni-master-port", strconv.Itoa(lp.masterPort))
 	// Its own stage's replicas: the process starts as many as this says,
 	// whatever the config does (replicas.go).
 	if n := lp.replicas[s.StageID]; n > 1 && lp.release.StageCLI.Has(releases.FlagOmniDPSizeLocal) {
@@ -253,7 +272,9 @@ func (lp launchPlan) stageArgs(i int) []string {
 	if s.Host != head && lp.release.StageCLI.Has(releases.FlagOmniReplicaAddr) {
 		argv = append(argv, releases.FlagOmniReplicaAddr, s.Host)
 	}
-	return argv
+	argv = append(argv, lp.flag, lp.configPath, "--stage-id", strconv.Itoa(s.StageID),
+		"--omni-master-address", lp.masterAddress(), "--omni-master-port", strconv.Itoa(lp.masterPort))
+	return argv, own
 }
 
 func portsOn(ports []Port, host string) []int {
@@ -279,51 +300,17 @@ func describeHost(h string) string {
 // tells the head is up and serves the planned model: /health answers once
 // the API server runs; /v1/models lists the models it serves, empty when
 // the engines failed behind a running server.
-func health(model, headHost string, apiPort int, headUnit string) Health {
+func health(model, headHost string, apiPort int, headUnit, script string) Health {
 	host := headHost
 	if host == "" {
 		host = "127.0.0.1"
 	}
 	base := "http://" + hostPort(host, apiPort)
 	h := Health{Host: host, Port: apiPort, LivenessURL: base + "/health", ReadinessURL: base + "/v1/models", SmokeURL: base + "/v1/chat/completions"}
-	h.ReadinessArgv = []string{"python3", "-c", readinessOneLine, h.ReadinessURL, model}
-	h.SmokeArgv = []string{"python3", "-c", smokeOneLine, h.SmokeURL, model, headUnit}
+	h.ReadinessCommand = ShellJoin([]string{"python3", script, "ready", h.ReadinessURL, model})
+	h.SmokeCommand = ShellJoin([]string{"python3", script, "smoke", h.SmokeURL, model, headUnit})
 	return h
 }
-
-var smokeOneLine = oneLinePython(smokeScript)
-
-// smokeScript sends one text-only chat completion ($1 the URL, $2 the
-// model; $3 the head's unit, named in the hint) and exits 0 when an answer
-// comes back. Requests enter at the prefill stage, which vllm-omni holds to
-// one token and whose KV cache decode must take over, so an answer means
-// the pair worked. When the handoff fails, the orchestrator's
-// _build_pd_decode_params raises outside any handler on its path
-// (orchestrator.py@d4a869fe :756, :1324) and the orchestrator stops: the
-// client sees "Orchestrator died unexpectedly", or no answer at all, and
-// the cause is in the head's log. modalities ["text"] stops the request at
-// decode, the text stage. The request's max_tokens reaches only the first
-// is_comprehension stage, prefill; decode runs with its own
-// default_sampling_params, hence the timeout of minutes.
-const smokeScript = `import json, socket, sys, urllib.error, urllib.request
-url, model, unit = sys.argv[1], sys.argv[2], sys.argv[3]
-body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Reply with one word."}], "max_tokens": 1, "modalities": ["text"]}).encode()
-req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
-hint = " (if prefill could not hand its KV cache to decode, journalctl -u %s shows [Orchestrator][PD] Missing prefill kv_transfer_params)" % unit
-try:
-    reply = json.load(urllib.request.urlopen(req, timeout=300))
-except urllib.error.HTTPError as e:
-    text = e.read().decode(errors="replace")[:500]
-    pd = any(s in text for s in ("remote_request_id", "[PD]", "Orchestrator died"))
-    sys.exit("smoke: %s answered %d%s: %s" % (url, e.code, hint if pd else "", text))
-except (socket.timeout, TimeoutError) as e:
-    sys.exit("smoke: %s gave no answer within 300 s%s" % (url, hint))
-except Exception as e:
-    sys.exit("smoke: %s: %s" % (url, e))
-choices = reply.get("choices") or []
-if not choices:
-    sys.exit("smoke: %s answered with no choice: %s" % (url, json.dumps(reply)[:500]))
-print("smoke: %s answered through prefill and decode: %r" % (url, (choices[0].get("message") or {}).get("content")))`
 
 // hostPort writes host:port, an IPv6 host in brackets.
 func hostPort(host string, port int) string {
@@ -332,17 +319,3 @@ func hostPort(host string, port int) string {
 	}
 	return host + ":" + strconv.Itoa(port)
 }
-
-var readinessOneLine = oneLinePython(readinessScript)
-
-// readinessScript exits 0 when the models URL ($1) lists the model ($2),
-// and says what it saw otherwise; it times out after ten seconds.
-const readinessScript = `import json, sys, urllib.request
-url, model = sys.argv[1], sys.argv[2]
-try:
-    ids = [m.get("id") for m in json.load(urllib.request.urlopen(url, timeout=10)).get("data", [])]
-except Exception as e:
-    sys.exit("not ready: %s: %s" % (url, e))
-if model not in ids:
-    sys.exit("not ready: %s lists %s, not %s" % (url, ids or "no model", model))
-print("ready: %s serves %s" % (url, model))`

@@ -14,30 +14,33 @@ import (
 // process with the stage-based CLI, the head serving stage 0 and the omni
 // master on loopback, the others headless.
 func TestServeCommand(t *testing.T) {
-	master := func(port string) []string {
-		return []string{"--stage-id", "0", "--omni-master-address", "127.0.0.1", "--omni-master-port", port}
+	// stage is a stage-based argv: its own words after --omni, where the
+	// recipe puts the API port, then those every stage shares.
+	stage := func(flag, config string, id int, own ...string) []string {
+		return append(append([]string{"vllm", "serve", seedModel, "--omni"}, own...), flag, config, "--stage-id", strconv.Itoa(id),
+			"--omni-master-address", "127.0.0.1", "--omni-master-port", "25203")
 	}
 	tests := []struct {
 		name    string
 		spec    Spec
 		argv    []string
 		command string
-		// headless is the tail of each other stage's argv, nil for a
+		// headless is the stage-based argv of stage id, nil for a
 		// whole-pipeline launch.
-		headless []string
+		headless func(id int) []string
 	}{
 		{"seed", Spec{Model: seedModel},
-			append([]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath}, master("25203")...),
+			stage("--stage-configs-path", DefaultConfigPath, 0, "--port", "8091"),
 			"vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path " + DefaultConfigPath + " --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
-			[]string{"--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}},
+			func(id int) []string { return stage("--stage-configs-path", DefaultConfigPath, id, "--headless") }},
 		{"api_port and a config_path to quote", Spec{Model: seedModel, APIPort: ptr(9000), ConfigPath: "/srv/deploy config.yaml"},
-			append([]string{"vllm", "serve", seedModel, "--omni", "--port", "9000", "--stage-configs-path", "/srv/deploy config.yaml"}, master("25203")...),
+			stage("--stage-configs-path", "/srv/deploy config.yaml", 0, "--port", "9000"),
 			"vllm serve " + seedModel + " --omni --port 9000 --stage-configs-path '/srv/deploy config.yaml' --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
-			[]string{"--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}},
+			func(id int) []string { return stage("--stage-configs-path", "/srv/deploy config.yaml", id, "--headless") }},
 		{"stages dialect release", Spec{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"},
-			append([]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--deploy-config", DefaultConfigPath}, master("25203")...),
+			stage("--deploy-config", DefaultConfigPath, 0, "--port", "8091"),
 			"vllm serve " + seedModel + " --omni --port 8091 --deploy-config " + DefaultConfigPath + " --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
-			[]string{"--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"}},
+			func(id int) []string { return stage("--deploy-config", DefaultConfigPath, id, "--headless") }},
 		{"a release that applies runtime.env: one process", Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"},
 			[]string{"vllm", "serve", seedModel, "--omni", "--port", "8091", "--stage-configs-path", DefaultConfigPath},
 			"vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path " + DefaultConfigPath, nil},
@@ -57,12 +60,12 @@ func TestServeCommand(t *testing.T) {
 			l := res.Launches[0]
 			if tc.headless == nil {
 				if len(l.Processes) != 1 || !reflect.DeepEqual(l.Processes[0].Argv, tc.argv) || l.Processes[0].StageID != nil ||
-					l.Processes[0].UnitName != "vllm-omni.service" || l.Command != tc.command {
+					l.Processes[0].UnitName != "vllm-omni.service" || commandOf(l.Processes[0]) != tc.command {
 					t.Errorf("launch %+v, want one process running the serve command", l)
 				}
 				return
 			}
-			if len(l.Processes) != len(l.StageIDs) || len(l.Processes) < 2 || l.Command != "" || l.Argv != nil {
+			if len(l.Processes) != len(l.StageIDs) || len(l.Processes) < 2 {
 				t.Fatalf("launch %+v, want one process per stage and no single command", l)
 			}
 			// Each process's environment is its stage's runtime.env (env in
@@ -90,7 +93,7 @@ func TestServeCommand(t *testing.T) {
 				if len(proc.Env)+len(envs[id]) > 0 && !reflect.DeepEqual(proc.Env, envs[id]) {
 					t.Errorf("process %d env %v, want its stage's runtime.env %v", i, proc.Env, envs[id])
 				}
-				if proc.StageID == nil || *proc.StageID != id || proc.UnitName != "vllm-omni-stage-"+strconv.Itoa(id)+".service" {
+				if proc.StageID == nil || *proc.StageID != id || proc.UnitName != "vllm-omni-stage@"+strconv.Itoa(id)+".service" {
 					t.Errorf("process %d: stage %v unit %q", i, proc.StageID, proc.UnitName)
 				}
 				if i == 0 {
@@ -99,8 +102,7 @@ func TestServeCommand(t *testing.T) {
 					}
 					continue
 				}
-				want := append(append(append([]string(nil), tc.argv[:4]...), tc.argv[6:8]...), "--stage-id", strconv.Itoa(id))
-				want = append(want, tc.headless...)
+				want := tc.headless(id)
 				if proc.Role != ProcessHeadless || !reflect.DeepEqual(proc.Argv, want) {
 					t.Errorf("process %d: %s %q, want headless %q", i, proc.Role, proc.Argv, want)
 				}
@@ -120,20 +122,20 @@ func TestHealth(t *testing.T) {
 		{"fd00::1", "fd00::1", "http://[fd00::1]:8091"},
 	}
 	for _, tc := range tests {
-		h := health(seedModel, tc.host, 8091, "vllm-omni-stage-0.service")
+		h := health(seedModel, tc.host, 8091, "vllm-omni-stage@0.service", DefaultCheckScriptPath)
 		if h.Host != tc.wantHost || h.Port != 8091 || h.LivenessURL != tc.wantBase+"/health" || h.ReadinessURL != tc.wantBase+"/v1/models" {
 			t.Errorf("health(%q) = %+v", tc.host, h)
 		}
-		if n := len(h.ReadinessArgv); n < 2 || h.ReadinessArgv[n-2] != h.ReadinessURL || h.ReadinessArgv[n-1] != seedModel {
-			t.Errorf("health(%q) readiness argv %q does not end with the URL and the model", tc.host, h.ReadinessArgv)
+		if want := ShellJoin([]string{"python3", DefaultCheckScriptPath, "ready", tc.wantBase + "/v1/models", seedModel}); h.ReadinessCommand != want {
+			t.Errorf("health(%q) readiness command %q, want %q", tc.host, h.ReadinessCommand, want)
 		}
 		// The smoke check posts one chat completion, which crosses the PD pair.
 		if h.SmokeURL != tc.wantBase+"/v1/chat/completions" {
 			t.Errorf("health(%q) smoke URL %q", tc.host, h.SmokeURL)
 		}
-		if n := len(h.SmokeArgv); n != 6 || h.SmokeArgv[0] != "python3" || h.SmokeArgv[1] != "-c" ||
-			h.SmokeArgv[n-3] != h.SmokeURL || h.SmokeArgv[n-2] != seedModel || h.SmokeArgv[n-1] != "vllm-omni-stage-0.service" {
-			t.Errorf("health(%q) smoke argv %q is not python3 -c SCRIPT URL MODEL UNIT", tc.host, h.SmokeArgv)
+		if want := ShellJoin([]string{"python3", DefaultCheckScriptPath, "smoke", h.SmokeURL, seedModel, "vllm-omni-stage@0.service"}); h.SmokeCommand != want {
+			t.Errorf("health(%q) smoke command %q, want %q", tc.host, h.SmokeCommand, want)
 		}
 	}
 }
+

@@ -101,8 +101,8 @@ func TestHeadWaitSeconds(t *testing.T) {
 						continue
 					}
 					headless++
-					if !strings.Contains(proc.SystemdUnit, " --head-wait 120 --head-unit vllm-omni-stage-0.service -- ") {
-						t.Errorf("%s does not wait 120 s for the head:\n%s", proc.UnitName, proc.SystemdUnit)
+					if unit := loadedUnit(res, proc); !strings.Contains(unit, " --head-wait 120 --head-unit vllm-omni-stage@0.service ") {
+						t.Errorf("%s does not wait 120 s for the head:\n%s", proc.UnitName, unit)
 					}
 				}
 			}

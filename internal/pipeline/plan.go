@@ -220,17 +220,18 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if res.Launches, err = launches(lp); err != nil {
+	if res.Launches, res.SystemdUnit, err = launches(lp); err != nil {
 		return nil, err
 	}
+	res.CheckScriptPath = lp.service.CheckScriptPath
 	// The serve command is the head's process: on one host the process that
 	// runs every stage, across hosts the one that serves the API.
 	head := res.Launches[0].Processes[0]
-	res.ServeArgs, res.ServeCommand = head.Argv, head.Command
+	res.ServeArgs, res.ServeCommand = head.Argv, ShellJoin(head.Argv)
 	for _, l := range res.Launches {
 		res.GPUCount = max(res.GPUCount, l.GPUCount)
 	}
-	res.Health = health(p.spec.Model, res.Stages[0].Host, res.APIPort, head.UnitName)
+	res.Health = health(p.spec.Model, res.Stages[0].Host, res.APIPort, head.UnitName, res.CheckScriptPath)
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
 	res.Connector = p.conn.name
@@ -240,39 +241,32 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	}
 	pre, dec := p.pdPair()
 	res.Prefill, res.Decode = pre.settings(), dec.settings()
-	res.ID = contentID(id, res.Launches)
+	res.ID = contentID(id, res)
 	return res, nil
 }
 
-// contentID hashes what a machine runs: the config, and each process's
-// command and unit, so that an id change means the machines must change. A
+// contentID hashes what a machine runs: the config, the check script and
+// every unit file, so that an id change means the machines must change. A
 // NUL separates the parts; none of them can hold one. h holds the config
 // already.
-func contentID(h hash.Hash, launches []Launch) string {
-	// The strings go through one buffer, not a copy of each: units are
-	// long.
-	buf := make([]byte, 0, 2048)
+func contentID(h hash.Hash, res *Result) string {
 	write := func(s string) {
-		for len(s) > 0 {
-			n := min(len(s), cap(buf)-len(buf))
-			buf = append(buf, s[:n]...)
-			s = s[n:]
-			if len(buf) == cap(buf) {
-				h.Write(buf)
-				buf = buf[:0]
+		h.Write([]byte{0})
+		h.Write([]byte(s))
+	}
+	write(checkScriptSHA256)
+	write(res.CheckScriptPath)
+	write(res.SystemdUnit.Path)
+	write(res.SystemdUnit.Content)
+	for _, l := range res.Launches {
+		write(l.Host)
+		for _, proc := range l.Processes {
+			write(proc.UnitName)
+			if proc.DropIn != nil {
+				write(proc.DropIn.Path)
+				write(proc.DropIn.Content)
 			}
 		}
 	}
-	for _, l := range launches {
-		write("\x00")
-		write(l.Host)
-		for _, proc := range l.Processes {
-			write("\x00")
-			write(proc.Command)
-			write("\x00")
-			write(proc.SystemdUnit)
-		}
-	}
-	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }

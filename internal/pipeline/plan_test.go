@@ -3,6 +3,7 @@ package pipeline
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,7 @@ func TestPlanContentID(t *testing.T) {
 		{"another API port", seed, Spec{Model: seedModel, APIPort: ptr(9000)}, true, false},
 		{"another config_path", seed, Spec{Model: seedModel, ConfigPath: "/srv/deploy.yaml"}, true, false},
 		{"another unit user", seed, Spec{Model: seedModel, Service: ServiceSpec{User: "omni"}}, true, false},
+		{"another head wait, in the template", seed, Spec{Model: seedModel, Service: ServiceSpec{HeadWaitSeconds: ptr(60)}}, true, false},
 		{"another config", seed, Spec{Model: seedModel, Decode: RoleSpec{MaxNumSeqs: ptr(8)}}, false, false},
 		{"the same plan across hosts", across, across, true, true},
 	}
@@ -43,18 +45,38 @@ func TestPlanContentID(t *testing.T) {
 	}
 }
 
-// naiveContentID hashes what Result.ID covers the plain way, each part
-// written whole, so that contentID's buffering is checked against it: the
-// config, then for each launch a NUL and its host, and for each process a
-// NUL, its command, a NUL and its unit.
+// naiveContentID hashes what Result.ID covers, written out: the config,
+// then, each after a NUL, the check script's SHA-256 and path, the unit
+// file, and for each launch its host and for each process its unit name and
+// drop-in.
 func naiveContentID(res *Result) string {
 	h := sha256.New()
 	h.Write([]byte(res.ConfigYAML))
+	parts := []string{checkScriptSHA256, res.CheckScriptPath, res.SystemdUnit.Path, res.SystemdUnit.Content}
 	for _, l := range res.Launches {
-		h.Write([]byte("\x00" + l.Host))
+		parts = append(parts, l.Host)
 		for _, proc := range l.Processes {
-			h.Write([]byte("\x00" + proc.Command + "\x00" + proc.SystemdUnit))
+			parts = append(parts, proc.UnitName)
+			if proc.DropIn != nil {
+				parts = append(parts, proc.DropIn.Path, proc.DropIn.Content)
+			}
 		}
 	}
+	for _, p := range parts {
+		h.Write([]byte("\x00" + p))
+	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// The check script is part of what a machine runs: another script is
+// another id, every other output the same.
+func TestPlanContentIDFollowsTheCheckScript(t *testing.T) {
+	before := mustPlan(t, Spec{Model: seedModel})
+	saved := checkScriptSHA256
+	t.Cleanup(func() { checkScriptSHA256 = saved })
+	checkScriptSHA256 = strings.Repeat("0", 64)
+	after := mustPlan(t, Spec{Model: seedModel})
+	if before.ID == after.ID || before.SystemdUnit != after.SystemdUnit {
+		t.Errorf("ids %s and %s for two check scripts, units equal: %v", before.ID, after.ID, before.SystemdUnit == after.SystemdUnit)
+	}
 }

@@ -1,16 +1,13 @@
 package pipeline
 
 import (
-	"bytes"
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
-	"github.com/omnipd/terraform-provider-omni/internal/shellquote"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
-	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
 
 // PreflightExit is the status the preflight exits with when the machine
@@ -36,16 +33,54 @@ const PreflightExit = 78 // EX_CONFIG
 // Versions are read from the installed distributions' metadata
 // (importlib.metadata); the imports come last, once the versions match, so
 // that a failed one means the release itself lacks what the plan names.
-const preflightSource = `import hashlib, importlib, os, re, shlex, shutil, socket, subprocess, sys, time
+const CheckScript = `import hashlib, importlib, json, os, re, shlex, shutil, socket, subprocess, sys, time, urllib.error, urllib.request
 from importlib import metadata
 STATUS = 78
+UNIT_WORDS = ("` + unitChecksVar + `", "` + unitArgsVar + `")
 def say(kind, msg):
     sys.stderr.write("vllm-omni preflight: %s: %s\n" % (kind, msg))
 def fail(msg):
     say("error", msg)
     sys.exit(STATUS)
-want, mode, want_vllm, path, want_sha = sys.argv[1:6]
-args = sys.argv[6:]
+def ready(url, model):
+    # Exits 0 when the models URL lists the model, and says what it saw
+    # otherwise; each try is bounded by ten seconds.
+    try:
+        ids = [m.get("id") for m in json.load(urllib.request.urlopen(url, timeout=10)).get("data", [])]
+    except Exception as e:
+        sys.exit("not ready: %s: %s" % (url, e))
+    if model not in ids:
+        sys.exit("not ready: %s lists %s, not %s" % (url, ids or "no model", model))
+    print("ready: %s serves %s" % (url, model))
+def smoke(url, model, unit):
+    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Reply with one word."}], "max_tokens": 1, "modalities": ["text"]}).encode()
+    req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+    hint = " (if prefill could not hand its KV cache to decode, journalctl -u %s shows [Orchestrator][PD] Missing prefill kv_transfer_params)" % unit
+    try:
+        reply = json.load(urllib.request.urlopen(req, timeout=300))
+    except urllib.error.HTTPError as e:
+        text = e.read().decode(errors="replace")[:500]
+        pd = any(s in text for s in ("remote_request_id", "[PD]", "Orchestrator died"))
+        sys.exit("smoke: %s answered %d%s: %s" % (url, e.code, hint if pd else "", text))
+    except (socket.timeout, TimeoutError):
+        sys.exit("smoke: %s gave no answer within 300 s%s" % (url, hint))
+    except Exception as e:
+        sys.exit("smoke: %s: %s" % (url, e))
+    choices = reply.get("choices") or []
+    if not choices:
+        sys.exit("smoke: %s answered with no choice: %s" % (url, json.dumps(reply)[:500]))
+    print("smoke: %s answered through prefill and decode: %r" % (url, (choices[0].get("message") or {}).get("content")))
+cmd = sys.argv[1:2]
+if cmd == ["ready"] and len(sys.argv) == 4:
+    ready(*sys.argv[2:])
+    sys.exit(0)
+if cmd == ["smoke"] and len(sys.argv) == 5:
+    smoke(*sys.argv[2:])
+    sys.exit(0)
+if cmd != ["preflight"] or len(sys.argv) < 7:
+    fail("usage: %s preflight VERSION line|release VLLM_LINE CONFIG SHA256 [OPTION VALUE]... [-- COMMAND...] | ready URL MODEL | smoke URL MODEL UNIT" % sys.argv[0])
+want, mode, want_vllm, path, want_sha = sys.argv[2:7]
+args = sys.argv[7:]
 gpus, imports, transports, rest = 0, [], [], []
 head, head_wait, head_unit = None, 0, ""
 while args:
@@ -255,9 +290,12 @@ def wait_for_head():
         time.sleep(2)
     say("error", "the head's omni master at %s did not answer within %d s; start %s on %s first" % (head, head_wait, head_unit, host))
     sys.exit(1)
-if head:
+if head and "--headless" in rest:
     wait_for_head()
 if rest:
+    # The unit's per-stage words came in through these; vllm needs none.
+    for name in UNIT_WORDS:
+        os.environ.pop(name, None)
     try:
         os.execv(rest[0], rest)
     except OSError as e:
@@ -265,102 +303,41 @@ if rest:
 say("ok", "vllm-omni %s, vLLM %s and %s match the plan" % (omni, vllm, path))
 `
 
-// preflightScript is the source as one line, for `python3 -c`.
-var preflightScript = oneLinePython(preflightSource)
+// checkScriptSHA256 is CheckScript's hash, which the content id holds.
+var checkScriptSHA256 = func() string {
+	sum := sha256.Sum256([]byte(CheckScript))
+	return hex.EncodeToString(sum[:])
+}()
 
-// The script is the same in every plan, and so are its quoted forms: the
-// shell word in preflight_command and the systemd argument in each unit's
-// ExecStart. Quoting it once per process instead repeated the same work
-// for every process of every plan.
-var (
-	preflightScriptShell                          = shellquote.Quote(preflightScript)
-	preflightScriptSystemd, preflightScriptSysErr = systemd.Arg(preflightScript)
-)
-
-// scriptAt is the index of the preflight script in argv, or -1. The
-// script comes after the Python and "-c", never first.
-func scriptAt(argv []string) int {
-	for i := 1; i < len(argv); i++ {
-		if len(argv[i]) == len(preflightScript) && argv[i] == preflightScript {
-			return i
-		}
-	}
-	return -1
-}
-
-// shellJoin is ShellJoin(argv), with the preflight script's word, if argv
-// holds the script, taken as quoted once.
-func shellJoin(argv []string) string {
-	i := scriptAt(argv)
-	if i < 0 {
-		return ShellJoin(argv)
-	}
-	var b strings.Builder
-	b.WriteString(ShellJoin(argv[:i]))
-	b.WriteByte(' ')
-	b.WriteString(preflightScriptShell)
-	for _, w := range argv[i+1:] {
-		b.WriteByte(' ')
-		b.WriteString(shellquote.Quote(w))
-	}
-	return b.String()
-}
-
-// systemdCommand is systemd.Command(argv), with the preflight script's
-// argument, if argv holds the script, taken as quoted once. It returns the
-// error Command would: the first argument that fails, in order.
-func systemdCommand(argv []string) (string, error) {
-	i := scriptAt(argv)
-	if i < 0 || preflightScriptSysErr != nil {
-		return systemd.Command(argv)
-	}
-	head, err := systemd.Command(argv[:i])
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	b.WriteString(head)
-	b.WriteByte(' ')
-	b.WriteString(preflightScriptSystemd)
-	for _, a := range argv[i+1:] {
-		w, err := systemd.Arg(a)
-		if err != nil {
-			return "", err
-		}
-		b.WriteByte(' ')
-		b.WriteString(w)
-	}
-	return b.String(), nil
-}
-
-// oneLinePython wraps Python source in exec("..."), one line: a unit's
-// command line holds no newline. A JSON string is a Python string literal.
-func oneLinePython(src string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(src) // a string always encodes
-	return "exec(" + strings.TrimSpace(b.String()) + ")"
-}
-
-// preflightArgv is the check for one process: the Python that runs vllm,
-// the script, what the plan expects, and what the process's stages need of
-// the machine.
-func (lp launchPlan) preflightArgv(proc Process) []string {
+// sharedChecks are the preflight's words every process of the plan
+// shares: what the plan expects of the machine.
+func (lp launchPlan) sharedChecks() []string {
 	want, mode := lp.release.Version, "release"
 	if v := lp.asked; v != "" {
 		if parsed, err := releases.ParseVersion(v); err == nil && !parsed.HasPatch {
 			want, mode = v, "line"
 		}
 	}
-	argv := append(pythonArgv(lp.service.PythonPath), "-c", preflightScript, want, mode, lp.release.VLLM, lp.configPath, lp.configSHA)
+	return []string{want, mode, lp.release.VLLM, lp.configPath, lp.configSHA}
+}
+
+// processChecks are the preflight's options for one process: what its
+// stages need of the machine.
+func processChecks(proc Process) []string {
+	var argv []string
 	if len(proc.Devices) > 0 {
 		argv = append(argv, "--gpus", strconv.Itoa(slices.Max(proc.Devices)+1))
 	}
 	for _, t := range proc.checks.transports {
 		argv = append(argv, "--transport", t)
 	}
-	for _, i := range proc.checks.imports {
+	return append(argv, importWords(proc.checks.imports)...)
+}
+
+// importWords are the preflight's options that import KEY=DOTTED.PATH.
+func importWords(imports []string) []string {
+	var argv []string
+	for _, i := range imports {
 		argv = append(argv, "--import", i)
 	}
 	return argv

@@ -299,20 +299,20 @@ func TestDefaultPythonPath(t *testing.T) {
 		service ServiceSpec
 		want    []string
 	}{
-		{ServiceSpec{}, []string{"/usr/bin/env", "python3", "-c"}},
-		{ServiceSpec{VLLMPath: "/usr/local/bin/vllm"}, []string{"/usr/bin/env", "python3", "-c"}},
-		{ServiceSpec{VLLMPath: "/usr/bin/vllm"}, []string{"/usr/bin/python3", "-c"}},
-		{ServiceSpec{VLLMPath: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/python3", "-c"}},
-		{ServiceSpec{VLLMPath: "/usr/local/bin/vllm", PythonPath: "/usr/bin/python3"}, []string{"/usr/bin/python3", "-c"}},
-		{ServiceSpec{VLLMPath: "/opt/bin/vllm", PythonPath: "/usr/local/bin/python3.12"}, []string{"/usr/local/bin/python3.12", "-c"}},
+		{ServiceSpec{}, []string{"/usr/bin/env", "python3", DefaultCheckScriptPath}},
+		{ServiceSpec{VLLMPath: "/usr/local/bin/vllm"}, []string{"/usr/bin/env", "python3", DefaultCheckScriptPath}},
+		{ServiceSpec{VLLMPath: "/usr/bin/vllm"}, []string{"/usr/bin/python3", DefaultCheckScriptPath}},
+		{ServiceSpec{VLLMPath: "/opt/venv/bin/vllm"}, []string{"/opt/venv/bin/python3", DefaultCheckScriptPath}},
+		{ServiceSpec{VLLMPath: "/usr/local/bin/vllm", PythonPath: "/usr/bin/python3"}, []string{"/usr/bin/python3", DefaultCheckScriptPath}},
+		{ServiceSpec{VLLMPath: "/opt/bin/vllm", PythonPath: "/usr/local/bin/python3.12"}, []string{"/usr/local/bin/python3.12", DefaultCheckScriptPath}},
 	} {
 		res := mustPlan(t, Spec{Model: seedModel, Service: tc.service})
 		for _, l := range res.Launches {
 			for _, proc := range l.Processes {
-				if got := proc.Preflight[:len(tc.want)]; !reflect.DeepEqual(got, tc.want) {
+				if got := proc.exec[:len(tc.want)]; !reflect.DeepEqual(got, tc.want) {
 					t.Errorf("%+v: preflight starts %q, want %q", tc.service, got, tc.want)
 				}
-				if want := "ExecStart=" + strings.Join(tc.want, " ") + " "; !strings.Contains(proc.SystemdUnit, "\n"+want) {
+				if want := "ExecStart=" + strings.Join(tc.want, " ") + " "; !strings.Contains(loadedUnit(res, proc), "\n"+want) {
 					t.Errorf("%+v: the unit does not start with %q", tc.service, want)
 				}
 			}
@@ -332,8 +332,8 @@ func TestDefaultPythonPath_SystemWidePip(t *testing.T) {
 	}
 	res := mustPlan(t, Spec{Model: seedModel})
 	proc := res.Launches[0].Processes[0]
-	if proc.Preflight[0] != "/usr/bin/env" {
-		t.Fatalf("the default preflight starts %q", proc.Preflight[:2])
+	if proc.exec[0] != "/usr/bin/env" {
+		t.Fatalf("the default preflight starts %q", proc.exec[:2])
 	}
 	for _, tc := range []struct {
 		name         string

@@ -12,11 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
@@ -143,8 +143,8 @@ func TestPreflight(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		pre := withLocalPaths(res.Launches[0].Processes[r.proc].Preflight, map[string]string{r.spec.ConfigPath: configPath})
-		argv := append([]string{python}, pre[scriptAt(pre)-1:]...) // the test's Python, then "-c" and on
+		pre := withLocalPaths(preflightOf(res.Launches[0].Processes[r.proc]), map[string]string{r.spec.ConfigPath: configPath})
+		argv := append([]string{python}, pre[slices.Index(pre, checkScriptFile()):]...) // the test's Python, then the script and on
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus))
 		out, err := cmd.CombinedOutput()
@@ -213,8 +213,8 @@ func TestPreflight(t *testing.T) {
 		// The dotted paths the release imports for the process's stages.
 		{"a processor the installed vllm-omni lacks", run{spec: seed, dists: match, gpus: 1, modules: noT2C}, PreflightExit,
 			[]string{"custom_process_input_func " + t2c + " does not resolve in the installed vllm-omni 0.24.0", "has no attribute talker2code2wav"}, nil},
-		{"the head imports every stage's processor; a headless stage its own", run{spec: seed, dists: match, gpus: 3, proc: 2, modules: noT2C}, 0,
-			[]string{"ok:"}, nil},
+		{"every stage imports every stage's processor: one install serves them all", run{spec: seed, dists: match, gpus: 3, proc: 2, modules: noT2C}, PreflightExit,
+			[]string{"custom_process_input_func " + t2c}, nil},
 		{"the stage whose processor is missing", run{spec: seed, dists: match, gpus: 3, proc: 3, modules: noT2C}, PreflightExit,
 			[]string{"custom_process_input_func " + t2c}, nil},
 		{"a processors module missing", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{processors: ""}}, PreflightExit,
@@ -269,42 +269,48 @@ func TestPreflightArgv(t *testing.T) {
 		t2c = "custom_process_input_func=vllm_omni.model_executor.stage_input_processors.qwen3_omni.talker2code2wav"
 		tr  = "NixlConnector=nixl._api"
 	)
-	opts := func(argv []string) []string { return argv[scriptAt(argv)+6:] }
+	// The options after the script, "preflight" and the five words every
+	// process shares.
+	opts := func(proc Process) []string {
+		argv := preflightOf(proc)
+		return argv[slices.Index(argv, "preflight")+6:]
+	}
 	all := []string{"--import", ar, "--import", t2t, "--import", t2c, "--import", gen}
+	wait := []string{"--head", "127.0.0.1:25203", "--head-wait", "600", "--head-unit", "vllm-omni-stage@0.service"}
+	// Stage-based: the imports and the wait in the template, the GPUs and
+	// the transport in the stage's drop-in.
+	with := func(own ...string) []string { return append(append(append([]string(nil), all...), wait...), own...) }
 	res := mustPlan(t, Spec{Model: seedModel})
 	want := [][]string{
-		append([]string{"--gpus", "1", "--transport", tr}, all...),
-		{"--gpus", "2", "--transport", tr, "--import", ar},
-		{"--gpus", "3", "--import", t2t, "--import", ar},
-		{"--gpus", "3", "--import", t2c, "--import", gen},
+		with("--gpus", "1", "--transport", tr),
+		with("--gpus", "2", "--transport", tr),
+		with("--gpus", "3"),
+		with("--gpus", "3"),
 	}
 	procs := res.Launches[0].Processes
 	if len(procs) != len(want) {
 		t.Fatalf("%d processes, want %d", len(procs), len(want))
 	}
 	for i, proc := range procs {
-		if got := opts(proc.Preflight); !reflect.DeepEqual(got, want[i]) {
+		if got := opts(proc); !reflect.DeepEqual(got, want[i]) {
 			t.Errorf("process %d preflight options %q, want %q", i, got, want[i])
-		}
-		if proc.PreflightCommand != shellJoin(proc.Preflight) {
-			t.Errorf("process %d preflight command is not its argv", i)
 		}
 	}
 	// One process for every stage: every stage's devices, transports and paths.
 	res = mustPlan(t, Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"})
-	if got, w := opts(res.Launches[0].Processes[0].Preflight), append([]string{"--gpus", "3", "--transport", tr}, all...); !reflect.DeepEqual(got, w) {
+	if got, w := opts(res.Launches[0].Processes[0]), append([]string{"--gpus", "3", "--transport", tr}, all...); !reflect.DeepEqual(got, w) {
 		t.Errorf("whole-pipeline preflight options %q, want %q", got, w)
 	}
 	// A MultiConnector's children's transports, each the PD pair loads.
 	res = mustPlan(t, Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
 		map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}})
-	if got, w := opts(res.Launches[0].Processes[1].Preflight), []string{"--gpus", "2", "--transport", tr, "--transport", "MooncakeConnector=mooncake.engine", "--import", ar}; !reflect.DeepEqual(got, w) {
+	if got, w := opts(res.Launches[0].Processes[1])[len(with()):], []string{"--gpus", "2", "--transport", tr, "--transport", "MooncakeConnector=mooncake.engine"}; !reflect.DeepEqual(got, w) {
 		t.Errorf("MultiConnector decode preflight options %q, want %q", got, w)
 	}
 	// Devices given: the highest index counts, not how many.
 	res = mustPlan(t, Spec{Model: seedModel, Prefill: RoleSpec{Devices: []int{5}}})
-	if got := opts(res.Launches[0].Processes[0].Preflight); len(got) < 2 || got[0] != "--gpus" || got[1] != "6" {
-		t.Errorf("prefill on GPU 5: preflight options %q, want --gpus 6 first", got)
+	if got := opts(res.Launches[0].Processes[0])[len(with()):]; len(got) < 2 || got[0] != "--gpus" || got[1] != "6" {
+		t.Errorf("prefill on GPU 5: preflight options %q, want --gpus 6 first of its own", got)
 	}
 }
 
@@ -348,7 +354,7 @@ func TestPreflightExecsTheProcess(t *testing.T) {
 	if want := strings.Join(withLocalPaths(proc.Argv[1:], local), "\n") + "\n"; string(got) != want {
 		t.Errorf("vllm ran with\n%s\nwant\n%s", got, want)
 	}
-	if !strings.Contains(proc.SystemdUnit, "RestartPreventExitStatus=78") {
+	if !strings.Contains(res.SystemdUnit.Content, "RestartPreventExitStatus=78") {
 		t.Error("the unit does not stop restarting on the preflight's status")
 	}
 	// A vllm of another Python: the check would have judged the wrong
@@ -384,8 +390,7 @@ func TestReadinessScript(t *testing.T) {
 		{`{"data":[{"id":"other"}]}`, false},
 	} {
 		srv := serveOnce(t, tc.body)
-		argv := append([]string{python}, h.ReadinessArgv[1:]...)
-		argv[len(argv)-2] = srv
+		argv := healthArgv(python, h.ReadinessCommand, h.ReadinessURL, srv)
 		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 		if (err == nil) != tc.ok {
 			t.Errorf("%s: err %v, want ok=%v\n%s", tc.body, err, tc.ok, out)
@@ -419,7 +424,7 @@ func TestSmokeScript(t *testing.T) {
 	if h.SmokeURL != "http://127.0.0.1:8091/v1/chat/completions" {
 		t.Errorf("smoke URL %q", h.SmokeURL)
 	}
-	const hint = "journalctl -u vllm-omni-stage-0.service shows [Orchestrator][PD] Missing prefill kv_transfer_params"
+	const hint = "journalctl -u vllm-omni-stage@0.service shows [Orchestrator][PD] Missing prefill kv_transfer_params"
 	for _, tc := range []struct {
 		name   string
 		status int
@@ -455,11 +460,7 @@ func TestSmokeScript(t *testing.T) {
 				_, _ = w.Write([]byte(tc.body))
 			}))
 			defer srv.Close()
-			argv := append([]string{python}, h.SmokeArgv[1:]...)
-			if argv[len(argv)-3] != h.SmokeURL {
-				t.Fatalf("smoke argv %q does not end with the URL, the model and the head's unit", h.SmokeArgv)
-			}
-			argv[len(argv)-3] = srv.URL + "/v1/chat/completions"
+			argv := healthArgv(python, h.SmokeCommand, h.SmokeURL, srv.URL+"/v1/chat/completions")
 			out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 			if (err == nil) != tc.ok {
 				t.Errorf("err %v, want ok=%v\n%s", err, tc.ok, out)
@@ -489,42 +490,16 @@ func TestSmokeScript(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL + "/v1/chat/completions"
 	srv.Close()
-	argv := append([]string{python}, h.SmokeArgv[1:]...)
-	argv[len(argv)-3] = url
+	argv := healthArgv(python, h.SmokeCommand, h.SmokeURL, url)
 	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err == nil || !strings.Contains(string(out), "smoke: "+url) {
 		t.Errorf("no server: err %v\n%s", err, out)
 	}
 }
 
-// shellJoin and systemdCommand take the preflight script's quoted forms
-// from package variables; they must give what quoting every word gives,
-// errors included, wherever the script is and whatever comes around it.
-func TestPreflightQuotedOnce_SameAsQuotingEveryWord(t *testing.T) {
-	cases := [][]string{
-		{"/usr/bin/python3", "-c", preflightScript, "0.24", "line", "0.11", "/etc/vllm-omni/deploy-config.yaml", "abc"},
-		{"/opt/venv/bin/python3", "-c", preflightScript, "0.24.0", "release", "0.11", "/x y/it's.yaml", "abc", "--",
-			"/opt/venv/bin/vllm", "serve", "m", "--port", "8091", "%h$HOME", `a"b\c`},
-		{"python3", "-c", preflightScript, "0.24.0"},                 // not an absolute path: systemd refuses it
-		{"/usr/bin/python3", "-c", preflightScript, "a\nb", "c\x01"}, // control characters after the script
-		{"/usr/bin/python3", "-c\x01", preflightScript},              // and before it
-		{"if", "x=y", preflightScript, "if", "x=y"},                  // first-word rules apply to the first word only
-		{"/usr/bin/python3", "-c", "print(1)"},                       // no script
-		{"/usr/bin/python3", "-c", preflightScript[:len(preflightScript)-1] + "x"},
-	}
-	for _, argv := range cases {
-		if got, want := shellJoin(argv), ShellJoin(argv); got != want {
-			t.Errorf("shellJoin(%.60q...) =\n%.200s\nwant\n%.200s", argv, got, want)
-		}
-		got, gotErr := systemdCommand(argv)
-		want, wantErr := systemd.Command(argv)
-		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Errorf("systemdCommand(%.60q...) = %.200s, %v; want %.200s, %v", argv, got, gotErr, want, wantErr)
-		}
-	}
-	if preflightScriptSysErr != nil {
-		t.Fatalf("the preflight script does not quote for systemd: %v", preflightScriptSysErr)
-	}
-	if i := scriptAt(cases[0]); i != 2 {
-		t.Fatalf("scriptAt = %d, want 2", i)
-	}
+// healthArgv is one of health's commands as the test runs it: its words
+// (plain ones, so split at spaces), with the test's Python, the check
+// script's file and the test server's URL for the plan's.
+func healthArgv(python, command, planned, url string) []string {
+	argv := withLocalPaths(strings.Fields(command), map[string]string{"python3": python, DefaultCheckScriptPath: checkScriptFile(), planned: url})
+	return argv
 }

@@ -42,9 +42,6 @@ func TestPreflightWaitsForTheHead(t *testing.T) {
 	local := map[string]string{spec.ConfigPath: config, spec.Service.VLLMPath: vllm}
 	procs := res.Launches[0].Processes
 	head, headless := procs[0], procs[1]
-	if slicesContains(execArgv(head, spec.Service.withDefaults()), "--head") {
-		t.Errorf("the head waits for itself: %q", execArgv(head, spec.Service.withDefaults())[3:])
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -63,11 +60,12 @@ func TestPreflightWaitsForTheHead(t *testing.T) {
 	}()
 	site := fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}, nil)
 	bin := fakeGPUs(t, 4)
-	// run starts the headless unit's main process with its wait pointed at
-	// addr and bounded to four seconds.
-	run := func(t *testing.T) (string, int, time.Duration) {
+	// run starts a unit's main process with its wait pointed at addr and
+	// bounded to four seconds. Every stage's has the wait, from the
+	// template; only a headless one waits.
+	run := func(t *testing.T, proc Process) (string, int, time.Duration) {
 		t.Helper()
-		argv := withLocalPaths(execArgv(headless, spec.Service.withDefaults()), local)
+		argv := withLocalPaths(execArgv(proc, spec.Service.withDefaults()), local)
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(argv) && argv[i] != "--"; i++ {
 			switch argv[i] {
@@ -106,15 +104,22 @@ func TestPreflightWaitsForTheHead(t *testing.T) {
 		}
 		return string(out), status, took
 	}
-	out, status, took := run(t)
+	out, status, took := run(t, headless)
 	if _, err := os.Stat(record); status != 0 || err != nil || took > 4*time.Second {
 		t.Errorf("with the head up: status %d, vllm ran %v, took %v:\n%s", status, err == nil, took, out)
 	}
 	ln.Close()
 	<-done
-	out, status, took = run(t)
+	out, status, took = run(t, headless)
 	if _, err := os.Stat(record); err == nil {
 		t.Error("vllm ran with no head")
+	}
+	// The head does not wait for itself: with nothing at addr it starts
+	// vllm at once.
+	if out, status, took := run(t, head); status != 0 || took > 4*time.Second || strings.Contains(out, "waiting") {
+		t.Errorf("the head with no master up: status %d, took %v:\n%s", status, took, out)
+	} else if _, err := os.Stat(record); err != nil {
+		t.Error("the head did not start vllm")
 	}
 	host, _, _ := net.SplitHostPort(addr)
 	if want := "the head's omni master at " + addr + " did not answer within 4 s; start " + head.UnitName + " on " + host + " first"; status != 1 || !strings.Contains(out, want) {

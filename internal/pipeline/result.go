@@ -21,8 +21,14 @@ type Result struct {
 	ServeCommand string
 	Diagram      string
 	Launches     []Launch
-	Health       Health
-	Allocations  Allocations
+	// SystemdUnit is the one unit file every host installs: the template
+	// each stage runs from, or the unit of a whole-pipeline process.
+	SystemdUnit UnitFile
+	// CheckScriptPath is where every host keeps CheckScript, which the
+	// units run as the preflight and health's commands call.
+	CheckScriptPath string
+	Health          Health
+	Allocations     Allocations
 	// Settings the plan used, as given or chosen, for inputs left unset:
 	// the entities read them back.
 	Connector string    // connector.name
@@ -42,16 +48,16 @@ type RoleSettings struct {
 
 // Health is how to tell the head serves the planned model.
 type Health struct {
-	Host          string // the head's address; 127.0.0.1 on one host
-	Port          int
-	LivenessURL   string // answers 200 once the API server runs
-	ReadinessURL  string // lists the served models
-	ReadinessArgv []string
-	// SmokeURL and SmokeArgv send one chat completion that must cross the
-	// PD pair: prefill exports the KV cache and decode answers. A handoff
-	// that fails fails the request, so the check fails too.
-	SmokeURL  string
-	SmokeArgv []string
+	Host             string // the head's address; 127.0.0.1 on one host
+	Port             int
+	LivenessURL      string // answers 200 once the API server runs
+	ReadinessURL     string // lists the served models
+	ReadinessCommand string
+	// SmokeURL and SmokeCommand send one chat completion that must cross
+	// the PD pair: prefill exports the KV cache and decode answers. A
+	// handoff that fails fails the request, so the check fails too.
+	SmokeURL     string
+	SmokeCommand string
 }
 
 // Stage roles.
@@ -88,12 +94,8 @@ type Port struct {
 
 // Launch is what one host runs.
 type Launch struct {
-	Host     string // the address, or SingleHost when no stage names one
-	StageIDs []int
-	// Argv and Command are the host's process when it runs one; nil and ""
-	// when it runs several (then see Processes).
-	Argv      []string
-	Command   string
+	Host      string // the address, or SingleHost when no stage names one
+	StageIDs  []int
 	Env       map[string]string
 	Ports     []int
 	GPUCount  int
@@ -103,28 +105,29 @@ type Launch struct {
 // Process is one OS process a host runs: the whole pipeline on one host,
 // or one stage with the stage-based launch.
 type Process struct {
-	StageID     *int   // nil for the whole-pipeline launch
-	Role        string // head or headless
-	Argv        []string
-	Command     string
-	Env         map[string]string // what the process needs beyond the unit's own settings
-	Devices     []int             // GPU indices on the host, as the config's devices name them
-	Ports       []NamedPort
-	UnitName    string
-	SystemdUnit string
-	// Preflight checks the machine against the plan: the vllm-omni and
-	// vLLM installed, and the deploy config's SHA-256. It exits
-	// PreflightExit on a mismatch.
-	Preflight        []string
-	PreflightCommand string
+	StageID  *int   // nil for the whole-pipeline launch
+	Role     string // head or headless
+	Argv     []string
+	Env      map[string]string // what the process needs beyond the unit's own settings
+	Devices  []int             // GPU indices on the host, as the config's devices name them
+	Ports    []NamedPort
+	UnitName string
+	// DropIn is what the stage's instance adds to the template unit; nil
+	// for a whole-pipeline process, whose unit is the plan's SystemdUnit.
+	DropIn *UnitFile
 
 	host   string          // the stage's host ("" on one host)
 	checks preflightChecks // what the preflight imports
-	// wait is what the unit's preflight waits for before it execs vllm:
-	// on a headless process, --head ADDRESS:PORT --head-wait SECONDS
-	// --head-unit UNIT; not part of Preflight, which an operator runs by
-	// hand.
-	wait []string
+	// checkWords are the process's own preflight options: the GPUs, the
+	// transports and imports, and on a headless process the head's omni
+	// master to wait for.
+	checkWords []string
+	// exec is what the unit runs, as systemd expands it: the preflight,
+	// then `--` and vllm at its path.
+	exec []string
+	// ownArgs is where Argv's words that differ between stages are, but
+	// the stage id: the template's ExecStart spells the others.
+	ownArgs [2]int
 }
 
 // NamedPort is one port a process listens on.

@@ -139,9 +139,10 @@ func TestSandboxIsTheUnits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, l := range mustPlan(t, spec).Launches {
+			res := mustPlan(t, spec)
+			for _, l := range res.Launches {
 				for _, proc := range l.Processes {
-					got, err := systemd.SandboxOf(unitService(t, proc.SystemdUnit))
+					got, err := systemd.SandboxOf(unitService(t, loadedUnit(res, proc)))
 					if err != nil {
 						t.Fatalf("%s: %v", proc.UnitName, err)
 					}

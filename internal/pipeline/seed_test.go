@@ -146,7 +146,6 @@ func TestSeedFacts(t *testing.T) {
 	add("launch count", len(res.Launches), 1)
 	if len(res.Launches) == 1 {
 		l := res.Launches[0]
-		add("launch command (several processes)", l.Command, "")
 		add("launch stage ids", l.StageIDs, []int{0, 1, 2, 3})
 		add("launch ports", l.Ports, []int{8091, 25201, 25202, 25203})
 		var roles, envs []string
@@ -156,7 +155,7 @@ func TestSeedFacts(t *testing.T) {
 		}
 		add("processes", roles, []string{"0:head", "1:headless", "2:headless", "3:headless"})
 		add("process side channels", envs, []string{"25201", "25202", "", ""})
-		add("head command", l.Processes[0].Command, res.ServeCommand)
+		add("head command", commandOf(l.Processes[0]), res.ServeCommand)
 	}
 
 	for _, f := range facts {

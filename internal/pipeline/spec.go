@@ -49,8 +49,9 @@ type ServiceSpec struct {
 	VLLMPath        string // absolute path of the vllm executable
 	PythonPath      string // the Python vllm runs in, for the preflight; default: python3 beside VLLMPath
 	EnvironmentFile string // optional file of secrets (HF_TOKEN=...), read by systemd
-	UnitPrefix      string // unit names: <prefix>.service, <prefix>-stage-<n>.service
+	UnitPrefix      string // unit names: <prefix>.service, <prefix>-stage@<n>.service
 	HeadWaitSeconds *int   // how long a headless process waits for the head
+	CheckScriptPath string // where the hosts keep CheckScript
 }
 
 // Service defaults.
@@ -61,6 +62,9 @@ const (
 	DefaultEnvironmentFile = "/etc/vllm-omni/vllm-omni.env"
 	DefaultUnitPrefix      = "vllm-omni"
 	DefaultHeadWaitSeconds = 600
+	// DefaultCheckScriptPath is where the hosts keep CheckScript: beside
+	// the machine's own programs, readable in the units' sandbox.
+	DefaultCheckScriptPath = "/usr/local/lib/vllm-omni/pd-check.py"
 	// SingleHost is launches[*].host on a pipeline whose stages name no
 	// host: a key for maps over hosts, not an address.
 	SingleHost = "local"

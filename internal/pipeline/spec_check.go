@@ -313,6 +313,7 @@ func (s ServiceSpec) withDefaults() ServiceSpec {
 	def(&s.EnvironmentFile, DefaultEnvironmentFile)
 	def(&s.PythonPath, defaultPython(s.VLLMPath))
 	def(&s.UnitPrefix, DefaultUnitPrefix)
+	def(&s.CheckScriptPath, DefaultCheckScriptPath)
 	if s.HeadWaitSeconds == nil {
 		w := DefaultHeadWaitSeconds
 		s.HeadWaitSeconds = &w

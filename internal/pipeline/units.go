@@ -22,6 +22,13 @@ type unitContext struct {
 	masterAddress string
 	headPort      int    // the omni master port; 0 for a whole-pipeline launch
 	headUnit      string // the head process's unit name
+	// checks are the preflight's words every process shares: the release,
+	// the vLLM line and the deploy config with its SHA-256, and with a
+	// stage-based launch every stage's imports.
+	checks []string
+	// wait is, with a stage-based launch, the head's omni master for the
+	// preflight of a headless stage to wait for.
+	wait []string
 }
 
 // unitStartTimeout bounds a unit's start-up, which for Type=exec ends
@@ -30,114 +37,221 @@ type unitContext struct {
 // in the main process, so none of them holds multi-user.target.
 const unitStartTimeout = 120
 
-// execArgv is what a unit starts: the preflight, which on a headless
-// process then waits for the head's omni master (proc.wait), and execs the
-// process's argv with vllm at its absolute path once the machine matches
-// the plan.
-func execArgv(proc Process, s ServiceSpec) []string {
-	argv := append(append(append([]string{}, proc.Preflight...), proc.wait...), "--", s.VLLMPath)
-	return append(argv, proc.Argv[1:]...)
+// The variables a stage's drop-in sets and the template's ExecStart splits
+// into words (systemd.service(5), "Command lines": an unbraced $NAME is
+// split at whitespace): the preflight's options for the stage, and the
+// stage's own vllm options. The preflight removes both before it execs
+// vllm.
+const (
+	unitChecksVar = "OMNI_PD_CHECKS"
+	unitArgsVar   = "OMNI_PD_STAGE_ARGS"
+)
+
+// A UnitFile is a file the plan writes under /etc/systemd/system.
+type UnitFile struct {
+	Path    string
+	Content string
 }
 
-// unitFor renders the systemd unit of one process.
-func unitFor(c unitContext, proc Process) (string, error) {
-	s := c.service
-	execStart, err := systemdCommand(execArgv(proc, s))
-	if err != nil {
-		return "", err
-	}
-	what := "(all stages)"
-	if proc.StageID != nil {
-		what = fmt.Sprintf("stage %d (%s)", *proc.StageID, proc.Role)
-	}
-	unit := systemd.Unit{Comment: fmt.Sprintf("vllm-omni %s for %s, planned by omni_pd_pipeline for vllm-omni %s.\nThe deploy config it reads is %s.",
-		what, c.model, c.release, c.config)}
+// UnitDir is where the units and their drop-ins are installed.
+const UnitDir = "/etc/systemd/system"
 
-	after := "network-online.target"
-	if proc.Role == ProcessHeadless && proc.host == c.headHost {
-		after += " " + c.headUnit
+// templateName is the template unit a stage-based launch instantiates once
+// per stage, as <prefix>-stage@<stage id>.service.
+func templateName(prefix string) string { return prefix + "-stage@.service" }
+
+// dropInPath is where a stage's drop-in goes: systemd reads
+// <unit>.d/*.conf after the template (systemd.unit(5), "Description").
+func dropInPath(unit string) string { return UnitDir + "/" + unit + ".d/plan.conf" }
+
+// preflightWords are the words before `--` of a process's ExecStart: the
+// Python vllm runs in, the check script, and the checks every process
+// shares.
+func preflightWords(c unitContext) []string {
+	return append(append(pythonArgv(c.service.PythonPath), c.service.CheckScriptPath, "preflight"), c.checks...)
+}
+
+// wholeUnit renders the unit of a whole-pipeline launch: one process, so
+// its ExecStart holds all of its command.
+func wholeUnit(c unitContext, proc Process) (UnitFile, error) {
+	execStart, err := systemd.Command(proc.exec)
+	if err != nil {
+		return UnitFile{}, err
 	}
-	unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: []systemd.Directive{
+	u := serviceUnit(c, "(all stages)", execStart, "One process runs every stage.", false, privilegedPorts(proc.Ports))
+	return UnitFile{Path: UnitDir + "/" + proc.UnitName, Content: u.Render()}, nil
+}
+
+// stageTemplate renders the template every stage of a stage-based launch
+// runs from, the same on every host: each stage is an instance (%i, its
+// stage id), and its drop-in sets what differs between stages.
+func stageTemplate(c unitContext, flag string) (UnitFile, error) {
+	s := c.service
+	pre, err := systemd.Command(preflightWords(c))
+	if err != nil {
+		return UnitFile{}, err
+	}
+	serve, err := systemd.Command([]string{s.VLLMPath, "serve", c.model, "--omni"})
+	if err != nil {
+		return UnitFile{}, err
+	}
+	config, err := systemdArgs([]string{flag, c.config, "--stage-id"})
+	if err != nil {
+		return UnitFile{}, err
+	}
+	master, err := systemdArgs([]string{"--omni-master-address", c.masterAddress, "--omni-master-port", strconv.Itoa(c.headPort)})
+	if err != nil {
+		return UnitFile{}, err
+	}
+	wait, err := systemdArgs(c.wait)
+	if err != nil {
+		return UnitFile{}, err
+	}
+	execStart := pre + " " + wait + " $" + unitChecksVar + " -- " + serve + " $" + unitArgsVar + " " + config + " %i " + master
+	u := serviceUnit(c, "stage %i", execStart, "", true, nil)
+	return UnitFile{Path: UnitDir + "/" + templateName(s.UnitPrefix), Content: u.Render()}, nil
+}
+
+// systemdArgs quotes words that follow the executable of a command line.
+func systemdArgs(words []string) (string, error) {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		q, err := systemd.Arg(w)
+		if err != nil {
+			return "", err
+		}
+		quoted[i] = q
+	}
+	return strings.Join(quoted, " "), nil
+}
+
+// serviceUnit is the unit every launch shares but for what it runs.
+func serviceUnit(c unitContext, what, execStart, order string, template bool, privileged []NamedPort) systemd.Unit {
+	s := c.service
+	comment := fmt.Sprintf("vllm-omni %s, planned by omni_pd_pipeline for vllm-omni %s.", what, c.release)
+	if template {
+		comment = fmt.Sprintf("vllm-omni's stages, planned by omni_pd_pipeline for vllm-omni %s: one instance per stage,\n%s<stage id>.service, with its drop-in; the machines guide explains each setting.",
+			c.release, strings.TrimSuffix(templateName(s.UnitPrefix), ".service"))
+	}
+	unit := systemd.Unit{Comment: comment}
+	head := []systemd.Directive{
 		// The model first: a value that ended in a backslash would join the
 		// next line.
-		{Key: "Description", Value: systemd.Specifiers(c.model + ": vllm-omni " + what)},
+		{Key: "Description", Value: systemd.Specifiers(c.model+": vllm-omni ") + what},
 		{Key: "Documentation", Value: "https://github.com/vllm-project/vllm-omni"},
 		{Key: "Wants", Value: "network-online.target"},
-		{Key: "After", Value: after, Comment: orderComment(proc, c)},
-	}})
-	if proc.Role == ProcessHeadless && proc.host == c.headHost {
-		// A headless stage registers with the head's master once, at start:
-		// when the head stops or restarts, so does the stage, and it waits
-		// for the new master.
-		unit.Sections[0].Directives = append(unit.Sections[0].Directives, systemd.Directive{Key: "PartOf", Value: c.headUnit,
-			Comment: "Stopped and restarted with the head, whose omni master it registers with at start."})
+		{Key: "After", Value: "network-online.target", Comment: order},
 	}
+	if template {
+		head = append(head, systemd.Directive{Key: "ConditionPathExists", Value: dropInPath(systemd.Specifiers(s.UnitPrefix) + "-stage@%i.service"),
+})
+	}
+	unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: head})
 
 	var svc []systemd.Directive
 	add := func(key, value, comment string) {
 		svc = append(svc, systemd.Directive{Key: key, Value: value, Comment: comment})
 	}
 	add("Type", "exec", "")
-	add("User", s.User, "A dedicated account (and its primary group); the unit never runs as root.")
-	env := map[string]string{"HF_HOME": s.CacheDir, "HOME": s.CacheDir,
-		"PATH": path.Dir(s.VLLMPath) + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	for k, v := range proc.Env {
-		env[k] = v
-	}
-	for i, k := range sortedStrings(env) {
-		e, err := systemd.Environment(k, env[k])
-		if err != nil {
-			return "", err
-		}
+	add("User", s.User, "")
+	for i, k := range []string{"HF_HOME", "HOME", "PATH"} {
+		v := map[string]string{"HF_HOME": s.CacheDir, "HOME": s.CacheDir,
+			"PATH": unitPath(s.VLLMPath)}[k]
+		e, _ := systemd.Environment(k, v) // the service paths passed PlainPath
 		comment := ""
 		if i == 0 {
-			comment = "HF_HOME is the model cache; HOME points there too, for the Triton and torch compile caches;\n" +
-				"PATH starts with vllm's own directory, where its environment keeps ninja and the other build tools."
+			comment = ""
 		}
 		add("Environment", e, comment)
 	}
-	add("EnvironmentFile", "-"+s.EnvironmentFile,
-		"Secrets such as HF_TOKEN=... go in this file on the machine, never in Terraform state; \"-\" lets the unit start without it.")
+	add("EnvironmentFile", "-"+s.EnvironmentFile, "Secrets (HF_TOKEN=...): never in Terraform state.")
 	add("ExecStartPre", "+-/bin/sh -c \"command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0\"",
-		"\"+\": with full privileges, since the unit has none; \"-\": a host without it goes on. CUDA cannot create\n"+
-			"/dev/nvidia-uvm itself here (no setuid, no module loading), so it is created before the process starts.")
-	main := "The preflight, then vllm in its place (exec): it checks the installed vllm-omni and vLLM and the\n" +
-		"deploy config against the plan as the main process, since RestartPreventExitStatus reads only the main\n" +
-		"process's status (a failed ExecStartPre would restart forever)."
-	if len(proc.wait) > 0 {
-		main += "\nA headless stage registers with the head's omni master, so the preflight then waits for its port, bounded,\n" +
-			"and fails saying so (status 1: restarted); waiting here, the unit is started and holds no boot target."
-	}
-	add("ExecStart", execStart, main)
+		"")
+	add("ExecStart", execStart, "The preflight checks the machine against the plan, then execs vllm.")
 	add("Restart", "on-failure", "")
 	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit)+" 126 127 203 216 217",
-		"A machine that does not match the plan (the preflight's status) fails once, and stays failed, with the\n"+
-			"preflight's message; so does one where the executable, the group or the user is missing (systemd's 203, 216, 217),\n"+
-			"or where /usr/bin/env finds no python3 on PATH or cannot run it (127, 126).")
+		"A machine unlike the plan fails once.")
 	add("RestartSec", "10", "")
-	add("TimeoutStartSec", strconv.Itoa(unitStartTimeout), "Start-up ends once the preflight runs (Type=exec): the checks, the wait for the head and model loading\n"+
-		"come after it, so multi-user.target, which waits for the units it wants to start, is not held by them.")
+	add("TimeoutStartSec", strconv.Itoa(unitStartTimeout), "")
 	add("TimeoutStopSec", "120", "")
-	add("LimitNOFILE", "1048576", "Every stage and connector holds many sockets and files.")
+	add("LimitNOFILE", "1048576", "")
 	if c.rdma {
-		add("LimitMEMLOCK", "infinity", "RDMA (Mooncake over rdma, NIXL over UCX) registers the KV buffers with the NIC, which locks them in memory.")
+		add("LimitMEMLOCK", "infinity", "")
 	}
-	svc = append(svc, sandboxDirectives(s, privilegedPorts(proc.Ports))...)
+	svc = append(svc, sandboxDirectives(s, privileged)...)
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Install", Directives: []systemd.Directive{{Key: "WantedBy", Value: "multi-user.target"}}})
-	return unit.Render(), nil
+	return unit
 }
 
-func orderComment(proc Process, c unitContext) string {
-	switch {
-	case proc.StageID == nil:
-		return "One process runs every stage."
-	case proc.Role == ProcessHead:
-		return "The head starts first; the headless stages register with it."
-	case proc.host == c.headHost:
-		return "After the head on this host, whose master port the preflight then waits for."
+// unitPath is the units' PATH: vllm's own directory first, where its
+// environment keeps ninja and the other build tools, then the system's.
+func unitPath(vllm string) string {
+	dirs := []string{path.Dir(vllm)}
+	for _, d := range []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"} {
+		if d != dirs[0] {
+			dirs = append(dirs, d)
+		}
 	}
-	return "The head runs on " + c.masterAddress + "; the preflight waits for its master port."
+	return strings.Join(dirs, ":")
+}
+
+// stageDropIn renders what one stage's instance adds to the template: the
+// ordering after the head on its host, the preflight's options and the
+// stage's vllm options as the words the template's ExecStart splits, the
+// stage's environment, and the capability a port below 1024 needs.
+func stageDropIn(c unitContext, proc Process) (UnitFile, error) {
+	unit := systemd.Unit{}
+	if proc.Role == ProcessHeadless && proc.host == c.headHost {
+		// A headless stage registers with the head's master once, at start:
+		// when the head stops or restarts, so does the stage, and it waits
+		// for the new master.
+		unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: []systemd.Directive{
+			{Key: "After", Value: c.headUnit},
+			{Key: "PartOf", Value: c.headUnit},
+		}})
+	}
+	var svc []systemd.Directive
+	for _, v := range []struct {
+		name  string
+		words []string
+	}{{unitChecksVar, proc.checkWords}, {unitArgsVar, proc.Argv[proc.ownArgs[0]:proc.ownArgs[1]]}} {
+		for _, w := range v.words {
+			if !splitsAsOneWord(w) {
+				return UnitFile{}, fmt.Errorf("stage %d: %q cannot pass through %s, which systemd splits at whitespace; it holds whitespace, a quote or a backslash", *proc.StageID, w, v.name)
+			}
+		}
+		e, err := systemd.Environment(v.name, strings.Join(v.words, " "))
+		if err != nil {
+			return UnitFile{}, err
+		}
+		svc = append(svc, systemd.Directive{Key: "Environment", Value: e})
+	}
+	for _, k := range sortedStrings(proc.Env) {
+		e, err := systemd.Environment(k, proc.Env[k])
+		if err != nil {
+			return UnitFile{}, err
+		}
+		svc = append(svc, systemd.Directive{Key: "Environment", Value: e})
+	}
+	if privileged := privilegedPorts(proc.Ports); len(privileged) > 0 {
+		// Binding a port below 1024 takes CAP_NET_BIND_SERVICE
+		// (capabilities(7)); as an ambient capability it reaches the
+		// unprivileged User across the preflight's exec of vllm. The
+		// template's empty sets reset them; these add the one capability.
+		svc = append(svc, systemd.Directive{Key: "CapabilityBoundingSet", Value: capNetBindService,
+			Comment: "Only CAP_NET_BIND_SERVICE, for " + describePorts(privileged) + ", below 1024."},
+			systemd.Directive{Key: "AmbientCapabilities", Value: capNetBindService})
+	}
+	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})
+	return UnitFile{Path: dropInPath(proc.UnitName), Content: unit.Render()}, nil
+}
+
+// splitsAsOneWord is true for a word that an unbraced $NAME in a command
+// line hands over as it is: no whitespace, which systemd splits at, and no
+// quote or backslash, which some of its releases unquote there.
+func splitsAsOneWord(w string) bool {
+	return w != "" && !strings.ContainsAny(w, " \t\n\r\"'\\")
 }
 
 // sandboxDirectives are the unit's directives from the cache on: the
@@ -148,13 +262,13 @@ func orderComment(proc Process, c unitContext) string {
 func sandboxDirectives(s ServiceSpec, privileged []NamedPort) []systemd.Directive {
 	var out []systemd.Directive
 	if rel, ok := strings.CutPrefix(s.CacheDir, "/var/cache/"); ok && rel != "" {
-		out = append(out, systemd.Directive{Key: "CacheDirectory", Value: rel, Comment: "Created and owned for User; the one place besides /dev/shm the processes write."})
+		out = append(out, systemd.Directive{Key: "CacheDirectory", Value: rel, Comment: ""})
 	} else {
-		out = append(out, systemd.Directive{Key: "ReadWritePaths", Value: s.CacheDir, Comment: "The model cache, the one place besides /dev/shm the processes write; create it owned by User."})
+		out = append(out, systemd.Directive{Key: "ReadWritePaths", Value: s.CacheDir, Comment: "The one place besides /dev/shm the processes write; create it owned by User."})
 	}
 	out = append(out, systemd.Directive{Key: "NoNewPrivileges", Value: "yes"})
 	if len(privileged) == 0 {
-		out = append(out, systemd.Directive{Key: "CapabilityBoundingSet", Value: "", Comment: "No capabilities at all."},
+		out = append(out, systemd.Directive{Key: "CapabilityBoundingSet", Value: ""},
 			systemd.Directive{Key: "AmbientCapabilities", Value: ""})
 	} else {
 		// Binding a port below 1024 takes CAP_NET_BIND_SERVICE
@@ -198,14 +312,14 @@ func describePorts(ports []NamedPort) string {
 // and Triton compile kernels at run time, and NCCL and vLLM share memory
 // through /dev/shm.
 var hardening = []systemd.Directive{
-	{Key: "ProtectSystem", Value: "strict", Comment: "/dev stays writable: /dev/shm is how NCCL and vLLM's workers share memory."},
+	{Key: "ProtectSystem", Value: "strict"},
 	{Key: "ProtectHome", Value: "yes"},
 	{Key: "PrivateTmp", Value: "yes"},
-	{Key: "PrivateDevices", Value: "no", Comment: "The GPUs (/dev/nvidia*) and RDMA NICs (/dev/infiniband) are devices."},
+	{Key: "PrivateDevices", Value: "no", Comment: "The GPUs and RDMA NICs are devices."},
 	{Key: "ProtectKernelTunables", Value: "yes"},
 	{Key: "ProtectKernelModules", Value: "yes"},
 	{Key: "ProtectKernelLogs", Value: "yes"},
-	{Key: "ProtectControlGroups", Value: "yes", Comment: "ProtectClock stays off: it implies DeviceAllow=char-rtc, which would close every other device, the GPUs too."},
+	{Key: "ProtectControlGroups", Value: "yes"},
 	{Key: "ProtectHostname", Value: "yes"},
 	{Key: "ProtectProc", Value: "invisible"},
 	{Key: "RestrictNamespaces", Value: "yes"},
@@ -215,9 +329,9 @@ var hardening = []systemd.Directive{
 	{Key: "RemoveIPC", Value: "yes"},
 	{Key: "KeyringMode", Value: "private"},
 	{Key: "UMask", Value: "0027"},
-	{Key: "SystemCallArchitectures", Value: "native", Comment: "No SystemCallFilter: the GPU drivers' user-space libraries make calls that vary by driver release."},
-	{Key: "RestrictAddressFamilies", Value: "AF_UNIX AF_INET AF_INET6 AF_NETLINK", Comment: "TCP and ZMQ between stages; netlink for NCCL's and the RDMA stack's interface lookups."},
-	{Key: "MemoryDenyWriteExecute", Value: "no", Comment: "CUDA, Triton and torch.compile write and run machine code at run time."},
+	{Key: "SystemCallArchitectures", Value: "native"},
+	{Key: "RestrictAddressFamilies", Value: "AF_UNIX AF_INET AF_INET6 AF_NETLINK"},
+	{Key: "MemoryDenyWriteExecute", Value: "no", Comment: "CUDA and Triton make code at run time."},
 }
 
 // sortedPorts lists ports by number.

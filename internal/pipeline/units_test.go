@@ -29,18 +29,53 @@ func unitPython(t *testing.T) string {
 	return ""
 }
 
-// verifyUnit writes a process's unit into dir and has systemd-analyze
-// verify it: no error and not a word of warning. It returns the unit's path.
-func verifyUnit(t *testing.T, analyze, dir string, proc Process) string {
+// verifyUnit writes what systemd loads for a process into dir, the plan's
+// unit file and the process's drop-in beside it, and has systemd-analyze
+// verify the process's unit: no error and not a word of warning. It
+// returns the unit's path.
+func verifyUnit(t *testing.T, analyze, dir string, res *Result, proc Process) string {
 	t.Helper()
-	path := filepath.Join(dir, proc.UnitName)
-	if err := os.WriteFile(path, []byte(proc.SystemdUnit), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(res.SystemdUnit.Path)), []byte(res.SystemdUnit.Content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if proc.DropIn != nil {
+		dropIn := filepath.Join(dir, proc.UnitName+".d", filepath.Base(proc.DropIn.Path))
+		if err := os.MkdirAll(filepath.Dir(dropIn), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dropIn, []byte(proc.DropIn.Content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, proc.UnitName)
 	if out, err := exec.Command(analyze, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
-		t.Errorf("systemd-analyze verify %s: %v\n%s\n%s", proc.UnitName, err, out, proc.SystemdUnit)
+		t.Errorf("systemd-analyze verify %s: %v\n%s\n%s", proc.UnitName, err, out, loadedUnit(res, proc))
 	}
 	return path
+}
+
+// Every unit file the plan writes is short: at most 3 KB, and no inline
+// program (the check script is a file the units name).
+func TestUnitsAreShort(t *testing.T) {
+	for _, tc := range goldenCases() {
+		res := mustPlan(t, tc.spec(t))
+		files := []UnitFile{res.SystemdUnit}
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				if proc.DropIn != nil {
+					files = append(files, *proc.DropIn)
+				}
+			}
+		}
+		for _, f := range files {
+			if len(f.Content) > 3000 {
+				t.Errorf("%s: %s is %d bytes, over 3 KB", tc.name, f.Path, len(f.Content))
+			}
+			if strings.Contains(f.Content, "exec(") || strings.Contains(f.Content, "sys.") {
+				t.Errorf("%s: %s holds an inline program", tc.name, f.Path)
+			}
+		}
+	}
 }
 
 var exposure = regexp.MustCompile(`Overall exposure level for \S+: (\d+\.\d+)`)
@@ -62,7 +97,7 @@ func TestUnitsVerify(t *testing.T) {
 			dir := t.TempDir()
 			for _, l := range res.Launches {
 				for _, proc := range l.Processes {
-					path := verifyUnit(t, analyze, dir, proc)
+					path := verifyUnit(t, analyze, dir, res, proc)
 					out, _ := exec.Command(analyze, "security", "--offline=true", path).CombinedOutput()
 					m := exposure.FindSubmatch(out)
 					if m == nil {
@@ -109,7 +144,7 @@ func TestUnitsDoNotHoldTheBoot(t *testing.T) {
 		}
 		for _, l := range res.Launches {
 			for _, proc := range l.Processes {
-				lines := strings.Split(proc.SystemdUnit, "\n")
+				lines := strings.Split(loadedUnit(res, proc), "\n")
 				var pre []string
 				for _, line := range lines {
 					if strings.HasPrefix(line, "ExecStartPre=") {
@@ -127,8 +162,11 @@ func TestUnitsDoNotHoldTheBoot(t *testing.T) {
 				}
 				exec := execArgv(proc, tc.spec.Service.withDefaults())
 				headWait := strings.Join([]string{"--head-wait", strconv.Itoa(wait)}, " ")
-				if got := strings.Contains(strings.Join(exec, " "), " "+headWait+" "); got != (proc.Role == ProcessHeadless) {
-					t.Errorf("%s (%s): its main process waits for the head: %v", where, proc.Role, got)
+				// Every stage's main process has the wait, from the template;
+				// the preflight waits only before a headless vllm
+				// (TestPreflightWaitsForTheHead).
+				if got := strings.Contains(strings.Join(exec, " "), " "+headWait+" "); got != (proc.StageID != nil) {
+					t.Errorf("%s (%s): its main process has the head's wait: %v", where, proc.Role, got)
 				}
 			}
 		}
@@ -165,9 +203,9 @@ func TestUnitsHostileValues(t *testing.T) {
 		dir := t.TempDir()
 		for _, l := range res.Launches {
 			for _, proc := range l.Processes {
-				verifyUnit(t, analyze, dir, proc)
+				verifyUnit(t, analyze, dir, res, proc)
 				// Each directive is one line: no value ends in a backslash.
-				for _, line := range strings.Split(proc.SystemdUnit, "\n") {
+				for _, line := range strings.Split(loadedUnit(res, proc), "\n") {
 					if strings.HasSuffix(line, `\`) {
 						t.Errorf("case %d: a line ends in a backslash and joins the next: %s", i, line)
 					}
@@ -210,18 +248,33 @@ func wantsBind(proc Process) bool {
 	return false
 }
 
+// effectiveCapabilities is a capability setting as systemd reads its
+// lines in order: an empty one resets the set, the others add to it.
+func effectiveCapabilities(lines []string) []string {
+	var set []string
+	for _, v := range lines {
+		if v == "" {
+			set = []string{}
+			continue
+		}
+		set = append(set, strings.Fields(v)...)
+	}
+	return set
+}
+
 // checkBindCapability fails unless the unit holds exactly
 // CAP_NET_BIND_SERVICE, in its bounding and ambient sets, when a port its
 // process listens on is below 1024, and no capability otherwise.
-func checkBindCapability(t *testing.T, what string, proc Process) {
+func checkBindCapability(t *testing.T, what string, res *Result, proc Process) {
 	t.Helper()
-	bounding, ambient := capabilityLines(proc.SystemdUnit)
-	want := []string{""}
+	lb, la := capabilityLines(loadedUnit(res, proc))
+	bounding, ambient := effectiveCapabilities(lb), effectiveCapabilities(la)
+	want := []string{}
 	if wantsBind(proc) {
 		want = []string{"CAP_NET_BIND_SERVICE"}
 	}
-	if !reflect.DeepEqual(bounding, want) || !reflect.DeepEqual(ambient, want) {
-		t.Errorf("%s: %s listens on %v: CapabilityBoundingSet=%q AmbientCapabilities=%q, want %q", what, proc.UnitName, proc.Ports, bounding, ambient, want)
+	if !reflect.DeepEqual(bounding, want) || !reflect.DeepEqual(ambient, want) || len(lb) == 0 {
+		t.Errorf("%s: %s listens on %v: CapabilityBoundingSet=%q AmbientCapabilities=%q, want %q", what, proc.UnitName, proc.Ports, lb, la, want)
 	}
 }
 
@@ -259,7 +312,8 @@ func TestUnitsPrivilegedPorts(t *testing.T) {
 	var unprivileged float64
 	if analyze != "" {
 		spec := Spec{Model: seedModel, Service: ServiceSpec{PythonPath: python}}
-		unprivileged = level(verifyUnit(t, analyze, t.TempDir(), mustPlan(t, spec).Launches[0].Processes[0]))
+		res := mustPlan(t, spec)
+		unprivileged = level(verifyUnit(t, analyze, t.TempDir(), res, res.Launches[0].Processes[0]))
 	}
 	privileged := 0
 	for i, spec := range specs {
@@ -268,14 +322,14 @@ func TestUnitsPrivilegedPorts(t *testing.T) {
 		dir := t.TempDir()
 		for _, l := range res.Launches {
 			for _, proc := range l.Processes {
-				checkBindCapability(t, strconv.Itoa(i), proc)
+				checkBindCapability(t, strconv.Itoa(i), res, proc)
 				if wantsBind(proc) {
 					privileged++
 				}
 				if analyze == "" {
 					continue
 				}
-				got := level(verifyUnit(t, analyze, dir, proc))
+				got := level(verifyUnit(t, analyze, dir, res, proc))
 				switch {
 				case wantsBind(proc) && got > unprivileged+0.3:
 					t.Errorf("case %d: %s exposure %.1f, more than 0.3 above %.1f", i, proc.UnitName, got, unprivileged)
@@ -308,7 +362,7 @@ func TestUnitsPrivilegedPortsProperty(t *testing.T) {
 		n++
 		for _, l := range res.Launches {
 			for _, proc := range l.Processes {
-				checkBindCapability(t, fmt.Sprintf("%+v", spec), proc)
+				checkBindCapability(t, fmt.Sprintf("%+v", spec), res, proc)
 			}
 		}
 	}

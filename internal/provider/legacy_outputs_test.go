@@ -19,16 +19,16 @@ import (
 
 // legacyOutputs are the framework values the old builder made.
 type legacyOutputs struct {
-	ID, ConfigYAML, ServeCommand, Diagram, Release, ConfigSHA256 types.String
-	Stages, Edges, Ports, ServeArgs, Launches                    types.List
-	GPUCount                                                     types.Int64
-	Health                                                       types.Object
-	EffectivePreset                                              types.String
-	EffectiveVersion                                             types.String
-	EffectiveConfigPath                                          types.String
-	EffectiveAPIPort                                             types.Number
-	EffectiveFormat                                              types.String
-	EffectiveObjects                                             map[string]attr.Value
+	ID, ConfigYAML, ServeCommand, Diagram, Release, ConfigSHA256, CheckScript types.String
+	Stages, Edges, Ports, ServeArgs, Launches                                 types.List
+	GPUCount                                                                  types.Int64
+	Health, SystemdUnit                                                       types.Object
+	EffectivePreset                                                           types.String
+	EffectiveVersion                                                          types.String
+	EffectiveConfigPath                                                       types.String
+	EffectiveAPIPort                                                          types.Number
+	EffectiveFormat                                                           types.String
+	EffectiveObjects                                                          map[string]attr.Value
 }
 
 // legacyOutputValues are the values the old setOutputs wrote: each
@@ -90,52 +90,42 @@ func legacyOutputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.R
 		}
 	})
 	processType := nestedObjectType(outputObjectType("launches"), "processes")
-	portType := nestedObjectType(processType, "ports")
+	fileType, _ := processType.AttrTypes["systemd_dropin"].(types.ObjectType)
+	file := func(f *pipeline.UnitFile) attr.Value {
+		if f == nil {
+			return types.ObjectNull(fileType.AttrTypes)
+		}
+		o, d := types.ObjectValue(fileType.AttrTypes, map[string]attr.Value{"path": types.StringValue(f.Path), "content": types.StringValue(f.Content)})
+		diags.Append(d...)
+		return o
+	}
 	launches := objects("launches", len(r.Launches), func(i int) map[string]attr.Value {
 		l := r.Launches[i]
 		procs := make([]attr.Value, len(l.Processes))
 		for j, p := range l.Processes {
-			ports := make([]attr.Value, len(p.Ports))
-			for k, np := range p.Ports {
-				o, d := types.ObjectValue(portType.AttrTypes, map[string]attr.Value{"name": types.StringValue(np.Name), "port": types.Int64Value(int64(np.Port))})
-				diags.Append(d...)
-				ports[k] = o
-			}
-			portList, d := types.ListValue(portType, ports)
-			diags.Append(d...)
 			o, d := types.ObjectValue(processType.AttrTypes, map[string]attr.Value{
-				"stage_id":          int64Pointer(p.StageID),
-				"role":              types.StringValue(p.Role),
-				"argv":              stringList(p.Argv),
-				"command":           types.StringValue(p.Command),
-				"env":               stringMap(p.Env),
-				"devices":           int64List(p.Devices),
-				"ports":             portList,
-				"unit_name":         types.StringValue(p.UnitName),
-				"systemd_unit":      types.StringValue(p.SystemdUnit),
-				"preflight":         stringList(p.Preflight),
-				"preflight_command": types.StringValue(p.PreflightCommand),
+				"stage_id":       int64Pointer(p.StageID),
+				"role":           types.StringValue(p.Role),
+				"unit_name":      types.StringValue(p.UnitName),
+				"systemd_dropin": file(p.DropIn),
 			})
 			diags.Append(d...)
 			procs[j] = o
 		}
 		procList, d := types.ListValue(processType, procs)
 		diags.Append(d...)
-		argv := types.ListNull(types.StringType)
-		if l.Argv != nil {
-			argv = stringList(l.Argv)
-		}
 		return map[string]attr.Value{
 			"host":      types.StringValue(l.Host),
 			"stage_ids": int64List(l.StageIDs),
-			"argv":      argv,
-			"command":   nullIfEmpty(l.Command),
 			"env":       stringMap(l.Env),
 			"ports":     int64List(l.Ports),
 			"gpu_count": types.Int64Value(int64(l.GPUCount)),
 			"processes": procList,
 		}
 	})
+	unitType, _ := outputTypes()["systemd_unit"].(types.ObjectType)
+	unit, d := types.ObjectValue(unitType.AttrTypes, map[string]attr.Value{"path": types.StringValue(r.SystemdUnit.Path), "content": types.StringValue(r.SystemdUnit.Content)})
+	diags.Append(d...)
 
 	healthType, _ := outputTypes()["health"].(types.ObjectType)
 	health, d := types.ObjectValue(healthType.AttrTypes, map[string]attr.Value{
@@ -143,11 +133,9 @@ func legacyOutputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.R
 		"port":              types.Int64Value(int64(r.Health.Port)),
 		"liveness_url":      types.StringValue(r.Health.LivenessURL),
 		"readiness_url":     types.StringValue(r.Health.ReadinessURL),
-		"readiness_argv":    stringList(r.Health.ReadinessArgv),
-		"readiness_command": types.StringValue(pipeline.ShellJoin(r.Health.ReadinessArgv)),
+		"readiness_command": types.StringValue(r.Health.ReadinessCommand),
 		"smoke_url":         types.StringValue(r.Health.SmokeURL),
-		"smoke_argv":        stringList(r.Health.SmokeArgv),
-		"smoke_command":     types.StringValue(pipeline.ShellJoin(r.Health.SmokeArgv)),
+		"smoke_command":     types.StringValue(r.Health.SmokeCommand),
 	})
 	diags.Append(d...)
 
@@ -171,6 +159,8 @@ func legacyOutputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.R
 		ServeArgs:    stringList(r.ServeArgs),
 		Diagram:      types.StringValue(r.Diagram),
 		Launches:     launches,
+		SystemdUnit:  unit,
+		CheckScript:  types.StringValue(r.CheckScriptPath),
 		Release:      types.StringValue(r.Release),
 		ConfigSHA256: types.StringValue(r.ConfigSHA256),
 		Health:       health,
@@ -186,16 +176,18 @@ func legacyOutputsFromResult(_ context.Context, in pipelineInputs, r *pipeline.R
 // attributes pairs each output with its schema name.
 func (o legacyOutputs) attributes() map[string]attr.Value {
 	out := map[string]attr.Value{
-		"id":            o.ID,
-		"config_yaml":   o.ConfigYAML,
-		"stages":        o.Stages,
-		"edges":         o.Edges,
-		"ports":         o.Ports,
-		"gpu_count":     o.GPUCount,
-		"serve_command": o.ServeCommand,
-		"serve_args":    o.ServeArgs,
-		"diagram":       o.Diagram,
-		"launches":      o.Launches,
+		"id":                o.ID,
+		"config_yaml":       o.ConfigYAML,
+		"stages":            o.Stages,
+		"edges":             o.Edges,
+		"ports":             o.Ports,
+		"gpu_count":         o.GPUCount,
+		"serve_command":     o.ServeCommand,
+		"serve_args":        o.ServeArgs,
+		"diagram":           o.Diagram,
+		"launches":          o.Launches,
+		"systemd_unit":      o.SystemdUnit,
+		"check_script_path": o.CheckScript,
 
 		"vllm_omni_release": o.Release,
 		"config_sha256":     o.ConfigSHA256,

@@ -98,6 +98,8 @@ type pipelineOutputs struct {
 	ServeArgs    types.List   `tfsdk:"serve_args"`
 	Diagram      types.String `tfsdk:"diagram"`
 	Launches     types.List   `tfsdk:"launches"` // launchModel
+	SystemdUnit  types.Object `tfsdk:"systemd_unit"`
+	CheckScript  types.String `tfsdk:"check_script_path"`
 	Release      types.String `tfsdk:"vllm_omni_release"`
 	ConfigSHA256 types.String `tfsdk:"config_sha256"`
 	Health       types.Object `tfsdk:"health"`
@@ -125,8 +127,6 @@ type portModel struct {
 type launchModel struct {
 	Host      types.String `tfsdk:"host"`
 	StageIDs  types.List   `tfsdk:"stage_ids"`
-	Argv      types.List   `tfsdk:"argv"`
-	Command   types.String `tfsdk:"command"`
 	Env       types.Map    `tfsdk:"env"`
 	Ports     types.List   `tfsdk:"ports"`
 	GPUCount  types.Int64  `tfsdk:"gpu_count"`
@@ -134,17 +134,10 @@ type launchModel struct {
 }
 
 type processModel struct {
-	StageID          types.Int64  `tfsdk:"stage_id"`
-	Role             types.String `tfsdk:"role"`
-	Argv             types.List   `tfsdk:"argv"`
-	Command          types.String `tfsdk:"command"`
-	Env              types.Map    `tfsdk:"env"`
-	Devices          types.List   `tfsdk:"devices"`
-	Ports            types.List   `tfsdk:"ports"` // objects {name, port}
-	UnitName         types.String `tfsdk:"unit_name"`
-	SystemdUnit      types.String `tfsdk:"systemd_unit"`
-	Preflight        types.List   `tfsdk:"preflight"`
-	PreflightCommand types.String `tfsdk:"preflight_command"`
+	StageID       types.Int64  `tfsdk:"stage_id"`
+	Role          types.String `tfsdk:"role"`
+	UnitName      types.String `tfsdk:"unit_name"`
+	SystemdDropIn types.Object `tfsdk:"systemd_dropin"` // {path, content}
 }
 
 // inputFields maps each input attribute to its field in pipelineInputs, by

@@ -78,33 +78,16 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 	for i, l := range r.Launches {
 		procs := make([]tftypes.Value, len(l.Processes))
 		for j, p := range l.Processes {
-			procPorts := make([]tftypes.Value, len(p.Ports))
-			for k, np := range p.Ports {
-				procPorts[k] = tftypes.NewValue(t.processPort, map[string]tftypes.Value{"name": tfStr(np.Name), "port": tfInt(np.Port)})
-			}
 			procs[j] = tftypes.NewValue(t.process, map[string]tftypes.Value{
-				"stage_id":          tfIntPointer(p.StageID),
-				"role":              tfStr(p.Role),
-				"argv":              tfStrs(t.strs, p.Argv),
-				"command":           tfStr(p.Command),
-				"env":               tfStrMap(t.env, p.Env),
-				"devices":           tfInts(t.ints, p.Devices),
-				"ports":             tftypes.NewValue(t.processPorts, procPorts),
-				"unit_name":         tfStr(p.UnitName),
-				"systemd_unit":      tfStr(p.SystemdUnit),
-				"preflight":         tfStrs(t.strs, p.Preflight),
-				"preflight_command": tfStr(p.PreflightCommand),
+				"stage_id":       tfIntPointer(p.StageID),
+				"role":           tfStr(p.Role),
+				"unit_name":      tfStr(p.UnitName),
+				"systemd_dropin": tfFile(t.dropIn, p.DropIn),
 			})
-		}
-		argv := tftypes.NewValue(t.strs, nil)
-		if l.Argv != nil {
-			argv = tfStrs(t.strs, l.Argv)
 		}
 		launches[i] = tftypes.NewValue(t.launch, map[string]tftypes.Value{
 			"host":      tfStr(l.Host),
 			"stage_ids": tfInts(t.ints, l.StageIDs),
-			"argv":      argv,
-			"command":   tfStrOrNull(l.Command),
 			"env":       tfStrMap(t.env, l.Env),
 			"ports":     tfInts(t.ints, l.Ports),
 			"gpu_count": tfInt(l.GPUCount),
@@ -113,26 +96,26 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 	}
 
 	out = plannedOutputs{
-		"id":            tfStr(r.ID),
-		"config_yaml":   tfStr(r.ConfigYAML),
-		"stages":        tftypes.NewValue(t.stages, stages),
-		"edges":         tftypes.NewValue(t.edges, edges),
-		"ports":         tftypes.NewValue(t.ports, ports),
-		"gpu_count":     tfInt(r.GPUCount),
-		"serve_command": tfStr(r.ServeCommand),
-		"serve_args":    tfStrs(t.strs, r.ServeArgs),
-		"diagram":       tfStr(r.Diagram),
-		"launches":      tftypes.NewValue(t.launches, launches),
+		"id":                tfStr(r.ID),
+		"config_yaml":       tfStr(r.ConfigYAML),
+		"stages":            tftypes.NewValue(t.stages, stages),
+		"edges":             tftypes.NewValue(t.edges, edges),
+		"ports":             tftypes.NewValue(t.ports, ports),
+		"gpu_count":         tfInt(r.GPUCount),
+		"serve_command":     tfStr(r.ServeCommand),
+		"serve_args":        tfStrs(t.strs, r.ServeArgs),
+		"diagram":           tfStr(r.Diagram),
+		"launches":          tftypes.NewValue(t.launches, launches),
+		"systemd_unit":      tfFile(t.unit, &r.SystemdUnit),
+		"check_script_path": tfStr(r.CheckScriptPath),
 		"health": tftypes.NewValue(t.health, map[string]tftypes.Value{
 			"host":              tfStr(r.Health.Host),
 			"port":              tfInt(r.Health.Port),
 			"liveness_url":      tfStr(r.Health.LivenessURL),
 			"readiness_url":     tfStr(r.Health.ReadinessURL),
-			"readiness_argv":    tfStrs(t.strs, r.Health.ReadinessArgv),
-			"readiness_command": tfStr(pipeline.ShellJoin(r.Health.ReadinessArgv)),
+			"readiness_command": tfStr(r.Health.ReadinessCommand),
 			"smoke_url":         tfStr(r.Health.SmokeURL),
-			"smoke_argv":        tfStrs(t.strs, r.Health.SmokeArgv),
-			"smoke_command":     tfStr(pipeline.ShellJoin(r.Health.SmokeArgv)),
+			"smoke_command":     tfStr(r.Health.SmokeCommand),
 		}),
 
 		"vllm_omni_release": tfStr(r.Release),
@@ -290,10 +273,11 @@ var outputTypes = sync.OnceValue(func() map[string]attr.Type {
 // declares them all as lists of Int64 and of String, and a list that
 // differs fails outputsFromResult in every test.
 type outputTypeSet struct {
-	stages, edges, ports, launches, processes, processPorts tftypes.List
-	stage, edge, port, launch, process, processPort, health tftypes.Object
-	ints, strs                                              tftypes.List
-	env                                                     tftypes.Map
+	stages, edges, ports, launches, processes  tftypes.List
+	stage, edge, port, launch, process, health tftypes.Object
+	unit, dropIn                               tftypes.Object
+	ints, strs                                 tftypes.List
+	env                                        tftypes.Map
 }
 
 // outputShapes are the outputs' Terraform types, derived once from the
@@ -308,8 +292,9 @@ var outputShapes = sync.OnceValue(func() outputTypeSet {
 	t.ports, t.port = listOfObjects(top("ports"))
 	t.launches, t.launch = listOfObjects(top("launches"))
 	t.processes, t.process = listOfObjects(t.launch.AttributeTypes["processes"])
-	t.processPorts, t.processPort = listOfObjects(t.process.AttributeTypes["ports"])
 	t.health = mustType[tftypes.Object](top("health"))
+	t.unit = mustType[tftypes.Object](top("systemd_unit"))
+	t.dropIn = mustType[tftypes.Object](t.process.AttributeTypes["systemd_dropin"])
 	t.ints = mustType[tftypes.List](t.stage.AttributeTypes["devices"])
 	t.strs = mustType[tftypes.List](top("serve_args"))
 	t.env = mustType[tftypes.Map](t.launch.AttributeTypes["env"])
@@ -400,6 +385,14 @@ func tfStrs(t tftypes.List, xs []string) tftypes.Value {
 		elems[i] = tftypes.NewValue(t.ElementType, x)
 	}
 	return tftypes.NewValue(t, elems)
+}
+
+// tfFile is a file the plan writes, {path, content}; null for none.
+func tfFile(t tftypes.Object, f *pipeline.UnitFile) tftypes.Value {
+	if f == nil {
+		return tftypes.NewValue(t, nil)
+	}
+	return tftypes.NewValue(t, map[string]tftypes.Value{"path": tfStr(f.Path), "content": tfStr(f.Content)})
 }
 
 // tfStrMap makes a launch without environment an empty map, not null, so

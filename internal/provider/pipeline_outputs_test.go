@@ -33,9 +33,11 @@ func sampleResult() *pipeline.Result {
 		ServeArgs:    []string{"vllm", "serve", "m"},
 		ServeCommand: "vllm serve m",
 		Diagram:      "flowchart LR",
-		Launches: []pipeline.Launch{{Host: pipeline.SingleHost, StageIDs: []int{0, 1, 2}, Argv: []string{"vllm", "serve", "m"}, Command: "vllm serve m",
+		Launches: []pipeline.Launch{{Host: pipeline.SingleHost, StageIDs: []int{0, 1, 2},
 			Ports: []int{8091, 25201, 25202}, GPUCount: 3, Processes: []pipeline.Process{{Role: pipeline.ProcessHead, Argv: []string{"vllm", "serve", "m"},
-				Command: "vllm serve m", Devices: []int{0, 1, 2}, Ports: []pipeline.NamedPort{{Name: "api", Port: 8091}}, UnitName: "vllm-omni.service", SystemdUnit: "[Unit]\n"}}}},
+				Devices: []int{0, 1, 2}, Ports: []pipeline.NamedPort{{Name: "api", Port: 8091}}, UnitName: "vllm-omni.service"}}}},
+		SystemdUnit:     pipeline.UnitFile{Path: "/etc/systemd/system/vllm-omni.service", Content: "[Unit]\n"},
+		CheckScriptPath: pipeline.DefaultCheckScriptPath,
 	}
 }
 
@@ -76,7 +78,7 @@ func TestOutputsRoundTrip(t *testing.T) {
 	var procs []processModel
 	launches[0].Processes.ElementsAs(ctx, &procs, false)
 	if len(procs) != 1 || !procs[0].StageID.IsNull() || procs[0].Role.ValueString() != "head" || procs[0].UnitName.ValueString() != "vllm-omni.service" ||
-		len(procs[0].Ports.Elements()) != 1 || procs[0].Env.IsNull() {
+		!procs[0].SystemdDropIn.IsNull() {
 		t.Errorf("processes = %+v", procs)
 	}
 

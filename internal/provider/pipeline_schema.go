@@ -26,8 +26,8 @@ import (
 // entities write exactly these after planning, or mark them unknown.
 var pipelineOutputNames = []string{
 	"id", "config_yaml", "stages", "edges", "ports", "gpu_count",
-	"serve_command", "serve_args", "diagram", "launches", "vllm_omni_release",
-	"config_sha256", "health",
+	"serve_command", "serve_args", "diagram", "launches", "systemd_unit", "check_script_path",
+	"vllm_omni_release", "config_sha256", "health",
 }
 
 // pipelineComputedInputs are the inputs that are also Computed: unset, they
@@ -407,27 +407,32 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "How to tell the head serves the planned model, for a load balancer, a cloud health check or a deployment's smoke test.",
 			Computed:            true,
 			Attributes: map[string]schema.Attribute{
-				"host":          schema.StringAttribute{MarkdownDescription: "The head's address; `127.0.0.1` on one host.", Computed: true},
-				"port":          schema.Int64Attribute{MarkdownDescription: "The API port.", Computed: true},
-				"liveness_url":  schema.StringAttribute{MarkdownDescription: "`/health`: answers 200 once the API server runs.", Computed: true},
-				"readiness_url": schema.StringAttribute{MarkdownDescription: "`/v1/models`: ready only when it lists `model` (an empty list means the engines failed behind a running server).", Computed: true},
-				"readiness_argv": schema.ListAttribute{
-					MarkdownDescription: "A check that exits 0 only when `readiness_url` lists `model` (needs `python3`).",
+				"host":              schema.StringAttribute{MarkdownDescription: "The head's address; `127.0.0.1` on one host.", Computed: true},
+				"port":              schema.Int64Attribute{MarkdownDescription: "The API port.", Computed: true},
+				"liveness_url":      schema.StringAttribute{MarkdownDescription: "`/health`: answers 200 once the API server runs.", Computed: true},
+				"readiness_url":     schema.StringAttribute{MarkdownDescription: "`/v1/models`: ready only when it lists `model` (an empty list means the engines failed behind a running server).", Computed: true},
+				"readiness_command": schema.StringAttribute{MarkdownDescription: "A check, run on a host of the plan (it calls `check_script_path`), that exits 0 only when `readiness_url` lists `model`. Elsewhere, poll `readiness_url` for the model's id.", Computed: true},
+				"smoke_url":         schema.StringAttribute{MarkdownDescription: "`/v1/chat/completions` on the head: where `smoke_command` sends its request.", Computed: true},
+				"smoke_command": schema.StringAttribute{
+					MarkdownDescription: "A check, run on a host of the plan (it calls `check_script_path`), that sends one text-only chat completion and exits 0 only when an answer comes back. Every request enters at prefill and must be handed to decode, and vllm-omni fails the request when that KV handoff fails, so this shows the PD pair works, which `/health` and `/v1/models` do not. Run it once after start, not as a frequent health probe: decode answers with its own `default_sampling_params`, which can take seconds.",
 					Computed:            true,
-					ElementType:         types.StringType,
 				},
-				"readiness_command": schema.StringAttribute{MarkdownDescription: "`readiness_argv`, shell-quoted.", Computed: true},
-				"smoke_url":         schema.StringAttribute{MarkdownDescription: "`/v1/chat/completions` on the head: where `smoke_argv` sends its request.", Computed: true},
-				"smoke_argv": schema.ListAttribute{
-					MarkdownDescription: "A check that sends one text-only chat completion and exits 0 only when an answer comes back (needs `python3`). Every request enters at prefill and must be handed to decode, and vllm-omni fails the request when that KV handoff fails, so this shows the PD pair works, which `/health` and `/v1/models` do not. Run it once after start, not as a frequent health probe: decode answers with its own `default_sampling_params`, which can take seconds.",
-					Computed:            true,
-					ElementType:         types.StringType,
-				},
-				"smoke_command": schema.StringAttribute{MarkdownDescription: "`smoke_argv`, shell-quoted.", Computed: true},
 			},
 		},
 		"vllm_omni_release": schema.StringAttribute{
 			MarkdownDescription: "The row of the release table the plan was made for, and so the release every check was made against: the exact release `vllm_omni_version` names (a line resolves to its newest final release), or, with it unset, the newest final release on which this plan runs prefill-decode natively, where its dialect loads, its PD validator passes, its input processors exist and its KV connector passes the handoff gate (the resource keeps the row it planned for while that still runs the plan). The [release table](../guides/vllm-omni-releases.md) says what each row was read at; a row whose code was not read warns.",
+			Computed:            true,
+		},
+		"systemd_unit": schema.SingleNestedAttribute{
+			MarkdownDescription: "The one systemd unit file every host of the plan installs: the template `<unit_prefix>-stage@.service` each stage's process is an instance of, or, for a whole-pipeline launch, `<unit_prefix>.service`. Its `ExecStart` runs the preflight (`check_script_path`), which checks the machine against the plan before any GPU memory is taken, then execs `vllm` in its place. Write `content` to `path`.",
+			Computed:            true,
+			Attributes: map[string]schema.Attribute{
+				"path":    schema.StringAttribute{MarkdownDescription: "Where the unit goes, under `/etc/systemd/system`.", Computed: true},
+				"content": schema.StringAttribute{MarkdownDescription: "The unit.", Computed: true},
+			},
+		},
+		"check_script_path": schema.StringAttribute{
+			MarkdownDescription: "Where every host keeps the check script, `provider::omni::check_script()`: write it there with the units. The units run its `preflight`, which checks, before any GPU memory is taken, that the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, the file at `config_path` has `config_sha256`, the host has the GPU indices the process is given (`nvidia-smi -L`), the connector's transport package imports (`nixl` for NixlConnector), and every dotted path the release imports for the process's stages resolves (`custom_process_input_func`, `scheduler_cls`, `kv_connector_module_path`; the head checks every stage's); it exits " + strconv.Itoa(pipeline.PreflightExit) + " with one line naming what is missing and the plan's release. `health`'s commands call it too.",
 			Computed:            true,
 		},
 		"launches": schema.ListNestedAttribute{
@@ -436,37 +441,24 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"host":      schema.StringAttribute{MarkdownDescription: "The host's address in canonical form, or `" + pipeline.SingleHost + "` when no stage names a host. Never null.", Computed: true},
 				"stage_ids": intList("Stages the host runs."),
-				"argv":      schema.ListAttribute{MarkdownDescription: "The host's process as an argument vector when it runs one; null when it runs several (use `processes`).", Computed: true, ElementType: types.StringType},
-				"command":   schema.StringAttribute{MarkdownDescription: "`argv`, shell-quoted; null when the host runs several processes.", Computed: true},
 				"env":       schema.MapAttribute{MarkdownDescription: "Environment every process on the host needs (`VLLM_HOST_IP` across hosts).", Computed: true, ElementType: types.StringType},
 				"ports":     intList("Ports the host listens on."),
 				"gpu_count": schema.Int64Attribute{MarkdownDescription: "GPUs the host needs: its highest device index, plus one.", Computed: true},
 				"processes": schema.ListNestedAttribute{
-					MarkdownDescription: "The OS processes the host runs, each with its systemd unit.",
+					MarkdownDescription: "The OS processes the host runs, each a systemd unit.",
 					Computed:            true,
 					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 						"stage_id": schema.Int64Attribute{MarkdownDescription: "The stage the process runs; null for a whole-pipeline process that runs every stage.", Computed: true},
 						"role":     schema.StringAttribute{MarkdownDescription: "`head` (serves the API and the omni master) or `headless`.", Computed: true},
-						"argv":     schema.ListAttribute{MarkdownDescription: "The command as an argument vector, with `vllm` looked up in `PATH`.", Computed: true, ElementType: types.StringType},
-						"command":  schema.StringAttribute{MarkdownDescription: "`argv`, shell-quoted.", Computed: true},
-						"env":      schema.MapAttribute{MarkdownDescription: "Environment the process needs: its stage's `runtime.env` (the connector's `VLLM_NIXL_SIDE_CHANNEL_PORT`, `VLLM_HOST_IP` across hosts, and any variable the base config sets), since a headless process never applies `runtime.env` and a whole-pipeline one only on releases that do. The unit sets it.", Computed: true, ElementType: types.StringType},
-						"devices":  intList("GPU indices the process uses, as the config's devices name them (every GPU of the host stays visible to it)."),
-						"ports": schema.ListNestedAttribute{
-							MarkdownDescription: "Ports the process listens on.",
+						"unit_name": schema.StringAttribute{MarkdownDescription: "The process's systemd unit: `<unit_prefix>-stage@<N>.service` for a stage's own process (`vllm-omni-stage@0.service`), an instance of the template `systemd_unit`; `<unit_prefix>.service`, `systemd_unit` itself, for a whole-pipeline one.", Computed: true},
+						"systemd_dropin": schema.SingleNestedAttribute{
+							MarkdownDescription: "What the stage's instance adds to the template `systemd_unit`: the preflight's options for the stage, its own `vllm` options, its stage's environment and, on a headless stage beside the head, the ordering after the head. Write `content` to `path` (`/etc/systemd/system/<unit_name>.d/plan.conf`). Null for a whole-pipeline process.",
 							Computed:            true,
-							NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-								"name": schema.StringAttribute{MarkdownDescription: "What the port is for, as in `ports`.", Computed: true},
-								"port": schema.Int64Attribute{MarkdownDescription: "Port number.", Computed: true},
-							}},
+							Attributes: map[string]schema.Attribute{
+								"path":    schema.StringAttribute{MarkdownDescription: "Where the drop-in goes.", Computed: true},
+								"content": schema.StringAttribute{MarkdownDescription: "The drop-in.", Computed: true},
+							},
 						},
-						"unit_name": schema.StringAttribute{MarkdownDescription: "The systemd unit's name: `<unit_prefix>-stage-<N>.service` for a stage's own process (`vllm-omni-stage-0.service`), `<unit_prefix>.service` for a whole-pipeline one.", Computed: true},
-						"preflight": schema.ListAttribute{
-							MarkdownDescription: "A check of the machine against the plan, as an argument vector, made before any GPU memory is taken: the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, the file at `config_path` has `config_sha256`, the host has the GPU indices the process is given (`nvidia-smi -L`), the connector's transport package imports (`nixl` for NixlConnector), and every dotted path the release imports for the process's stages resolves (`custom_process_input_func`, `scheduler_cls`, `kv_connector_module_path`; the head checks every stage's). It exits " + strconv.Itoa(pipeline.PreflightExit) + " with one line naming what is missing and the plan's release. The unit runs it before `vllm`.",
-							Computed:            true,
-							ElementType:         types.StringType,
-						},
-						"preflight_command": schema.StringAttribute{MarkdownDescription: "`preflight`, shell-quoted.", Computed: true},
-						"systemd_unit":      schema.StringAttribute{MarkdownDescription: "A complete systemd unit that runs the process (install it as `/etc/systemd/system/<unit_name>`).", Computed: true},
 					}},
 				},
 			}},

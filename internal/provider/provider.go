@@ -57,5 +57,5 @@ func (p *omniProvider) DataSources(context.Context) []func() datasource.DataSour
 }
 
 func (p *omniProvider) Functions(context.Context) []func() function.Function {
-	return []func() function.Function{NewParseStageConfigFunction, NewValidateStageConfigFunction}
+	return []func() function.Function{NewParseStageConfigFunction, NewValidateStageConfigFunction, NewCheckScriptFunction}
 }

@@ -37,7 +37,7 @@ type pdPipelineResource struct{}
 // schema; each earlier version has an entry in UpgradeState
 // (resource_pd_pipeline_upgrade.go says how to add one, and
 // previousAllocations what later versions must still read).
-const pdPipelineSchemaVersion = 2
+const pdPipelineSchemaVersion = 3
 
 func (r *pdPipelineResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_pd_pipeline"

@@ -22,6 +22,10 @@ import (
 //   - 2: adds `vllm_omni_version` (Optional + Computed), `vllm_omni_release`,
 //     `systemd`, `config_sha256`, `health`, and `gpu_count` and `processes`
 //     on each launch.
+//   - 3: the units become one template with a drop-in per stage, and every
+//     value is returned once: adds `systemd_unit`, `check_script_path` and
+//     each process's `systemd_dropin`; retires the outputs that repeated
+//     another (retiredOutputs).
 //
 // Adding version N+1 (see DESIGN.md, "State versions"):
 //  1. Bump pdPipelineSchemaVersion.
@@ -40,10 +44,11 @@ import (
 
 // UpgradeState upgrades every earlier state version to the current schema.
 func (r *pdPipelineResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
-	v0, v1 := pdPipelineSchemaV0(), pdPipelineSchemaV1()
+	v0, v1, v2 := pdPipelineSchemaV0(), pdPipelineSchemaV1(), pdPipelineSchemaV2()
 	return map[int64]resource.StateUpgrader{
 		0: {PriorSchema: &v0, StateUpgrader: upgradePipelineState},
 		1: {PriorSchema: &v1, StateUpgrader: upgradePipelineState},
+		2: {PriorSchema: &v2, StateUpgrader: upgradePipelineState},
 	}
 }
 
@@ -64,6 +69,26 @@ func upgradePipelineState(ctx context.Context, req resource.UpgradeStateRequest,
 		return
 	}
 	resp.State.Raw = v
+}
+
+// retiredOutputs are the computed attributes an earlier version returned
+// and the current one does not, each because another output holds its
+// value (version 3): the upgrade drops them, and the next plan computes
+// what replaces them. Only outputs can be here, never an input: dropping
+// one loses nothing a user wrote.
+var retiredOutputs = map[string]bool{
+	"launches[*].argv":                           true, // processes[*] (the head's is serve_args)
+	"launches[*].command":                        true,
+	"launches[*].processes[*].argv":              true, // systemd_unit and the process's drop-in
+	"launches[*].processes[*].command":           true,
+	"launches[*].processes[*].env":               true, // the drop-in's Environment=
+	"launches[*].processes[*].devices":           true, // stages[*].devices
+	"launches[*].processes[*].ports":             true, // ports[*] with the stage's id
+	"launches[*].processes[*].systemd_unit":      true, // systemd_unit with systemd_dropin
+	"launches[*].processes[*].preflight":         true, // check_script_path, called by the units
+	"launches[*].processes[*].preflight_command": true,
+	"health.readiness_argv":                      true, // health.readiness_command
+	"health.smoke_argv":                          true, // health.smoke_command
 }
 
 // upgradeValue rebuilds v with type to: object attributes are matched by
@@ -93,6 +118,9 @@ func upgradeValue(v tftypes.Value, to tftypes.Type, at string) (tftypes.Value, [
 		for _, name := range sortedNames(attrs) {
 			at := joinPath(at, name)
 			nt, ok := t.AttributeTypes[name]
+			if !ok && retiredOutputs[at] {
+				continue
+			}
 			if !ok {
 				return tftypes.Value{}, nil, fmt.Errorf("attribute %s has no place in the current schema", at)
 			}
@@ -296,6 +324,49 @@ func pdPipelineSchemaV1() schema.Schema {
 		list.NestedObject.Attributes = withAttribute(list.NestedObject.Attributes, "host", schema.StringAttribute{Computed: true})
 		attrs[name] = list
 	}
+	s.Attributes = attrs
+	return s
+}
+
+// pdPipelineSchemaV2 is the resource schema of state version 2, frozen:
+// version 1's with the release, the systemd settings, the config's hash,
+// health, and each launch's GPU count and processes, each with its full
+// unit and preflight. Do not edit it.
+func pdPipelineSchemaV2() schema.Schema {
+	s := pdPipelineSchemaV1()
+	s.Version = 2
+	compString := schema.StringAttribute{Computed: true}
+	compInt := schema.Int64Attribute{Computed: true}
+	compStrings := schema.ListAttribute{Computed: true, ElementType: types.StringType}
+	optString := schema.StringAttribute{Optional: true}
+	attrs := withAttribute(s.Attributes, "vllm_omni_version", schema.StringAttribute{Optional: true, Computed: true})
+	attrs["vllm_omni_release"] = compString
+	attrs["config_sha256"] = compString
+	attrs["systemd"] = schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{
+		"user": optString, "cache_dir": optString, "vllm_path": optString, "python_path": optString,
+		"environment_file": optString, "unit_prefix": optString, "head_wait_seconds": schema.Int64Attribute{Optional: true},
+	}}
+	attrs["health"] = schema.SingleNestedAttribute{Computed: true, Attributes: map[string]schema.Attribute{
+		"host": compString, "port": compInt, "liveness_url": compString, "readiness_url": compString,
+		"readiness_argv": compStrings, "readiness_command": compString,
+		"smoke_url": compString, "smoke_argv": compStrings, "smoke_command": compString,
+	}}
+	launches, ok := attrs["launches"].(schema.ListNestedAttribute)
+	if !ok {
+		panic("version 1's launches is not a list nested attribute")
+	}
+	process := schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		"stage_id": compInt, "role": compString, "argv": compStrings, "command": compString,
+		"env":     schema.MapAttribute{Computed: true, ElementType: types.StringType},
+		"devices": schema.ListAttribute{Computed: true, ElementType: types.Int64Type},
+		"ports": schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"name": compString, "port": compInt,
+		}}},
+		"unit_name": compString, "systemd_unit": compString, "preflight": compStrings, "preflight_command": compString,
+	}}
+	launches.NestedObject.Attributes = withAttribute(launches.NestedObject.Attributes, "gpu_count", compInt)
+	launches.NestedObject.Attributes["processes"] = schema.ListNestedAttribute{Computed: true, NestedObject: process}
+	attrs["launches"] = launches
 	s.Attributes = attrs
 	return s
 }

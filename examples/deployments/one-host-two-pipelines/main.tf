@@ -18,13 +18,15 @@ module "host" {
 locals {
   pipelines = module.host.pipelines
 
-  # Every unit of both pipelines, by name: the module names them
-  # vllm-omni-0-stage-0.service, ..., vllm-omni-1-stage-0.service, ..., so
-  # none overwrites another.
-  units = merge([for p in local.pipelines : p.units]...)
+  # Every unit of both pipelines: the module names them
+  # vllm-omni-0-stage@0.service, ..., vllm-omni-1-stage@0.service, ..., each
+  # pipeline's an instance of its own template, so none overwrites another.
+  units      = flatten([for p in local.pipelines : p.units])
+  unit_files = merge([for p in local.pipelines : p.unit_files]...)
 
-  # One cloud-init document for the machine: both deploy configs, every
-  # unit, and the account the units run as (the provider's default user).
+  # One cloud-init document for the machine: both deploy configs, the check
+  # script (one file, the same for every pipeline), every unit file, and the
+  # account the units run as (the provider's default user).
   user_data = "#cloud-config\n${yamlencode({
     users = ["default", {
       name   = "vllm-omni"
@@ -37,17 +39,22 @@ locals {
         permissions = "0644"
         content     = p.config_yaml
       }],
-      [for name, unit in local.units : {
-        path        = "/etc/systemd/system/${name}"
+      [for path in distinct(local.pipelines[*].check_script_path) : {
+        path        = path
         permissions = "0644"
-        content     = unit
+        content     = provider::omni::check_script()
+      }],
+      [for path, content in local.unit_files : {
+        path        = path
+        permissions = "0644"
+        content     = content
       }],
     )
     # --no-block: queue the start jobs and go on; a headless unit's main
     # process, not its start, waits for its head.
     runcmd = concat(
       [["systemctl", "daemon-reload"]],
-      [for name in keys(local.units) : ["systemctl", "enable", "--now", "--no-block", name]],
+      [for name in local.units : ["systemctl", "enable", "--now", "--no-block", name]],
     )
   })}"
 

@@ -5,7 +5,7 @@ output "user_data" {
 
 output "units" {
   description = "The systemd units of each pipeline, in pipeline order."
-  value       = [for p in local.pipelines : keys(p.units)]
+  value       = [for p in local.pipelines : p.units]
 }
 
 output "serve_commands" {
@@ -38,7 +38,7 @@ output "check_commands" {
     [for p in local.pipelines : "echo '${p.config_sha256}  ${p.config_path}' | sha256sum --check"],
     [
       "# every unit, and the ports they listen on",
-      "systemctl status --no-pager ${join(" ", keys(local.units))}",
+      "systemctl status --no-pager ${join(" ", local.units)}",
       "ss -ltn '( ${join(" or ", [for port in flatten(local.pipelines[*].ports) : "sport = :${port}"])} )'",
       "# once every stage has loaded the model (minutes): each API lists it, and one request crosses its prefill and decode",
     ],

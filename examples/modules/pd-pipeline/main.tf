@@ -49,17 +49,31 @@ locals {
         system = true
         shell  = "/usr/sbin/nologin"
       }]
+      # The config, the check script the units run first, the one unit
+      # file, and each of this host's stages' drop-ins.
       write_files = concat(
-        [{
-          path        = var.config_path
-          permissions = "0644"
-          content     = omni_pd_pipeline.this.config_yaml
-        }],
+        [
+          {
+            path        = var.config_path
+            permissions = "0644"
+            content     = omni_pd_pipeline.this.config_yaml
+          },
+          {
+            path        = omni_pd_pipeline.this.check_script_path
+            permissions = "0644"
+            content     = provider::omni::check_script()
+          },
+          {
+            path        = omni_pd_pipeline.this.systemd_unit.path
+            permissions = "0644"
+            content     = omni_pd_pipeline.this.systemd_unit.content
+          },
+        ],
         [for p in l.processes : {
-          path        = "/etc/systemd/system/${p.unit_name}"
+          path        = p.systemd_dropin.path
           permissions = "0644"
-          content     = p.systemd_unit
-        }],
+          content     = p.systemd_dropin.content
+        } if p.systemd_dropin != null],
       )
       # --no-block: queue the start jobs and go on; a headless unit's main
       # process, not its start, waits for the head, which may boot later.
