@@ -448,8 +448,8 @@ func pipelineOutputAttributes() map[string]schema.Attribute {
 					MarkdownDescription: "The OS processes the host runs, each a systemd unit.",
 					Computed:            true,
 					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-						"stage_id": schema.Int64Attribute{MarkdownDescription: "The stage the process runs; null for a whole-pipeline process that runs every stage.", Computed: true},
-						"role":     schema.StringAttribute{MarkdownDescription: "`head` (serves the API and the omni master) or `headless`.", Computed: true},
+						"stage_id":  schema.Int64Attribute{MarkdownDescription: "The stage the process runs; null for a whole-pipeline process that runs every stage.", Computed: true},
+						"role":      schema.StringAttribute{MarkdownDescription: "`head` (serves the API and the omni master) or `headless`.", Computed: true},
 						"unit_name": schema.StringAttribute{MarkdownDescription: "The process's systemd unit: `<unit_prefix>-stage@<N>.service` for a stage's own process (`vllm-omni-stage@0.service`), an instance of the template `systemd_unit`; `<unit_prefix>.service`, `systemd_unit` itself, for a whole-pipeline one.", Computed: true},
 						"systemd_dropin": schema.SingleNestedAttribute{
 							MarkdownDescription: "What the stage's instance adds to the template `systemd_unit`: the preflight's options for the stage, its own `vllm` options, its stage's environment and, on a headless stage beside the head, the ordering after the head. Write `content` to `path` (`/etc/systemd/system/<unit_name>.d/plan.conf`). Null for a whole-pipeline process.",

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -26,6 +28,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
 
 // A provider as the first release shipped it: omni_pd_pipeline with the
@@ -39,6 +43,10 @@ type v0Provider struct {
 	// today's engine made them, to stand in for what an older engine
 	// planned.
 	rewrite func(attrs map[string]tftypes.Value)
+	// rewriteOld, when set, changes the planned state's attributes once
+	// they have the old schema's types, for outputs the old schema had and
+	// today's does not.
+	rewriteOld func(attrs map[string]tftypes.Value)
 }
 
 func (v0Provider) Metadata(_ context.Context, _ fwprovider.MetadataRequest, resp *fwprovider.MetadataResponse) {
@@ -120,8 +128,9 @@ var v1Providers = map[string]func() (tfprotov6.ProviderServer, error){
 }
 
 type v0Resource struct {
-	schema  func() schema.Schema
-	rewrite func(attrs map[string]tftypes.Value)
+	schema     func() schema.Schema
+	rewrite    func(attrs map[string]tftypes.Value)
+	rewriteOld func(attrs map[string]tftypes.Value)
 }
 
 func (v0Resource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -175,6 +184,16 @@ func (r v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReque
 	plan.Raw = tftypes.NewValue(plan.Raw.Type(), attrs)
 	if resp.Plan.Raw, err = projectValue(plan.Raw, resp.Plan.Schema.Type().TerraformType(ctx)); err != nil {
 		resp.Diagnostics.AddError("v0 test provider", err.Error())
+		return
+	}
+	if r.rewriteOld != nil {
+		var old map[string]tftypes.Value
+		if err := resp.Plan.Raw.As(&old); err != nil {
+			resp.Diagnostics.AddError("v0 test provider", err.Error())
+			return
+		}
+		r.rewriteOld(old)
+		resp.Plan.Raw = tftypes.NewValue(resp.Plan.Raw.Type(), old)
 	}
 }
 
@@ -698,7 +717,7 @@ func TestUpgradeState_NewAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Strings(added)
-	want := []string{"config_sha256", "connector.kv_both", "health", "launches[*].gpu_count", "launches[*].processes", "pipeline", "ports[*].host", "stages[*].host", "systemd", "vllm_omni_release", "vllm_omni_version"}
+	want := []string{"check_script_path", "config_sha256", "connector.kv_both", "health", "launches[*].gpu_count", "launches[*].processes", "pipeline", "ports[*].host", "stages[*].host", "systemd", "systemd_unit", "vllm_omni_release", "vllm_omni_version"}
 	if !reflect.DeepEqual(added, want) {
 		t.Errorf("a version 0 state gains %q; versions 1 and 2 added %q. A schema change needs a new state version (see resource_pd_pipeline_upgrade.go).", added, want)
 	}
@@ -707,10 +726,18 @@ func TestUpgradeState_NewAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Strings(added)
-	if want := []string{"config_sha256", "health", "launches[*].gpu_count", "launches[*].processes", "systemd", "vllm_omni_release", "vllm_omni_version"}; !reflect.DeepEqual(added, want) {
-		t.Errorf("a version 1 state gains %q; version 2 added %q", added, want)
+	if want := []string{"check_script_path", "config_sha256", "health", "launches[*].gpu_count", "launches[*].processes", "systemd", "systemd_unit", "vllm_omni_release", "vllm_omni_version"}; !reflect.DeepEqual(added, want) {
+		t.Errorf("a version 1 state gains %q; versions 2 and 3 added %q", added, want)
 	}
-	if pdPipelineSchemaVersion != 2 {
+	_, added, err = upgradeValue(fullValue(pdPipelineSchemaV2().Type().TerraformType(ctx)), current, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(added)
+	if want := []string{"check_script_path", "launches[*].processes[*].systemd_dropin", "systemd_unit"}; !reflect.DeepEqual(added, want) {
+		t.Errorf("a version 2 state gains %q; version 3 added %q", added, want)
+	}
+	if pdPipelineSchemaVersion != 3 {
 		t.Errorf("pdPipelineSchemaVersion = %d: record what the new version added here", pdPipelineSchemaVersion)
 	}
 }
@@ -776,4 +803,166 @@ func recordAcrossSteps(idCompare compare.ValueComparer) func() []statecheck.Stat
 			id.AddStateValue(resAddr, tfjsonpath.New("id")),
 		}
 	}
+}
+
+// A version 2 state as the provider wrote it for the recipe's default
+// pipeline (its long strings cut: testdata/upgrade/v2_seed.json), with a
+// unit and a preflight per process. It upgrades: every input and
+// allocation is carried over, the outputs version 3 retired are dropped
+// (retiredOutputs), and the ones it added are null until the next plan.
+func TestUpgradeState_V2RawState(t *testing.T) {
+	ctx := context.Background()
+	rawJSON, err := os.ReadFile(filepath.Join("testdata", "upgrade", "v2_seed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := providerserver.NewProtocol6(New("test")())()
+	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+		TypeName: "omni_pd_pipeline", Version: 2, RawState: &tfprotov6.RawState{JSON: rawJSON},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		t.Fatalf("diagnostic: %s: %s", d.Summary, d.Detail)
+	}
+	current := currentResourceSchema(ctx)
+	v, err := resp.UpgradedState.Unmarshal(current.Type().TerraformType(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m pipelineResourceModel
+	if diags := (tfsdk.State{Schema: current, Raw: v}).Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	var stages []stageModel
+	var ports []portModel
+	var launches []launchModel
+	m.Stages.ElementsAs(ctx, &stages, false)
+	m.Ports.ElementsAs(ctx, &ports, false)
+	m.Launches.ElementsAs(ctx, &launches, false)
+	var procs []processModel
+	if len(launches) == 1 {
+		launches[0].Processes.ElementsAs(ctx, &procs, false)
+	}
+	checks := map[string]bool{
+		"model":                  m.Model.ValueString() == seedModel,
+		"vllm_omni_version":      m.VLLMOmniVersion.ValueString() == "0.24.0",
+		"id":                     m.ID.ValueString() == "2bcb75bb4c22acb8de904c3c48c7b8b7b9dafa4638694ea0c2e286ec60bcafc3",
+		"stages":                 len(stages) == 4 && stages[1].BootstrapPort.ValueInt64() == 25202,
+		"ports":                  len(ports) == 4 && ports[3].Name.ValueString() == "omni_master" && ports[3].Port.ValueInt64() == 25203,
+		"processes":              len(procs) == 4 && procs[1].UnitName.ValueString() == "vllm-omni-stage-1.service",
+		"systemd_dropin null":    len(procs) == 4 && procs[1].SystemdDropIn.IsNull(),
+		"systemd_unit null":      m.SystemdUnit.IsNull(),
+		"check_script_path null": m.CheckScript.IsNull(),
+	}
+	for name, ok := range checks {
+		if !ok {
+			t.Errorf("upgraded state: %s is wrong", name)
+		}
+	}
+	prev, diags := previousAllocations(ctx, m.pipelineOutputs)
+	if diags.HasError() || prev == nil || prev.Ports[pipeline.HostKey{Name: "omni_master"}] != 25203 {
+		t.Errorf("allocations from the upgraded state: %+v, %v", prev, diags)
+	}
+}
+
+// v2RealProviders stand in for the release that wrote version 2: its
+// frozen schema, planned by today's engine, with the outputs version 3
+// retired filled in as that release wrote them (a unit with the preflight
+// inline, per process).
+var v2RealProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"omni": providerserver.NewProtocol6WithError(v0Provider{schema: pdPipelineSchemaV2, rewriteOld: fillRetiredOutputs}),
+}
+
+// fillRetiredOutputs gives the launches' retired attributes values of their
+// type, as a version 2 plan had them.
+func fillRetiredOutputs(attrs map[string]tftypes.Value) {
+	launchesType, ok := attrs["launches"].Type().(tftypes.List)
+	if !ok {
+		panic("launches is not a list")
+	}
+	launchType := launchesType.ElementType.(tftypes.Object)
+	processesType := launchType.AttributeTypes["processes"].(tftypes.List)
+	processType := processesType.ElementType.(tftypes.Object)
+	strs := tftypes.List{ElementType: tftypes.String}
+	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
+	var launches []tftypes.Value
+	if err := attrs["launches"].As(&launches); err != nil {
+		panic(err)
+	}
+	for i, l := range launches {
+		var la map[string]tftypes.Value
+		if err := l.As(&la); err != nil {
+			panic(err)
+		}
+		var procs []tftypes.Value
+		if err := la["processes"].As(&procs); err != nil {
+			panic(err)
+		}
+		for j, p := range procs {
+			var pa map[string]tftypes.Value
+			if err := p.As(&pa); err != nil {
+				panic(err)
+			}
+			argv := tftypes.NewValue(strs, []tftypes.Value{str("vllm"), str("serve"), str(seedModel)})
+			pa["argv"], pa["command"] = argv, str("vllm serve "+seedModel)
+			pa["env"] = tftypes.NewValue(processType.AttributeTypes["env"], map[string]tftypes.Value{})
+			pa["devices"] = tftypes.NewValue(processType.AttributeTypes["devices"], []tftypes.Value{tftypes.NewValue(tftypes.Number, j)})
+			pa["ports"] = tftypes.NewValue(processType.AttributeTypes["ports"], []tftypes.Value{})
+			pa["systemd_unit"] = str("[Service]\nExecStart=/usr/bin/env python3 -c 'exec(...)'\n")
+			pa["preflight"] = tftypes.NewValue(strs, []tftypes.Value{str("python3"), str("-c"), str("exec(...)")})
+			pa["preflight_command"] = str("python3 -c 'exec(...)'")
+			procs[j] = tftypes.NewValue(processType, pa)
+		}
+		la["processes"] = tftypes.NewValue(processesType, procs)
+		launches[i] = tftypes.NewValue(launchType, la)
+	}
+	attrs["launches"] = tftypes.NewValue(launchesType, launches)
+	health := attrs["health"]
+	var ha map[string]tftypes.Value
+	if err := health.As(&ha); err != nil {
+		panic(err)
+	}
+	ha["readiness_argv"] = tftypes.NewValue(strs, []tftypes.Value{str("python3")})
+	ha["smoke_argv"] = tftypes.NewValue(strs, []tftypes.Value{str("python3")})
+	attrs["health"] = tftypes.NewValue(health.Type(), ha)
+}
+
+// State written with version 2, each process's unit holding its preflight
+// inline, upgrades to the template and drop-ins in place: the resource is
+// updated, never replaced, every port and device is kept, the retired
+// outputs are gone, and the plan after it is empty. The stand-in plans
+// with today's engine, so its id is today's; a real version 2 state's id
+// covered the old units, and the upgrade's plan changes it once, as it
+// must (TestPlanContentID): every unit file the machines hold changes.
+func TestAccPDPipelineResource_UpgradeFromV2(t *testing.T) {
+	kept := recordAcrossSteps(compare.ValuesSame())
+	proc := tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(1)
+	tfresource.UnitTest(t, tfresource.TestCase{
+		Steps: []tfresource.TestStep{
+			{
+				ProtoV6ProviderFactories: v2RealProviders,
+				Config:                   upgradeConfig,
+				ConfigStateChecks: append([]statecheck.StateCheck{
+					statecheck.ExpectKnownValue(resAddr, proc.AtMapKey("preflight_command"), knownvalue.StringExact("python3 -c 'exec(...)'")),
+				}, kept()...),
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("path"), knownvalue.StringExact("/etc/systemd/system/vllm-omni-stage@.service")),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("systemd_dropin").AtMapKey("path"), knownvalue.StringExact("/etc/systemd/system/vllm-omni-stage@1.service.d/plan.conf")),
+				}},
+				ConfigStateChecks: kept(),
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
 }
