@@ -46,14 +46,15 @@ data "omni_pd_pipeline" "test" {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("serve_command"), knownvalue.StringExact(
 					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml"+
 						" --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203")),
-				// Each stage is its own process, every one reading config_path.
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("command"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("command"), knownvalue.StringExact(
-					"vllm serve "+seedModel+" --omni --port 9000 --stage-configs-path /opt/omni/qwen3_omni_pd.yaml"+
-						" --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203")),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(3).AtMapKey("command"), knownvalue.StringExact(
-					"vllm serve "+seedModel+" --omni --stage-configs-path /opt/omni/qwen3_omni_pd.yaml"+
-						" --stage-id 3 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203")),
+				// Each stage is its own process, an instance of the template,
+				// every one reading config_path; the head's drop-in gives it
+				// the API port, the others --headless.
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("systemd_unit").AtMapKey("content"), knownvalue.StringRegexp(regexp.MustCompile(
+					`(?m)^ExecStart=.* -- /usr/local/bin/vllm serve `+regexp.QuoteMeta(seedModel)+` --omni \$OMNI_PD_STAGE_ARGS --stage-configs-path /opt/omni/qwen3_omni_pd\.yaml --stage-id %i --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("systemd_dropin").AtMapKey("content"),
+					knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--port 9000"$`))),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(3).AtMapKey("systemd_dropin").AtMapKey("content"),
+					knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`))),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ports"), knownvalue.SetPartial([]knownvalue.Check{
 					knownvalue.ObjectPartial(map[string]knownvalue.Check{"name": knownvalue.StringExact("api"), "port": knownvalue.Int64Exact(9000)}),
 				})),

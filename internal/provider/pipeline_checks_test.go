@@ -89,11 +89,16 @@ func seedOutputs() map[string]knownvalue.Check {
 		// preset is unset: it reads back as the preset model names.
 		"preset": knownvalue.StringExact("qwen3_omni_moe"),
 		"launches": knownvalue.ListExact([]knownvalue.Check{knownvalue.ObjectPartial(map[string]knownvalue.Check{
-			"host": knownvalue.StringExact("local"),
-			// Several processes: no one command for the host.
-			"argv": knownvalue.Null(), "command": knownvalue.Null(),
+			"host":      knownvalue.StringExact("local"),
 			"processes": knownvalue.ListSizeExact(4),
 		})}),
+		// One template every stage is an instance of, and the check script
+		// it runs first.
+		"systemd_unit": knownvalue.ObjectExact(map[string]knownvalue.Check{
+			"path":    knownvalue.StringExact("/etc/systemd/system/vllm-omni-stage@.service"),
+			"content": knownvalue.StringRegexp(regexp.MustCompile(`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight 0\.24\.0 release `)),
+		}),
+		"check_script_path": knownvalue.StringExact("/usr/local/lib/vllm-omni/pd-check.py"),
 		"id":      knownvalue.StringRegexp(regexp.MustCompile(`^\S+$`)),
 		"diagram": knownvalue.StringRegexp(regexp.MustCompile(`(?s)^(flowchart|graph) .*0.*1.*2.*3`)),
 	}

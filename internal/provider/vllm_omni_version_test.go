@@ -121,7 +121,7 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
 	hosts := `prefill = { host = "10.0.0.1" }
   decode = { host = "10.0.0.2" }`
-	worker := tfjsonpath.New("launches").AtSliceIndex(1).AtMapKey("processes").AtSliceIndex(0).AtMapKey("command")
+	worker := tfjsonpath.New("launches").AtSliceIndex(1).AtMapKey("processes").AtSliceIndex(0).AtMapKey("systemd_dropin").AtMapKey("content")
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{
@@ -129,7 +129,7 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 				Config: both(hosts),
 				ConfigStateChecks: []statecheck.StateCheck{
 					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-replica-address 10\.0\.0\.2`))),
+					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless --omni-replica-address 10\.0\.0\.2"$`))),
 				},
 			},
 			{
@@ -139,7 +139,7 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-replica-address 10\.0\.0\.2$`))),
+					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless --omni-replica-address 10\.0\.0\.2"$`))),
 				},
 			},
 			{
@@ -149,7 +149,7 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port \d+$`))),
+					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`))),
 				},
 			},
 		},
@@ -249,12 +249,15 @@ data "omni_pd_pipeline" "test" {
 
 // config_sha256 is Terraform's own sha256 of config_yaml; health (with the
 // smoke request that must cross the PD pair) and each process's preflight
-// are known in the plan. The preflight checks the process's GPUs, the
-// connector's transport package and the dotted paths it imports: the head
-// every stage's, a headless process its own stage's.
+// are known in the plan. The template's preflight checks the release, the
+// config and every stage's dotted paths; each stage's drop-in adds its GPUs
+// and, on the PD pair, the connector's transport package.
 func TestAccPDPipeline_VerifyOutputs(t *testing.T) {
-	process := func(j int) tfjsonpath.Path {
-		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j)
+	dropIn := func(j int) tfjsonpath.Path {
+		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j).AtMapKey("systemd_dropin").AtMapKey("content")
+	}
+	checks := func(words string) knownvalue.Check {
+		return knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_CHECKS=` + regexp.QuoteMeta(words) + `"$`))
 	}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
@@ -268,35 +271,23 @@ output "sha_matches" {
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_sha256"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("liveness_url"), knownvalue.StringExact("http://127.0.0.1:8091/health")),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/models")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_command"), knownvalue.StringRegexp(regexp.MustCompile(` http://127\.0\.0\.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_command"), knownvalue.StringExact(
+					"python3 /usr/local/lib/vllm-omni/pd-check.py ready http://127.0.0.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct")),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/chat/completions")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_argv"), knownvalue.ListPartial(map[int]knownvalue.Check{
-					0: knownvalue.StringExact("python3"), 1: knownvalue.StringExact("-c"),
-					3: knownvalue.StringExact("http://127.0.0.1:8091/v1/chat/completions"), 4: knownvalue.StringExact(seedModel),
-					5: knownvalue.StringExact("vllm-omni-stage-0.service"),
-				})),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_argv"), knownvalue.ListSizeExact(6)),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_command"), knownvalue.StringRegexp(regexp.MustCompile(
-					`^python3 -c '.*' http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-stage-0\.service$`))),
-				plancheck.ExpectKnownValue(resAddr, process(0).AtMapKey("preflight_command"),
-					knownvalue.StringRegexp(regexp.MustCompile(`^/usr/bin/env python3 -c .* 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
-						` --gpus 1 --transport NixlConnector=nixl\._api --import scheduler_cls=\S+\.OmniARScheduler`+
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_command"), knownvalue.StringExact(
+					"python3 /usr/local/lib/vllm-omni/pd-check.py smoke http://127.0.0.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-stage@0.service")),
+				// python_path unset with vllm in /usr/local/bin: python3 as the
+				// unit's PATH finds it.
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("content"),
+					knownvalue.StringRegexp(regexp.MustCompile(`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
+						` --import scheduler_cls=\S+\.OmniARScheduler`+
 						` --import custom_process_input_func=\S+\.qwen3_omni\.thinker2talker --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav`+
-						` --import scheduler_cls=\S+\.OmniGenerationScheduler$`))),
-				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListPartial(map[int]knownvalue.Check{
-					// python_path unset with vllm in /usr/local/bin: python3 as
-					// the unit's PATH finds it.
-					0: knownvalue.StringExact("/usr/bin/env"), 1: knownvalue.StringExact("python3"), 2: knownvalue.StringExact("-c"),
-					4: knownvalue.StringExact("0.24.0"), 5: knownvalue.StringExact("release"), 6: knownvalue.StringExact("0.24"),
-					7: knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml"),
-					9: knownvalue.StringExact("--gpus"), 10: knownvalue.StringExact("2"),
-					11: knownvalue.StringExact("--transport"), 12: knownvalue.StringExact("NixlConnector=nixl._api"),
-					13: knownvalue.StringExact("--import"), 14: knownvalue.StringExact("scheduler_cls=vllm_omni.core.sched.omni_ar_scheduler.OmniARScheduler"),
-				})),
-				plancheck.ExpectKnownValue(resAddr, process(1).AtMapKey("preflight"), knownvalue.ListSizeExact(15)),
+						` --import scheduler_cls=\S+\.OmniGenerationScheduler`+
+						` --head 127\.0\.0\.1:25203 --head-wait 600 --head-unit vllm-omni-stage@0\.service \$OMNI_PD_CHECKS -- /usr/local/bin/vllm serve `))),
+				plancheck.ExpectKnownValue(resAddr, dropIn(0), checks("--gpus 1 --transport NixlConnector=nixl._api")),
+				plancheck.ExpectKnownValue(resAddr, dropIn(1), checks("--gpus 2 --transport NixlConnector=nixl._api")),
 				// Stages 2 and 3 load no KV connector: no transport to import.
-				plancheck.ExpectKnownValue(resAddr, process(3).AtMapKey("preflight_command"),
-					knownvalue.StringRegexp(regexp.MustCompile(` [0-9a-f]{64} --gpus 3 --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav --import scheduler_cls=\S+\.OmniGenerationScheduler$`))),
+				plancheck.ExpectKnownValue(resAddr, dropIn(3), checks("--gpus 3")),
 				plancheck.ExpectKnownOutputValue("sha_matches", knownvalue.Bool(true)),
 			}},
 		}},
@@ -458,21 +449,25 @@ func TestPDPipeline_HeadWaitWarnsOnlyForWholePipeline(t *testing.T) {
 // On one host, the stages' own processes wait for the head's omni master
 // on the loopback address for head_wait_seconds.
 func TestAccPDPipeline_HeadWaitOnOneHost(t *testing.T) {
-	unit := func(j int) tfjsonpath.Path {
-		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j).AtMapKey("systemd_unit")
+	dropIn := func(j int) tfjsonpath.Path {
+		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j).AtMapKey("systemd_dropin").AtMapKey("content")
 	}
+	unit := tfjsonpath.New("systemd_unit").AtMapKey("content")
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviders,
 		Steps: []resource.TestStep{{
 			Config: pipelineResource(`systemd = { head_wait_seconds = 120 }`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				// The head waits for nothing.
-				plancheck.ExpectKnownValue(resAddr, unit(0), stringWithout(" --head-wait ")),
-				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(
-					`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 120 --head-unit vllm-omni-stage-0\.service -- `))),
+				// Every stage's preflight has the head's master; it waits only
+				// before a headless vllm, and the head's is not
+				// (TestPreflightWaitsForTheHead).
+				plancheck.ExpectKnownValue(resAddr, unit, knownvalue.StringRegexp(regexp.MustCompile(
+					`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 120 --head-unit vllm-omni-stage@0\.service \$OMNI_PD_CHECKS -- `))),
+				plancheck.ExpectKnownValue(resAddr, dropIn(0), stringWithout("--headless")),
+				plancheck.ExpectKnownValue(resAddr, dropIn(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`))),
 				// The wait is the main process's, so the unit's start-up is
 				// not stretched to cover it.
-				plancheck.ExpectKnownValue(resAddr, unit(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=120$`))),
+				plancheck.ExpectKnownValue(resAddr, unit, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=120$`))),
 			}},
 		}},
 	})
