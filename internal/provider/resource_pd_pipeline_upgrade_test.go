@@ -148,11 +148,11 @@ func (r v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReque
 		return
 	}
 	plan := tfsdk.Plan{Schema: current, Raw: raw}
-	in, diags := inputsFrom(ctx, current.Type(), config)
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	var m pipelineResourceModel
+	if resp.Diagnostics.Append(tfsdk.Config{Schema: current, Raw: config}.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	out, ok, diags := planOutputs(ctx, in, nil)
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
 	if resp.Diagnostics.Append(diags...); !ok {
 		return
 	}

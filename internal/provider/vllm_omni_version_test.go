@@ -331,7 +331,7 @@ func TestAccPDPipeline_EffectiveValues(t *testing.T) {
 // path it is reported on ("" for none).
 func planCodes(t *testing.T, set map[string]tftypes.Value) (errs, warnings map[string]string) {
 	t.Helper()
-	_, diags := readPipeline(context.Background(), dataSourceConfig(t, set))
+	_, diags := readDataSource(context.Background(), dataSourceConfig(t, set))
 	errs, warnings = map[string]string{}, map[string]string{}
 	code := regexp.MustCompile(`\[([a-z0-9_]+)\]$`)
 	for _, d := range diags {
