@@ -34,7 +34,11 @@ import (
 // default ran a collection every few calls for garbage that a larger heap
 // goal lets the process end with. Peak memory rises in exchange; a user's
 // GOGC wins.
-func Serve(address, version string, debugging bool) error {
+//
+// front, when not nil, is put in front of the framework's server
+// (main.go passes internal/direct's Wrap, which cannot be imported here:
+// it calls this package).
+func Serve(address, version string, debugging bool, front func(func() tfprotov6.ProviderServer) func() tfprotov6.ProviderServer) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
@@ -51,6 +55,9 @@ func Serve(address, version string, debugging bool) error {
 		}
 		plain := framework
 		framework = func() tfprotov6.ProviderServer { return detached{plain()} }
+	}
+	if front != nil {
+		framework = front(framework)
 	}
 	return tf6server.Serve(address, framework, opts...)
 }

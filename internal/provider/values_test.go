@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -24,18 +23,10 @@ func readDataSource(ctx context.Context, config tftypes.Value) (tftypes.Value, d
 	return resp.State.Raw, resp.Diagnostics
 }
 
-// modifyResourcePlan runs the resource's ModifyPlan on a configuration, the
-// plan Terraform proposes and the prior state (null on create), as the
-// framework calls it: the response's plan starts as the proposed one.
+// modifyResourcePlan runs the resource's ModifyPlan as the framework calls
+// it (PlanPDPipelineResource).
 func modifyResourcePlan(ctx context.Context, config, plan, prior tftypes.Value) (tftypes.Value, diag.Diagnostics) {
-	schema := pdPipelineResourceSchema()
-	resp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: schema, Raw: plan.Copy()}}
-	(&pdPipelineResource{}).ModifyPlan(ctx, resource.ModifyPlanRequest{
-		Config: tfsdk.Config{Schema: schema, Raw: config},
-		Plan:   tfsdk.Plan{Schema: schema, Raw: plan},
-		State:  tfsdk.State{Schema: schema, Raw: prior},
-	}, &resp)
-	return resp.Plan.Raw, resp.Diagnostics
+	return PlanPDPipelineResource(ctx, config, plan, prior)
 }
 
 // pdPipelineDataSourceType and pdPipelineResourceType are the Terraform
@@ -45,9 +36,7 @@ func pdPipelineDataSourceType() tftypes.Type {
 	return pdPipelineDataSourceSchemaType().TerraformType(context.Background())
 }
 
-func pdPipelineResourceType() tftypes.Type {
-	return pdPipelineResourceSchemaType().TerraformType(context.Background())
-}
+func pdPipelineResourceType() tftypes.Type { return PDPipelineResourceType() }
 
 // objectValue is a value of the object type typ: every attribute not in
 // set is null.
