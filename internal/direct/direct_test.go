@@ -159,7 +159,11 @@ func TestPlan_MatchesFramework(t *testing.T) {
 	framework, direct := parityServers(t)
 	typ := provider.PDPipelineResourceType()
 	null := tftypes.NewValue(typ, nil)
-	decodeType := typ.(tftypes.Object).AttributeTypes["decode"]
+	obj, ok := typ.(tftypes.Object)
+	if !ok {
+		t.Fatalf("%s is not an object type", typ)
+	}
+	decodeType := obj.AttributeTypes["decode"]
 
 	plan := func(t *testing.T, config, prior tftypes.Value) *tfprotov6.PlanResourceChangeRequest {
 		return &tfprotov6.PlanResourceChangeRequest{

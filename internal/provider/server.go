@@ -31,9 +31,9 @@ import (
 // It also collects garbage less often (GOGC=400 unless GOGC is set), a
 // setting of this process alone: its live heap stays small however many
 // pipelines a plan reads, while every call allocates afresh, so the
-// default ran a collection every few calls for garbage that a larger heap
-// goal lets the process end with. Peak memory rises in exchange; a user's
-// GOGC wins.
+// default collected every few calls. A provider process lives for one
+// plan step, and a larger heap goal lets most of that garbage go with it;
+// peak memory rises in exchange. A user's GOGC wins.
 //
 // front, when not nil, is put in front of the framework's server
 // (main.go passes internal/direct's Wrap, which cannot be imported here:
