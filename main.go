@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/pprof"
 
+	"github.com/omnipd/terraform-provider-omni/internal/direct"
 	"github.com/omnipd/terraform-provider-omni/internal/provider"
 )
 
@@ -43,8 +44,10 @@ func main() {
 	}
 
 	// provider.Serve is providerserver.Serve for protocol 6, made lighter for
-	// plans of many pipelines while no one reads the provider's logs.
-	if err := provider.Serve("registry.terraform.io/omnipd/omni", version, debug); err != nil {
+	// plans of many pipelines while no one reads the provider's logs;
+	// direct.Wrap answers the resource's refreshes and plans without the
+	// framework's generic passes (internal/direct).
+	if err := provider.Serve("registry.terraform.io/omnipd/omni", version, debug, direct.Wrap); err != nil {
 		log.Fatal(err.Error())
 	}
 }

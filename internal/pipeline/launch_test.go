@@ -36,7 +36,9 @@ func TestServeCommand(t *testing.T) {
 		{"api_port and a config_path to quote", Spec{Model: seedModel, APIPort: ptr(9000), ConfigPath: "/srv/deploy config.yaml"},
 			stage("--stage-configs-path", "/srv/deploy config.yaml", 0, "--port", "9000"),
 			"vllm serve " + seedModel + " --omni --port 9000 --stage-configs-path '/srv/deploy config.yaml' --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
-			func(id int) []string { return stage("--stage-configs-path", "/srv/deploy config.yaml", id, "--headless") }},
+			func(id int) []string {
+				return stage("--stage-configs-path", "/srv/deploy config.yaml", id, "--headless")
+			}},
 		{"stages dialect release", Spec{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"},
 			stage("--deploy-config", DefaultConfigPath, 0, "--port", "8091"),
 			"vllm serve " + seedModel + " --omni --port 8091 --deploy-config " + DefaultConfigPath + " --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203",
@@ -138,4 +140,3 @@ func TestHealth(t *testing.T) {
 		}
 	}
 }
-

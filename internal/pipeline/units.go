@@ -143,8 +143,7 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 		{Key: "After", Value: "network-online.target", Comment: order},
 	}
 	if template {
-		head = append(head, systemd.Directive{Key: "ConditionPathExists", Value: dropInPath(systemd.Specifiers(s.UnitPrefix) + "-stage@%i.service"),
-})
+		head = append(head, systemd.Directive{Key: "ConditionPathExists", Value: dropInPath(systemd.Specifiers(s.UnitPrefix) + "-stage@%i.service")})
 	}
 	unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: head})
 

@@ -566,12 +566,9 @@ func runBadInputs(t *testing.T, cases []badInput) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{{
-					Config:      c.config(),
-					ExpectError: showRE(c.messageRE()),
-				}},
+			accTest(t, resource.TestStep{
+				Config:      c.config(),
+				ExpectError: showRE(c.messageRE()),
 			})
 			t.Logf("%s: rejected in %v", c.name, time.Since(start).Round(time.Millisecond))
 		})

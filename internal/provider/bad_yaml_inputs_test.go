@@ -151,26 +151,23 @@ func TestAccPDPipeline_BaseConfigReadAsVLLMOmni(t *testing.T) {
 			"model_stage": knownvalue.StringExact(modelStage), "tensor_parallel_size": knownvalue.Int64Exact(tp),
 		})
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 data "omni_pd_pipeline" "test" {
   model = "` + seedModel + `"
   ` + baseConfig(mergedBase) + `
 }
 `,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("stages"), knownvalue.ListExact([]knownvalue.Check{
-					stage(0, "prefill", "thinker", 1), stage(1, "decode", "thinker", 1), stage(2, "stage", "talker", 2),
-				})),
-				// Each of the three stages and the anchor's definition.
-				configMatches(`(?s)(model_arch: Qwen3OmniMoeForConditionalGeneration\n\s+worker_type: ar.*){4}`),
-				configMatches(`(?s)kv_role: "kv_producer".*kv_role: "kv_consumer"`),
-				configMatches(`engine_input_source: \[1\] # the thinker's output\n`),
-				configMatches(`final_output: on\n`),
-			},
-		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("stages"), knownvalue.ListExact([]knownvalue.Check{
+				stage(0, "prefill", "thinker", 1), stage(1, "decode", "thinker", 1), stage(2, "stage", "talker", 2),
+			})),
+			// Each of the three stages and the anchor's definition.
+			configMatches(`(?s)(model_arch: Qwen3OmniMoeForConditionalGeneration\n\s+worker_type: ar.*){4}`),
+			configMatches(`(?s)kv_role: "kv_producer".*kv_role: "kv_consumer"`),
+			configMatches(`engine_input_source: \[1\] # the thinker's output\n`),
+			configMatches(`final_output: on\n`),
+		},
 	})
 }
 
@@ -184,24 +181,21 @@ func configMatches(pattern string) statecheck.StateCheck {
 // are quoted, and an interpolation the planner does not read is kept.
 func TestAccPDPipeline_BaseConfigKeysAndInterpolationsKept(t *testing.T) {
 	base := goodBaseWith(t, "    final_output_type: audio\n", "    final_output_type: audio\n    default_sampling_params: {stop: \"${stops}\"}\n")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 data "omni_pd_pipeline" "test" {
   model = "` + seedModel + `"
   ` + heredocYAML(base) + `
   prefill = { engine_args = { "yes" = 1, "1:30" = "x", "<<" = 2, "on" = true, "null" = "n" } }
 }
 `,
-			ConfigStateChecks: []statecheck.StateCheck{
-				configMatches(`\n\s+"yes": 1\n`),
-				configMatches(`\n\s+"1:30": x\n`),
-				configMatches(`\n\s+"<<": 2\n`),
-				configMatches(`\n\s+"on": true\n`),
-				configMatches(`\n\s+"null": "n"\n`),
-				configMatches(`default_sampling_params: \{stop: "\$\{stops\}"\}`),
-			},
-		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			configMatches(`\n\s+"yes": 1\n`),
+			configMatches(`\n\s+"1:30": x\n`),
+			configMatches(`\n\s+"<<": 2\n`),
+			configMatches(`\n\s+"on": true\n`),
+			configMatches(`\n\s+"null": "n"\n`),
+			configMatches(`default_sampling_params: \{stop: "\$\{stops\}"\}`),
+		},
 	})
 }

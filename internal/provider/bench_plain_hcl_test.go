@@ -63,8 +63,7 @@ output "same_command" {
 			},
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps:                    []resource.TestStep{step(0), step(1)},
-	})
+	accTest(t,
+		step(0), step(1),
+	)
 }

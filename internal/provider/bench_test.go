@@ -25,14 +25,14 @@ import (
 
 const benchDataSource = "omni_pd_pipeline"
 
-// benchServer returns a fresh provider server, the one Serve runs, and the
-// data source's config as Terraform sends it (msgpack).
-func benchServer(b testing.TB) (tfprotov6.ProviderServer, *tfprotov6.DynamicValue) {
-	return benchServerOf(b, newServer("bench")())
-}
+// newBenchServer is a fresh provider server, the one Serve runs.
+func newBenchServer() tfprotov6.ProviderServer { return providerserver.NewProtocol6(New("bench")())() }
 
-func benchServerOf(b testing.TB, srv tfprotov6.ProviderServer) (tfprotov6.ProviderServer, *tfprotov6.DynamicValue) {
+// benchServer returns a fresh provider server and the data source's config
+// as Terraform sends it (msgpack).
+func benchServer(b testing.TB) (tfprotov6.ProviderServer, *tfprotov6.DynamicValue) {
 	b.Helper()
+	srv := newBenchServer()
 	ctx := context.Background()
 	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil || len(schemas.Diagnostics) > 0 {
@@ -62,19 +62,10 @@ func BenchmarkProviderSchema(b *testing.B) {
 	}
 }
 
-// BenchmarkDataSourceValidate: ValidateDataResourceConfig on the seed
-// (directServer).
-func BenchmarkDataSourceValidate(b *testing.B) { benchValidate(b, newServer("bench")()) }
-
-// BenchmarkDataSourceValidateFramework: the same through the framework's
-// validation, which directServer bypasses.
-func BenchmarkDataSourceValidateFramework(b *testing.B) {
-	benchValidate(b, providerserver.NewProtocol6(New("bench")())())
-}
-
-func benchValidate(b *testing.B, server tfprotov6.ProviderServer) {
+// BenchmarkDataSourceValidate: ValidateDataResourceConfig on the seed.
+func BenchmarkDataSourceValidate(b *testing.B) {
 	ctx := context.Background()
-	srv, config := benchServerOf(b, server)
+	srv, config := benchServer(b)
 	req := &tfprotov6.ValidateDataResourceConfigRequest{TypeName: benchDataSource, Config: config}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -86,20 +77,10 @@ func benchValidate(b *testing.B, server tfprotov6.ProviderServer) {
 }
 
 // BenchmarkDataSourceRead: ReadDataSource on the seed: decoding the config,
-// planning, and encoding the outputs (directServer).
+// planning, and encoding the outputs.
 func BenchmarkDataSourceRead(b *testing.B) {
-	benchRead(b, newServer("bench")())
-}
-
-// BenchmarkDataSourceReadFramework: the same read through the framework's
-// ReadDataSource, which directServer bypasses.
-func BenchmarkDataSourceReadFramework(b *testing.B) {
-	benchRead(b, providerserver.NewProtocol6(New("bench")())())
-}
-
-func benchRead(b *testing.B, server tfprotov6.ProviderServer) {
 	ctx := context.Background()
-	srv, config := benchServerOf(b, server)
+	srv, config := benchServer(b)
 	req := &tfprotov6.ReadDataSourceRequest{TypeName: benchDataSource, Config: config}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -188,28 +169,16 @@ func benchResourcePlan(b *testing.B, srv tfprotov6.ProviderServer, unchanged boo
 	}
 }
 
-// BenchmarkResourcePlanCreate: PlanResourceChange creating the seed
-// (directServer).
-func BenchmarkResourcePlanCreate(b *testing.B) { benchResourcePlan(b, newServer("bench")(), false) }
-
-// BenchmarkResourcePlanCreateFramework: the same through the framework's
-// PlanResourceChange, which directServer bypasses.
-func BenchmarkResourcePlanCreateFramework(b *testing.B) {
-	benchResourcePlan(b, providerserver.NewProtocol6(New("bench")())(), false)
-}
+// BenchmarkResourcePlanCreate: PlanResourceChange creating the seed.
+func BenchmarkResourcePlanCreate(b *testing.B) { benchResourcePlan(b, newBenchServer(), false) }
 
 // BenchmarkResourcePlanUnchanged: re-planning an applied seed that did not
-// change, what every plan after the apply asks (directServer).
-func BenchmarkResourcePlanUnchanged(b *testing.B) { benchResourcePlan(b, newServer("bench")(), true) }
-
-// BenchmarkResourcePlanUnchangedFramework: the same through the framework.
-func BenchmarkResourcePlanUnchangedFramework(b *testing.B) {
-	benchResourcePlan(b, providerserver.NewProtocol6(New("bench")())(), true)
-}
+// change, what every plan after the apply asks.
+func BenchmarkResourcePlanUnchanged(b *testing.B) { benchResourcePlan(b, newBenchServer(), true) }
 
 // benchInputsConfigs are the seed's configuration (one reserved port, as
 // scripts/bench.sh plans it) for the data source and the resource, as
-// readPipeline and planResource receive them.
+// their Read and ModifyPlan receive them.
 func benchInputsConfigs(b *testing.B) (dataSource, resource tfsdk.Config) {
 	b.Helper()
 	set := benchSeedInputs()
@@ -218,21 +187,8 @@ func benchInputsConfigs(b *testing.B) (dataSource, resource tfsdk.Config) {
 	return dataSource, resource
 }
 
-// BenchmarkInputsFrom: reading the seed's inputs out of the data source's
-// configuration with inputsFrom.
-func BenchmarkInputsFrom(b *testing.B) {
-	ctx := context.Background()
-	config, _ := benchInputsConfigs(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, diags := inputsFrom(ctx, pdPipelineDataSourceSchemaType(), config.Raw); diags.HasError() {
-			b.Fatal(diags)
-		}
-	}
-}
-
-// BenchmarkInputsConfigGet: the same with Config.Get into the data
-// source's model.
+// BenchmarkInputsConfigGet: reading the seed's inputs with Config.Get into
+// the data source's model, as its Read does.
 func BenchmarkInputsConfigGet(b *testing.B) {
 	config, _ := benchInputsConfigs(b)
 	benchConfigGet[pipelineModel](b, config)
@@ -257,16 +213,16 @@ func benchConfigGet[M any](b *testing.B, config tfsdk.Config) {
 }
 
 // benchPlannedSeed is the data source's configuration and the outputs
-// planned from it, what readPipeline writes.
+// planned from it, what the data source's Read writes.
 func benchPlannedSeed(b *testing.B) (tfsdk.Config, plannedOutputs) {
 	b.Helper()
 	ctx := context.Background()
 	config, _ := benchInputsConfigs(b)
-	in, diags := inputsFrom(ctx, pdPipelineDataSourceSchemaType(), config.Raw)
-	if diags.HasError() {
+	var m pipelineModel
+	if diags := config.Get(ctx, &m); diags.HasError() {
 		b.Fatal(diags)
 	}
-	out, ok, diags := planOutputs(ctx, in, nil)
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
 	if !ok || diags.HasError() {
 		b.Fatal(diags)
 	}
@@ -274,7 +230,7 @@ func benchPlannedSeed(b *testing.B) (tfsdk.Config, plannedOutputs) {
 }
 
 // BenchmarkWriteOutputs: writing the planned outputs into the data source's
-// state with setOutputs, as readPipeline does.
+// state with setOutputs, as the data source's Read does.
 func BenchmarkWriteOutputs(b *testing.B) {
 	ctx := context.Background()
 	config, out := benchPlannedSeed(b)
@@ -315,10 +271,10 @@ func BenchmarkWriteStateSet(b *testing.B) {
 }
 
 // BenchmarkResourceApplyCreate: ApplyResourceChange storing the seed's
-// planned creation, which always goes through the framework.
+// planned creation.
 func BenchmarkResourceApplyCreate(b *testing.B) {
 	ctx := context.Background()
-	srv := newServer("bench")()
+	srv := newBenchServer()
 	if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
 		b.Fatal(err)
 	}

@@ -20,10 +20,8 @@ import (
 // the same inputs, plus twenty that differ only in api_port, must all come
 // out as if planned alone. Run with -race to catch shared state.
 func TestAccPDPipelineDataSource_ManyConcurrent(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 data "omni_pd_pipeline" "same" {
   count       = 50
   model       = "` + seedModel + `"
@@ -57,12 +55,11 @@ output "ports_agree" {
   ])
 }
 `,
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownOutputValue("same_distinct", knownvalue.Int64Exact(1)),
-				statecheck.ExpectKnownOutputValue("ports_distinct_ids", knownvalue.Int64Exact(20)),
-				statecheck.ExpectKnownOutputValue("ports_agree", knownvalue.Bool(true)),
-			},
-		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownOutputValue("same_distinct", knownvalue.Int64Exact(1)),
+			statecheck.ExpectKnownOutputValue("ports_distinct_ids", knownvalue.Int64Exact(20)),
+			statecheck.ExpectKnownOutputValue("ports_agree", knownvalue.Bool(true)),
+		},
 	})
 }
 

@@ -7,9 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 var _ datasource.DataSource = (*pdPipelineDataSource)(nil)
@@ -32,8 +29,8 @@ func (d *pdPipelineDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	resp.Schema = pdPipelineDataSourceSchema()
 }
 
-// pdPipelineDataSourceSchema is built once: readPipeline needs it on every
-// read, outside the framework's requests (see directServer).
+// pdPipelineDataSourceSchema is built once: the framework asks for the
+// schema in every request it serves.
 var pdPipelineDataSourceSchema = sync.OnceValue(func() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: pdPipelineDescription + "\n\n" +
@@ -49,47 +46,26 @@ var pdPipelineDataSourceSchemaType = sync.OnceValue(func() attr.Type {
 	return pdPipelineDataSourceSchema().Type()
 })
 
-// pdPipelineDataSourceType is the Terraform type of the data source's
-// configuration and state.
-var pdPipelineDataSourceType = sync.OnceValue(func() tftypes.Type {
-	return pdPipelineDataSourceSchemaType().TerraformType(context.Background())
-})
-
 // Read computes the outputs from the configuration. Terraform calls it during
 // plan whenever the configuration is known, so the outputs are plan-time
-// values. Plans reach readPipeline through directServer instead; both give
-// the same answer.
+// values. The state starts as a copy of the configuration (the framework
+// makes it), so the inputs are stored exactly as written; the outputs are
+// planned from them. After an error the state holds what was written so
+// far; Terraform discards it.
 func (d *pdPipelineDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var diags diag.Diagnostics
-	resp.State.Raw, diags = readPipeline(ctx, req.Config.Raw)
-	resp.Diagnostics.Append(diags...)
-}
-
-// readPipeline is the data source's read: its whole state from its
-// configuration. The inputs are stored exactly as written, the outputs are
-// planned from them. After an error the state holds what was written so far,
-// as the framework's Read would leave it; Terraform discards it.
-func readPipeline(ctx context.Context, config tftypes.Value) (tftypes.Value, diag.Diagnostics) {
-	state := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config}
-	var diags diag.Diagnostics
-
 	// Terraform defers the read while the configuration holds unknowns; if a
 	// client calls anyway, answer "not known yet" rather than guess.
-	if !inputsKnown(config) {
-		diags.Append(writeUnknownOutputs(ctx, &state, config)...)
-		return state.Raw, diags
+	if !inputsKnown(req.Config.Raw) {
+		resp.Diagnostics.Append(writeUnknownOutputs(ctx, &resp.State, req.Config.Raw)...)
+		return
 	}
-
-	// inputsFrom, not Config.Get: every plan reads every instance, and Get
-	// finds the model's fields again each time (see inputsFrom).
-	in, d := inputsFrom(ctx, pdPipelineDataSourceSchemaType(), config)
-	if diags.Append(d...); diags.HasError() {
-		return state.Raw, diags
+	var m pipelineModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
 	}
-	out, ok, d := planOutputs(ctx, in, nil)
-	diags.Append(d...)
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	resp.Diagnostics.Append(diags...)
 	if ok {
-		diags.Append(setOutputs(ctx, &state, out)...)
+		resp.Diagnostics.Append(setOutputs(ctx, &resp.State, out)...)
 	}
-	return state.Raw, diags
 }

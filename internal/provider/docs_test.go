@@ -61,27 +61,24 @@ output "reads_data_source" { value = data.omni_pd_pipeline.reads_data_source.ser
 		}
 	}
 	seqs := func(n int) config.Variables { return config.Variables{"decode_seqs": config.IntegerVariable(n)} }
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				// Created in this run: the read waits.
-				Config: cfg, ConfigVariables: seqs(64),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(plancheck.ExpectUnknownOutputValue("reads_resource"))},
-			},
-			{
-				// Nothing pending: read in the plan.
-				Config: cfg, ConfigVariables: seqs(64),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(plancheck.ExpectKnownOutputValue("reads_resource", serve))},
-			},
-			{
-				// Updated in place: the read waits again.
-				Config: cfg, ConfigVariables: seqs(32),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(known(plancheck.ExpectUnknownOutputValue("reads_resource")),
-					plancheck.ExpectResourceAction("omni_pd_pipeline.this", plancheck.ResourceActionUpdate))},
-			},
+	accTest(t,
+		resource.TestStep{
+			// Created in this run: the read waits.
+			Config: cfg, ConfigVariables: seqs(64),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(plancheck.ExpectUnknownOutputValue("reads_resource"))},
 		},
-	})
+		resource.TestStep{
+			// Nothing pending: read in the plan.
+			Config: cfg, ConfigVariables: seqs(64),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: known(plancheck.ExpectKnownOutputValue("reads_resource", serve))},
+		},
+		resource.TestStep{
+			// Updated in place: the read waits again.
+			Config: cfg, ConfigVariables: seqs(32),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(known(plancheck.ExpectUnknownOutputValue("reads_resource")),
+				plancheck.ExpectResourceAction("omni_pd_pipeline.this", plancheck.ResourceActionUpdate))},
+		},
+	)
 }
 
 // No heading of the generated docs or of the top-level documents is empty:

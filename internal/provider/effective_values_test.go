@@ -88,49 +88,44 @@ func TestAccPDPipeline_NestedEffectiveValues(t *testing.T) {
 		}
 		return out
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config:            both(""),
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: planChecks(defaults)},
-				ConfigStateChecks: stateChecks(defaults),
-			},
-			{
-				Config:           both(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				Config: both(partly),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(planChecks(written),
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate))},
-				ConfigStateChecks: stateChecks(written),
-			},
-			{
-				Config:           both(partly),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				// Unset again: back to what the plan chooses, with the
-				// resource keeping the devices it had.
-				Config: both(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, at("prefill", "max_num_seqs"), num(16)),
-					plancheck.ExpectKnownValue(resAddr, at("port_range", "first"), num(25201)),
-				}},
-			},
+	accTest(t,
+		resource.TestStep{
+			Config:            both(""),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: planChecks(defaults)},
+			ConfigStateChecks: stateChecks(defaults),
 		},
-	})
+		resource.TestStep{
+			Config:           both(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		resource.TestStep{
+			Config: both(partly),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(planChecks(written),
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate))},
+			ConfigStateChecks: stateChecks(written),
+		},
+		resource.TestStep{
+			Config:           both(partly),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		resource.TestStep{
+			// Unset again: back to what the plan chooses, with the
+			// resource keeping the devices it had.
+			Config: both(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, at("prefill", "max_num_seqs"), num(16)),
+				plancheck.ExpectKnownValue(resAddr, at("port_range", "first"), num(25201)),
+			}},
+		},
+	)
 }
 
 // While an input is unknown, the nested computed fields the configuration
 // leaves unset are unknown too, and what it sets stays known.
 func TestAccPDPipelineResource_NestedEffectiveValuesUnknown(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 resource "terraform_data" "host" { input = "10.0.0.1" }
 
 resource "omni_pd_pipeline" "test" {
@@ -138,40 +133,36 @@ resource "omni_pd_pipeline" "test" {
   prefill = { host = terraform_data.host.output, max_num_seqs = 8 }
   decode  = { host = "10.0.0.2" }
 }`,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices")),
-				plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("bootstrap_port")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("max_num_seqs"), knownvalue.Int64Exact(8)),
-				plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("decode").AtMapKey("devices")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("host"), knownvalue.StringExact("10.0.0.2")),
-				plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("connector")),
-				plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("port_range")),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(0)})),
-			},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices")),
+			plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("bootstrap_port")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("max_num_seqs"), knownvalue.Int64Exact(8)),
+			plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("decode").AtMapKey("devices")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("host"), knownvalue.StringExact("10.0.0.2")),
+			plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("connector")),
+			plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("port_range")),
 		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(0)})),
+		},
 	})
 }
 
 // The wiring the docs show: an effective value feeds another resource
 // directly, with no null where a default applies.
 func TestAccPDPipeline_EffectiveValuesFeedOtherResources(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: both("") + `
+	accTest(t, resource.TestStep{
+		Config: both("") + `
 output "firewall" {
   value = [for p in [omni_pd_pipeline.test.prefill.bootstrap_port, omni_pd_pipeline.test.decode.bootstrap_port] : "allow tcp ${p}"]
 }
 output "range" {
   value = "${data.omni_pd_pipeline.test.port_range.first}-${data.omni_pd_pipeline.test.port_range.last}"
 }`,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownOutputValue("firewall", knownvalue.ListExact([]knownvalue.Check{
-					knownvalue.StringExact("allow tcp 25201"), knownvalue.StringExact("allow tcp 25202")})),
-				plancheck.ExpectKnownOutputValue("range", knownvalue.StringExact("25201-25300")),
-			}},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownOutputValue("firewall", knownvalue.ListExact([]knownvalue.Check{
+				knownvalue.StringExact("allow tcp 25201"), knownvalue.StringExact("allow tcp 25202")})),
+			plancheck.ExpectKnownOutputValue("range", knownvalue.StringExact("25201-25300")),
 		}},
 	})
 }

@@ -63,46 +63,43 @@ output "unique_units" { value = length(distinct(flatten([for p in omni_pd_pipeli
 		}
 		return knownvalue.ListExact(checks)
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config:          checks,
-				ConfigVariables: vars(3),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectKnownOutputValue("gpu_count", n(9)),
-						plancheck.ExpectKnownOutputValue("unique_ports", knownvalue.Bool(true)),
-						plancheck.ExpectKnownOutputValue("unique_units", knownvalue.Bool(true)),
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownOutputValue("pipelines", knownvalue.ListPartial(map[int]knownvalue.Check{
-						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{
-							"devices":       list(3, 4, 5),
-							"ports":         list(8092, 25211, 25212, 25213),
-							"config_path":   knownvalue.StringExact("/etc/vllm-omni/pipeline-1.yaml"),
-							"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25213"),
-							"units": knownvalue.MapPartial(map[string]knownvalue.Check{
-								"vllm-omni-1-stage-0.service": knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port 25213\n`)),
-								"vllm-omni-1-stage-3.service": knownvalue.StringRegexp(regexp.MustCompile(`--stage-id 3 --headless`)),
-							}),
-						}),
-					})),
-					statecheck.ExpectKnownOutputValue("ports", list(
-						8091, 25201, 25202, 25203,
-						8092, 25211, 25212, 25213,
-						8093, 25221, 25222, 25223,
-					)),
+	accTest(t,
+		resource.TestStep{
+			Config:          checks,
+			ConfigVariables: vars(3),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownOutputValue("gpu_count", n(9)),
+					plancheck.ExpectKnownOutputValue("unique_ports", knownvalue.Bool(true)),
+					plancheck.ExpectKnownOutputValue("unique_units", knownvalue.Bool(true)),
 				},
 			},
-			{
-				Config:          checks,
-				ConfigVariables: vars(4),
-				ExpectError:     regexp.MustCompile(`4 pipelines with tensor_parallel_size 1 need 12 GPUs, but the host has\s+9`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("pipelines", knownvalue.ListPartial(map[int]knownvalue.Check{
+					1: knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"devices":       list(3, 4, 5),
+						"ports":         list(8092, 25211, 25212, 25213),
+						"config_path":   knownvalue.StringExact("/etc/vllm-omni/pipeline-1.yaml"),
+						"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25213"),
+						"units": knownvalue.MapPartial(map[string]knownvalue.Check{
+							"vllm-omni-1-stage-0.service": knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port 25213\n`)),
+							"vllm-omni-1-stage-3.service": knownvalue.StringRegexp(regexp.MustCompile(`--stage-id 3 --headless`)),
+						}),
+					}),
+				})),
+				statecheck.ExpectKnownOutputValue("ports", list(
+					8091, 25201, 25202, 25203,
+					8092, 25211, 25212, 25213,
+					8093, 25221, 25222, 25223,
+				)),
 			},
 		},
-	})
+		resource.TestStep{
+			Config:          checks,
+			ConfigVariables: vars(4),
+			ExpectError:     regexp.MustCompile(`4 pipelines with tensor_parallel_size 1 need 12 GPUs, but the host has\s+9`),
+		},
+	)
 }
 
 // The pd-pipeline module plans one cluster: its cloud-init writes the config
@@ -128,65 +125,57 @@ output "max_num_seqs" { value = [for s in yamldecode(omni_pd_pipeline.this.confi
 	tuned["prefill_max_num_seqs"] = config.IntegerVariable(8)
 	tuned["decode_max_num_seqs"] = config.IntegerVariable(128)
 	n := func(v int64) knownvalue.Check { return knownvalue.Int64Exact(v) }
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		TerraformVersionChecks:   functionVersionChecks(),
-		Steps: []resource.TestStep{
-			{
-				Config:          module,
-				ConfigVariables: vars(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.24.0")),
-					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
-					plancheck.ExpectKnownOutputValue("serve_command", knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /etc/vllm-omni/deploy-config\.yaml --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
-				}},
-			},
-			{
-				Config:          module,
-				ConfigVariables: vars("0.20"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("omni_pd_pipeline.this", plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.20.0")),
-					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
-				}},
-			},
-			{
-				Config:          module,
-				ConfigVariables: tuned,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownOutputValue("api_port", n(9000)),
-					plancheck.ExpectKnownOutputValue("health", knownvalue.ObjectPartial(map[string]knownvalue.Check{
-						"port":          n(9000),
-						"readiness_url": knownvalue.StringExact("http://127.0.0.1:9000/v1/models"),
-					})),
-					plancheck.ExpectKnownOutputValue("stages", knownvalue.ListPartial(map[int]knownvalue.Check{
-						0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("prefill"), "devices": knownvalue.ListExact([]knownvalue.Check{n(3)})}),
-						1: knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("decode"), "devices": knownvalue.ListExact([]knownvalue.Check{n(2)})}),
-					})),
-					plancheck.ExpectKnownOutputValue("max_num_seqs", knownvalue.ListPartial(map[int]knownvalue.Check{0: n(8), 1: n(128)})),
-					plancheck.ExpectKnownOutputValue("config_sha256", knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
-					plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
-				}},
-			},
+	functionTest(t,
+		resource.TestStep{
+			Config:          module,
+			ConfigVariables: vars(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.24.0")),
+				plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
+				plancheck.ExpectKnownOutputValue("serve_command", knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /etc/vllm-omni/deploy-config\.yaml --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
+			}},
 		},
-	})
+		resource.TestStep{
+			Config:          module,
+			ConfigVariables: vars("0.20"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("omni_pd_pipeline.this", plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownOutputValue("vllm_omni_release", knownvalue.StringExact("0.20.0")),
+				plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
+			}},
+		},
+		resource.TestStep{
+			Config:          module,
+			ConfigVariables: tuned,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownOutputValue("api_port", n(9000)),
+				plancheck.ExpectKnownOutputValue("health", knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"port":          n(9000),
+					"readiness_url": knownvalue.StringExact("http://127.0.0.1:9000/v1/models"),
+				})),
+				plancheck.ExpectKnownOutputValue("stages", knownvalue.ListPartial(map[int]knownvalue.Check{
+					0: knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("prefill"), "devices": knownvalue.ListExact([]knownvalue.Check{n(3)})}),
+					1: knownvalue.ObjectPartial(map[string]knownvalue.Check{"role": knownvalue.StringExact("decode"), "devices": knownvalue.ListExact([]knownvalue.Check{n(2)})}),
+				})),
+				plancheck.ExpectKnownOutputValue("max_num_seqs", knownvalue.ListPartial(map[int]knownvalue.Check{0: n(8), 1: n(128)})),
+				plancheck.ExpectKnownOutputValue("config_sha256", knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
+				plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
+			}},
+		},
+	)
 }
 
 // What the packing module plans is what its release runs: every pipeline's
 // config passes that release's checks (provider functions need Terraform
 // 1.8, so this is a test of its own).
 func TestExampleModule_HostPackingConforms(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		TerraformVersionChecks:   functionVersionChecks(),
-		Steps: []resource.TestStep{{
-			Config: exampleModule(t, "pd-host-packing") + `
+	functionTest(t, resource.TestStep{
+		Config: exampleModule(t, "pd-host-packing") + `
 output "release_problems" { value = flatten([for p in omni_pd_pipeline.this : provider::omni::validate_stage_config(p.config_yaml, p.vllm_omni_release)]) }
 `,
-			ConfigVariables: config.Variables{"pipelines": config.IntegerVariable(3), "gpus": config.IntegerVariable(9)},
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
-			}},
+		ConfigVariables: config.Variables{"pipelines": config.IntegerVariable(3), "gpus": config.IntegerVariable(9)},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownOutputValue("release_problems", knownvalue.ListExact([]knownvalue.Check{})),
 		}},
 	})
 }

@@ -23,17 +23,12 @@ func scriptEnv(vars ...string) []string {
 }
 
 // skipScriptsWithoutTerraform skips where the scripts' plans cannot run:
-// with no CLI, on the framework pass (the scripts build the binary, which
-// serves through directServer) and on OpenTofu (the deployments require
-// Terraform >= 1.8.0).
+// with no CLI and on OpenTofu (the deployments require Terraform >= 1.8.0).
 func skipScriptsWithoutTerraform(t *testing.T) string {
 	t.Helper()
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
 		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
-	}
-	if testServerPath() == "framework" {
-		t.Skip("runs the built provider binary, which always serves through directServer; the direct run of the suite covers it")
 	}
 	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
 		t.Skipf("%s: the examples declare required_version >= 1.8.0, which OpenTofu checks against its own version", cli)

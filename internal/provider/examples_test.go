@@ -771,9 +771,6 @@ func TestExamples(t *testing.T) {
 	if tf == "" {
 		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
 	}
-	if testServerPath() == "framework" {
-		t.Skip("plans through the built provider binary, which always serves through directServer; the direct run of the suite covers it")
-	}
 	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
 		t.Skipf("%s: OpenTofu checks the examples' required_version >= 1.8.0 against its own version, and this test's mirror serves registry.terraform.io addresses only", cli)
 	}

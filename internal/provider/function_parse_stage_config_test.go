@@ -10,17 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
 
-// functionTest runs one configuration with provider functions, which need
-// Terraform 1.8 or later.
-func functionTest(t *testing.T, step resource.TestStep) {
-	t.Helper()
-	resource.UnitTest(t, resource.TestCase{
-		TerraformVersionChecks:   functionVersionChecks(),
-		ProtoV6ProviderFactories: testProviders,
-		Steps:                    []resource.TestStep{step},
-	})
-}
-
 // A hand-written three-stage config in the stage_args dialect.
 const threeStageConfig = `
 stage_args:

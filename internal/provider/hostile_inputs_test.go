@@ -109,23 +109,20 @@ func TestAccPDPipeline_PresetWithLocalPath(t *testing.T) {
 		knownvalue.ObjectPartial(map[string]knownvalue.Check{"model_stage": knownvalue.StringExact("talker")}),
 		knownvalue.ObjectPartial(map[string]knownvalue.Check{"model_stage": knownvalue.StringExact("code2wav")}),
 	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `resource "omni_pd_pipeline" "test" {` + body + `}
+	accTest(t, resource.TestStep{
+		Config: `resource "omni_pd_pipeline" "test" {` + body + `}
 data "omni_pd_pipeline" "test" {` + body + `}`,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages"), stages),
-				// The preset's own architecture, not Qwen2.5-Omni's.
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`model_arch: Qwen3OmniMoeForConditionalGeneration\n`))),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(`^vllm serve /models/qwen2\.5-omni-7b --omni `))),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe")),
-				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("stages"), stages),
-			},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages"), stages),
+			// The preset's own architecture, not Qwen2.5-Omni's.
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`model_arch: Qwen3OmniMoeForConditionalGeneration\n`))),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(`^vllm serve /models/qwen2\.5-omni-7b --omni `))),
 		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe")),
+			statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("stages"), stages),
+		},
 	})
 }
 
@@ -159,7 +156,7 @@ func TestAccPDPipeline_SchemaErrorsDoNotHideEngineErrors(t *testing.T) {
 			for _, e := range c.errors {
 				steps = append(steps, resource.TestStep{Config: cfg, ExpectError: regexp.MustCompile(`(?s)` + loose(e) + `.*` + loose(e))})
 			}
-			resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviders, Steps: steps})
+			accTest(t, steps...)
 		})
 	}
 }

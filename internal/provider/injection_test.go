@@ -119,57 +119,54 @@ func TestAccPDPipeline_ShellInjection(t *testing.T) {
 	model := markers.hostilePath("/models") + "/Qwen3-Omni-30B-A3B-Instruct"
 	const addr = "data.omni_pd_pipeline.test"
 
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 data "omni_pd_pipeline" "test" {
   model       = ` + hclString(model) + `
   config_path = ` + hclString(configPath) + `
 }
 `,
-			Check: func(s *terraform.State) error {
-				attrs := s.RootModule().Resources[addr].Primary.Attributes
-				args, err := flatList(attrs, "serve_args")
+		Check: func(s *terraform.State) error {
+			attrs := s.RootModule().Resources[addr].Primary.Attributes
+			args, err := flatList(attrs, "serve_args")
+			if err != nil {
+				return err
+			}
+			// The values reach argv unchanged...
+			if len(args) < 8 || args[2] != model || !containsPair(args, "--stage-configs-path", configPath) {
+				return fmt.Errorf("serve_args = %q; want the model and config_path verbatim", args)
+			}
+			// ...and the shell reads serve_command back as exactly that argv.
+			if words := shellWords(t, attrs["serve_command"]); !equalWords(words, args) {
+				return fmt.Errorf("/bin/sh splits serve_command\n%s\ninto %q,\nnot serve_args %q", attrs["serve_command"], words, args)
+			}
+			// One host, one process per stage (the default release
+			// applies no runtime.env in a whole-pipeline process): the
+			// head's is serve_command, and every process's command is
+			// its argv with the values verbatim.
+			if attrs["launches.0.processes.0.command"] != attrs["serve_command"] {
+				return fmt.Errorf("launches[0].processes[0].command differs from serve_command")
+			}
+			np, _ := strconv.Atoi(attrs["launches.0.processes.#"])
+			if np != 4 {
+				return fmt.Errorf("launches[0] has %d processes, want one per stage (4)", np)
+			}
+			for j := 0; j < np; j++ {
+				prefix := "launches.0.processes." + strconv.Itoa(j)
+				argv, err := flatList(attrs, prefix+".argv")
 				if err != nil {
 					return err
 				}
-				// The values reach argv unchanged...
-				if len(args) < 8 || args[2] != model || !containsPair(args, "--stage-configs-path", configPath) {
-					return fmt.Errorf("serve_args = %q; want the model and config_path verbatim", args)
+				if len(argv) < 3 || argv[2] != model || !containsPair(argv, "--stage-configs-path", configPath) {
+					return fmt.Errorf("%s.argv = %q; want the model and config_path verbatim", prefix, argv)
 				}
-				// ...and the shell reads serve_command back as exactly that argv.
-				if words := shellWords(t, attrs["serve_command"]); !equalWords(words, args) {
-					return fmt.Errorf("/bin/sh splits serve_command\n%s\ninto %q,\nnot serve_args %q", attrs["serve_command"], words, args)
+				if words := shellWords(t, attrs[prefix+".command"]); !equalWords(words, argv) {
+					return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
 				}
-				// One host, one process per stage (the default release
-				// applies no runtime.env in a whole-pipeline process): the
-				// head's is serve_command, and every process's command is
-				// its argv with the values verbatim.
-				if attrs["launches.0.processes.0.command"] != attrs["serve_command"] {
-					return fmt.Errorf("launches[0].processes[0].command differs from serve_command")
-				}
-				np, _ := strconv.Atoi(attrs["launches.0.processes.#"])
-				if np != 4 {
-					return fmt.Errorf("launches[0] has %d processes, want one per stage (4)", np)
-				}
-				for j := 0; j < np; j++ {
-					prefix := "launches.0.processes." + strconv.Itoa(j)
-					argv, err := flatList(attrs, prefix+".argv")
-					if err != nil {
-						return err
-					}
-					if len(argv) < 3 || argv[2] != model || !containsPair(argv, "--stage-configs-path", configPath) {
-						return fmt.Errorf("%s.argv = %q; want the model and config_path verbatim", prefix, argv)
-					}
-					if words := shellWords(t, attrs[prefix+".command"]); !equalWords(words, argv) {
-						return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
-					}
-				}
-				t.Logf("serve_command: %s", attrs["serve_command"])
-				return markers.check()
-			},
-		}},
+			}
+			t.Logf("serve_command: %s", attrs["serve_command"])
+			return markers.check()
+		},
 	})
 }
 
@@ -194,10 +191,8 @@ func TestAccPDPipeline_ShellInjectionMultiHost(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 data "omni_pd_pipeline" "test" {
   model       = ` + hclString(model) + `
   config_path = ` + hclString(configPath) + `
@@ -205,52 +200,51 @@ data "omni_pd_pipeline" "test" {
   decode      = { host = "10.0.0.2" }
 }
 `,
-			Check: func(s *terraform.State) error {
-				attrs := s.RootModule().Resources[addr].Primary.Attributes
-				n, _ := strconv.Atoi(attrs["launches.#"])
-				if n != 2 {
-					return fmt.Errorf("%d launches, want 2", n)
-				}
-				processes := 0
-				for i := 0; i < n; i++ {
-					np, _ := strconv.Atoi(attrs["launches."+strconv.Itoa(i)+".processes.#"])
-					for j := 0; j < np; j++ {
-						prefix := "launches." + strconv.Itoa(i) + ".processes." + strconv.Itoa(j)
-						argv, err := flatList(attrs, prefix+".argv")
-						if err != nil {
-							return err
-						}
-						command := attrs[prefix+".command"]
-						if words := shellWords(t, command); !equalWords(words, argv) {
-							return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
-						}
-						out := record + strconv.Itoa(i) + "-" + strconv.Itoa(j)
-						cmd := exec.Command("/bin/sh", "-c", command)
-						cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "OMNI_RECORD="+out)
-						if msg, err := cmd.CombinedOutput(); err != nil {
-							return fmt.Errorf("running %s.command: %v\n%s", prefix, err, msg)
-						}
-						files, _ := filepath.Glob(out + ".*")
-						if len(files) != 1 {
-							return fmt.Errorf("%s.command started %d vllm processes, want 1", prefix, len(files))
-						}
-						call, err := os.ReadFile(files[0])
-						if err != nil {
-							return err
-						}
-						args := strings.Split(strings.TrimSuffix(string(call), "\x00"), "\x00")
-						processes++
-						if len(args) < 2 || args[0] != "serve" || args[1] != model || !containsPair(args, "--stage-configs-path", configPath) {
-							return fmt.Errorf("%s.command ran vllm %q; want the model and config_path verbatim", prefix, args)
-						}
+		Check: func(s *terraform.State) error {
+			attrs := s.RootModule().Resources[addr].Primary.Attributes
+			n, _ := strconv.Atoi(attrs["launches.#"])
+			if n != 2 {
+				return fmt.Errorf("%d launches, want 2", n)
+			}
+			processes := 0
+			for i := 0; i < n; i++ {
+				np, _ := strconv.Atoi(attrs["launches."+strconv.Itoa(i)+".processes.#"])
+				for j := 0; j < np; j++ {
+					prefix := "launches." + strconv.Itoa(i) + ".processes." + strconv.Itoa(j)
+					argv, err := flatList(attrs, prefix+".argv")
+					if err != nil {
+						return err
+					}
+					command := attrs[prefix+".command"]
+					if words := shellWords(t, command); !equalWords(words, argv) {
+						return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
+					}
+					out := record + strconv.Itoa(i) + "-" + strconv.Itoa(j)
+					cmd := exec.Command("/bin/sh", "-c", command)
+					cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "OMNI_RECORD="+out)
+					if msg, err := cmd.CombinedOutput(); err != nil {
+						return fmt.Errorf("running %s.command: %v\n%s", prefix, err, msg)
+					}
+					files, _ := filepath.Glob(out + ".*")
+					if len(files) != 1 {
+						return fmt.Errorf("%s.command started %d vllm processes, want 1", prefix, len(files))
+					}
+					call, err := os.ReadFile(files[0])
+					if err != nil {
+						return err
+					}
+					args := strings.Split(strings.TrimSuffix(string(call), "\x00"), "\x00")
+					processes++
+					if len(args) < 2 || args[0] != "serve" || args[1] != model || !containsPair(args, "--stage-configs-path", configPath) {
+						return fmt.Errorf("%s.command ran vllm %q; want the model and config_path verbatim", prefix, args)
 					}
 				}
-				if processes != 4 {
-					return fmt.Errorf("the launches started %d vllm processes, want one per stage (4)", processes)
-				}
-				return markers.check()
-			},
-		}},
+			}
+			if processes != 4 {
+				return fmt.Errorf("the launches started %d vllm processes, want one per stage (4)", processes)
+			}
+			return markers.check()
+		},
 	})
 }
 

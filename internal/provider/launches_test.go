@@ -30,84 +30,81 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 		}
 		return knownvalue.ListExact(cs)
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: pipelineResource(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("host"), knownvalue.StringExact("local")),
-					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("gpu_count"), knownvalue.Int64Exact(3)),
-					// Several processes on the host: no one command for it.
-					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("argv"), knownvalue.Null()),
-					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("command"), knownvalue.Null()),
-					plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(0)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-0.service")),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("devices"), ints(0)),
-					// Each side's NIXL port reaches it only as its process's
-					// own environment.
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-						namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("omni_master", 25203)})),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("role"), knownvalue.StringExact("headless")),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-1.service")),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("devices"), ints(1)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25202")})),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-						namedPort("decode_side_channel", 25202)})),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("command"), knownvalue.StringExact(
-						"vllm serve "+seedModel+" --omni --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 1 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203")),
-					// A headless process on the head's host waits for the
-					// master on the loopback address.
-					plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
-						`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 600 --head-unit vllm-omni-stage-0\.service -- /usr/local/bin/vllm serve `))),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-3.service")),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("devices"), ints(2)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
-					statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
-				},
-			},
-			{
-				Config: pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`,
-					`systemd = { user = "omni", unit_prefix = "qwen", vllm_path = "/opt/v/bin/vllm", head_wait_seconds = 120 }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("host"), knownvalue.StringExact("10.0.0.2")),
-					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("argv"), knownvalue.Null()),
-					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("command"), knownvalue.Null()),
-					// Decode and the stages after it move to a new host: they take
-					// its GPUs 0 and 1, not the 1 and 2 they had on the first
-					// machine, so that host needs two.
-					plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("gpu_count"), knownvalue.Int64Exact(2)),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("gpu_count"), knownvalue.Int64Exact(2)),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("role"), knownvalue.StringExact("headless")),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("unit_name"), knownvalue.StringExact("qwen-stage-1.service")),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("env").AtMapKey("VLLM_HOST_IP"), knownvalue.StringExact("10.0.0.2")),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("ports").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("decode_side_channel")),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
-						`(?m)^ExecStart=.* --head 10\.0\.0\.1:\d+ --head-wait 120 --head-unit qwen-stage-0\.service -- /opt/v/bin/vllm serve `))),
-					plancheck.ExpectKnownValue(resAddr, proc(1, 2).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
-					plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
-				}},
-			},
-			{
-				Config: pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`,
-					`systemd = { user = "omni", unit_prefix = "qwen", vllm_path = "/opt/v/bin/vllm", head_wait_seconds = 120 }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	accTest(t,
+		resource.TestStep{
+			Config: pipelineResource(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("host"), knownvalue.StringExact("local")),
+				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("gpu_count"), knownvalue.Int64Exact(3)),
+				// Several processes on the host: no one command for it.
+				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("argv"), knownvalue.Null()),
+				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("command"), knownvalue.Null()),
+				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(0)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-0.service")),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("devices"), ints(0)),
+				// Each side's NIXL port reaches it only as its process's
+				// own environment.
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+					namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("omni_master", 25203)})),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("role"), knownvalue.StringExact("headless")),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-1.service")),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("devices"), ints(1)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25202")})),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+					namedPort("decode_side_channel", 25202)})),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("command"), knownvalue.StringExact(
+					"vllm serve "+seedModel+" --omni --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 1 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203")),
+				// A headless process on the head's host waits for the
+				// master on the loopback address.
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
+					`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 600 --head-unit vllm-omni-stage-0\.service -- /usr/local/bin/vllm serve `))),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-3.service")),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("devices"), ints(2)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
+				statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
 			},
 		},
-	})
+		resource.TestStep{
+			Config: pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`,
+				`systemd = { user = "omni", unit_prefix = "qwen", vllm_path = "/opt/v/bin/vllm", head_wait_seconds = 120 }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("host"), knownvalue.StringExact("10.0.0.2")),
+				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("argv"), knownvalue.Null()),
+				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("command"), knownvalue.Null()),
+				// Decode and the stages after it move to a new host: they take
+				// its GPUs 0 and 1, not the 1 and 2 they had on the first
+				// machine, so that host needs two.
+				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("gpu_count"), knownvalue.Int64Exact(2)),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("gpu_count"), knownvalue.Int64Exact(2)),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("role"), knownvalue.StringExact("headless")),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("unit_name"), knownvalue.StringExact("qwen-stage-1.service")),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("env").AtMapKey("VLLM_HOST_IP"), knownvalue.StringExact("10.0.0.2")),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("ports").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("decode_side_channel")),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
+					`(?m)^ExecStart=.* --head 10\.0\.0\.1:\d+ --head-wait 120 --head-unit qwen-stage-0\.service -- /opt/v/bin/vllm serve `))),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 2).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
+			}},
+		},
+		resource.TestStep{
+			Config: pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`,
+				`systemd = { user = "omni", unit_prefix = "qwen", vllm_path = "/opt/v/bin/vllm", head_wait_seconds = 120 }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }
 
 // On the releases that apply each stage's runtime.env in a whole-pipeline
@@ -121,34 +118,31 @@ func TestAccPDPipeline_LaunchWholePipeline(t *testing.T) {
 	for _, version := range []string{"0.22.0", "0.23.0rc1"} {
 		t.Run(version, func(t *testing.T) {
 			serve := knownvalue.StringExact("vllm serve " + seedModel + " --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml")
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{{
-					Config: pipelineResource(`vllm_omni_version = "` + version + `"`),
-					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact(version)),
-						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), serve),
-						plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("host"), knownvalue.StringExact("local")),
-						plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("command"), serve),
-						plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("processes"), knownvalue.ListSizeExact(1)),
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("stage_id"), knownvalue.Null()),
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("role"), knownvalue.StringExact("head")),
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni.service")),
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("command"), serve),
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{
-							knownvalue.Int64Exact(0), knownvalue.Int64Exact(1), knownvalue.Int64Exact(2)})),
-						// The release sets each stage's runtime.env itself.
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-							namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("decode_side_channel", 25202)})),
-						plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
-					}},
-					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.CompareValuePairs(resAddr, launch.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
-						statecheck.CompareValuePairs(resAddr, launch.AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
-						statecheck.CompareValuePairs(resAddr, proc.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
-					},
+			accTest(t, resource.TestStep{
+				Config: pipelineResource(`vllm_omni_version = "` + version + `"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact(version)),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), serve),
+					plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("host"), knownvalue.StringExact("local")),
+					plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("command"), serve),
+					plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("processes"), knownvalue.ListSizeExact(1)),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("stage_id"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("role"), knownvalue.StringExact("head")),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni.service")),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("command"), serve),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.Int64Exact(0), knownvalue.Int64Exact(1), knownvalue.Int64Exact(2)})),
+					// The release sets each stage's runtime.env itself.
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+						namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("decode_side_channel", 25202)})),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
 				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.CompareValuePairs(resAddr, launch.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
+					statecheck.CompareValuePairs(resAddr, launch.AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
+					statecheck.CompareValuePairs(resAddr, proc.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
+				},
 			})
 		})
 	}
@@ -168,22 +162,19 @@ func TestAccPDPipelineResource_SettlesWithStageNamedDecode(t *testing.T) {
 	}
 	base := strings.Replace(string(src), "model_stage: code2wav", "model_stage: decode", 1)
 	config := pipelineResource("base_config = <<-EOT\n"+base+"EOT\n", `prefill = { max_num_seqs = 8 }`)
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: config},
-			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-			{
-				// An update elsewhere keeps every stage where it was.
-				Config: strings.Replace(config, "max_num_seqs = 8", "max_num_seqs = 4", 1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(1).AtMapKey("devices"),
-						knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1)})),
-				}},
-			},
+	accTest(t,
+		resource.TestStep{Config: config},
+		resource.TestStep{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		resource.TestStep{
+			// An update elsewhere keeps every stage where it was.
+			Config: strings.Replace(config, "max_num_seqs = 8", "max_num_seqs = 4", 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(1).AtMapKey("devices"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1)})),
+			}},
 		},
-	})
+	)
 }
 
 // NIXL's handshake listener is one per engine, at
@@ -209,43 +200,40 @@ data "omni_pd_pipeline" "test" {
 }
 `
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: dataSource(`prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 2 }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("ports"), knownvalue.ListExact([]knownvalue.Check{
-						port("api", 8091, knownvalue.Null()),
-						port("prefill_side_channel", 25201, zero),
-						port("decode_side_channel", 25202, one),
-						port("omni_master", 25203, knownvalue.Null()),
-					})),
-				},
-			},
-			{
-				Config: dataSource(`prefill = { engine_args = { data_parallel_size = 2 } }`, `decode = { engine_args = { data_parallel_size = 2 } }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("ports"), knownvalue.ListExact([]knownvalue.Check{
-						port("api", 8091, knownvalue.Null()),
-						port("prefill_side_channel_dp0", 25201, zero),
-						port("prefill_side_channel_dp1", 25202, zero),
-						port("decode_side_channel_dp0", 25203, one),
-						port("decode_side_channel_dp1", 25204, one),
-						port("omni_master", 25205, knownvalue.Null()),
-					})),
-					// The port the peer dials, and the one the environment
-					// names, is the block's first.
-					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("prefill").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25201)),
-					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25203)),
-					statecheck.ExpectKnownValue(dataAddr, proc(0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
-					statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-						"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25203")})),
-					statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-						namedPort("decode_side_channel_dp0", 25203), namedPort("decode_side_channel_dp1", 25204)})),
-				},
+	accTest(t,
+		resource.TestStep{
+			Config: dataSource(`prefill = { tensor_parallel_size = 2 }`, `decode = { tensor_parallel_size = 2 }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("ports"), knownvalue.ListExact([]knownvalue.Check{
+					port("api", 8091, knownvalue.Null()),
+					port("prefill_side_channel", 25201, zero),
+					port("decode_side_channel", 25202, one),
+					port("omni_master", 25203, knownvalue.Null()),
+				})),
 			},
 		},
-	})
+		resource.TestStep{
+			Config: dataSource(`prefill = { engine_args = { data_parallel_size = 2 } }`, `decode = { engine_args = { data_parallel_size = 2 } }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("ports"), knownvalue.ListExact([]knownvalue.Check{
+					port("api", 8091, knownvalue.Null()),
+					port("prefill_side_channel_dp0", 25201, zero),
+					port("prefill_side_channel_dp1", 25202, zero),
+					port("decode_side_channel_dp0", 25203, one),
+					port("decode_side_channel_dp1", 25204, one),
+					port("omni_master", 25205, knownvalue.Null()),
+				})),
+				// The port the peer dials, and the one the environment
+				// names, is the block's first.
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("prefill").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25201)),
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25203)),
+				statecheck.ExpectKnownValue(dataAddr, proc(0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
+				statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25203")})),
+				statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
+					namedPort("decode_side_channel_dp0", 25203), namedPort("decode_side_channel_dp1", 25204)})),
+			},
+		},
+	)
 }

@@ -99,8 +99,8 @@ func seedOutputs() map[string]knownvalue.Check {
 			"content": knownvalue.StringRegexp(regexp.MustCompile(`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight 0\.24\.0 release `)),
 		}),
 		"check_script_path": knownvalue.StringExact("/usr/local/lib/vllm-omni/pd-check.py"),
-		"id":      knownvalue.StringRegexp(regexp.MustCompile(`^\S+$`)),
-		"diagram": knownvalue.StringRegexp(regexp.MustCompile(`(?s)^(flowchart|graph) .*0.*1.*2.*3`)),
+		"id":                knownvalue.StringRegexp(regexp.MustCompile(`^\S+$`)),
+		"diagram":           knownvalue.StringRegexp(regexp.MustCompile(`(?s)^(flowchart|graph) .*0.*1.*2.*3`)),
 	}
 }
 

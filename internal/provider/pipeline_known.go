@@ -34,3 +34,13 @@ func inputsKnown(raw tftypes.Value, ignore ...string) bool {
 	}
 	return true
 }
+
+// attributeOf is a top-level attribute of an object value; the zero Value
+// when v is null, unknown or not an object.
+func attributeOf(v tftypes.Value, name string) tftypes.Value {
+	var attrs map[string]tftypes.Value
+	if v.IsNull() || !v.IsKnown() || v.As(&attrs) != nil {
+		return tftypes.Value{}
+	}
+	return attrs[name]
+}

@@ -1,16 +1,7 @@
 package provider
 
 import (
-	"context"
-	"fmt"
-	"reflect"
-	"sync"
-
-	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // Go mirrors of the shared schema (pipeline_schema.go). Every field is a
@@ -138,46 +129,4 @@ type processModel struct {
 	Role          types.String `tfsdk:"role"`
 	UnitName      types.String `tfsdk:"unit_name"`
 	SystemdDropIn types.Object `tfsdk:"systemd_dropin"` // {path, content}
-}
-
-// inputFields maps each input attribute to its field in pipelineInputs, by
-// the tfsdk tags, read once.
-var inputFields = sync.OnceValue(func() map[string]int {
-	t := reflect.TypeFor[pipelineInputs]()
-	out := make(map[string]int, t.NumField())
-	for i := range t.NumField() {
-		out[t.Field(i).Tag.Get("tfsdk")] = i
-	}
-	return out
-})
-
-// inputsFrom reads the inputs out of a whole configuration or plan value
-// (raw, of the schema's type typ), as Config.Get reads them into
-// pipelineModel or pipelineResourceModel (inputs_from_test.go checks that).
-// Get finds the struct's fields again on every call, compiling a regular
-// expression per field; this uses the fields found once
-// (BenchmarkInputsFrom against BenchmarkInputsConfigGet* measures it). The
-// data source's read and the resource's plan read the inputs on every plan
-// of every instance, so they use this; anything else uses Get.
-func inputsFrom(ctx context.Context, typ attr.Type, raw tftypes.Value) (pipelineInputs, diag.Diagnostics) {
-	var in pipelineInputs
-	var diags diag.Diagnostics
-	v, err := typ.ValueFromTerraform(ctx, raw)
-	obj, ok := v.(types.Object)
-	if err != nil || !ok {
-		diags.AddError("Internal error", fmt.Sprintf("the configuration cannot be read as an object: %v", err))
-		return in, diags
-	}
-	attrs := obj.Attributes()
-	dst := reflect.ValueOf(&in).Elem()
-	for name, i := range inputFields() {
-		val, field := reflect.ValueOf(attrs[name]), dst.Field(i)
-		if !val.IsValid() || !val.Type().AssignableTo(field.Type()) {
-			diags.AddAttributeError(path.Root(name), "Internal error",
-				fmt.Sprintf("attribute %s holds %T, where the model expects %s", name, attrs[name], field.Type()))
-			continue
-		}
-		field.Set(val)
-	}
-	return in, diags
 }

@@ -22,7 +22,7 @@ type attributeSetter interface {
 }
 
 // plannedOutputs are the computed attributes by schema name, as Terraform
-// values: what readPipeline and planResource write into the state or the
+// values: what the data source's Read and the resource's ModifyPlan write into the state or the
 // plan.
 type plannedOutputs map[string]tftypes.Value
 

@@ -154,10 +154,11 @@ func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
 	for name, set := range outputCorpus(t) {
 		t.Run(name, func(t *testing.T) {
 			config := dataSourceConfig(t, set)
-			in, diags := inputsFrom(ctx, pdPipelineDataSourceSchema().Type(), config)
-			if diags.HasError() {
+			var m pipelineModel
+			if diags := (tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: config}).Get(ctx, &m); diags.HasError() {
 				t.Fatal(diags)
 			}
+			in := m.pipelineInputs
 			spec, overrideDiags, diags := specFromInputs(ctx, in)
 			result, pds := pipeline.Plan(spec)
 			addPipelineDiagnostics(&diags, append(overrideDiags, pds...))
@@ -182,7 +183,7 @@ func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
 				}
 			}
 
-			// The states as readPipeline writes them.
+			// The states as the data source's Read writes them.
 			gotState := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config}
 			wantState := gotState
 			if d := setOutputs(ctx, &gotState, got); d.HasError() {

@@ -44,15 +44,12 @@ func TestAccPDPipeline_ResourceDataSourceParity(t *testing.T) {
 			"data.omni_pd_pipeline.test", tfjsonpath.New(name),
 			compare.ValuesSame()))
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 resource "omni_pd_pipeline" "test" {` + inputs + `}
 
 data "omni_pd_pipeline" "test" {` + inputs + `}
 `,
-			ConfigStateChecks: checks,
-		}},
+		ConfigStateChecks: checks,
 	})
 }

@@ -20,14 +20,6 @@ import (
 // other attributes. A valid configuration is not planned here: it is
 // planned once, at plan time, as always.
 
-// validateWithEngine is what both entities' validation reports: the
-// schema's checks, then the engine's where those failed.
-func validateWithEngine(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
-	diags := validateConfig(ctx, config, vs)
-	diags.Append(engineErrorsBeside(ctx, config, diags)...)
-	return diags
-}
-
 // engineErrorsBeside returns the engine's errors on attributes that
 // schemaDiags does not already fault, or nothing when schemaDiags holds no
 // error or the configuration is not wholly known yet (the plan checks it
@@ -71,9 +63,8 @@ func engineErrorsBeside(ctx context.Context, config tfsdk.Config, schemaDiags di
 }
 
 // configInputs reads the inputs with Config.Get into the model of the
-// entity whose schema config carries. Validation reads them only after the
-// schema's checks failed, so the cost of Get over inputsFrom (see there)
-// is paid once per faulty configuration, never in a valid plan.
+// entity whose schema config carries: validation serves both entities with
+// one function.
 func configInputs(ctx context.Context, config tfsdk.Config) (pipelineInputs, diag.Diagnostics) {
 	if _, ok := config.Schema.GetAttributes()["triggers"]; ok {
 		var m pipelineResourceModel
@@ -140,9 +131,9 @@ func namePath(p *tftypes.AttributePath) (path.Path, bool) {
 	return out, len(out.Steps()) > 0
 }
 
-// The framework's path: ValidateConfig runs before the framework's own
-// schema checks, whose results it cannot see, so it makes them itself to
-// decide, and adds only the engine's errors (the framework adds its own).
+// ValidateConfig runs before the framework's own schema checks, whose
+// results it cannot see, so it makes them itself (validateConfig) to decide,
+// and adds only the engine's errors (the framework adds its own).
 var (
 	_ datasource.DataSourceWithValidateConfig = (*pdPipelineDataSource)(nil)
 	_ resource.ResourceWithValidateConfig     = (*pdPipelineResource)(nil)

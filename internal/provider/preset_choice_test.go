@@ -73,22 +73,19 @@ func TestAccPDPipeline_ThinkerOnlyModels(t *testing.T) {
 				state = append(state, statecheck.ExpectKnownValue(resAddr, tfjsonpath.New(name), c),
 					statecheck.ExpectKnownValue(dsAddr, tfjsonpath.New(name), c))
 			}
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{
-					{
-						Config: config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{
-							PreApply: append(plan, plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionCreate)),
-						},
-						ConfigStateChecks: state,
+			accTest(t,
+				resource.TestStep{
+					Config: config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: append(plan, plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionCreate)),
 					},
-					{
-						Config:           config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-					},
+					ConfigStateChecks: state,
 				},
-			})
+				resource.TestStep{
+					Config:           config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				},
+			)
 		})
 	}
 }
@@ -114,41 +111,35 @@ func TestAccPDPipeline_PresetReadBack(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := badInput{body: tc.lines}
 			config := c.config()
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{
-					{
-						Config: config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), tc.preset),
-							plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages"), knownvalue.ListSizeExact(tc.stages)),
-						}},
-						ConfigStateChecks: []statecheck.StateCheck{
-							statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), tc.preset),
-							statecheck.ExpectKnownValue(dsAddr, tfjsonpath.New("preset"), tc.preset),
-						},
-					},
-					{
-						Config:           config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			accTest(t,
+				resource.TestStep{
+					Config: config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), tc.preset),
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages"), knownvalue.ListSizeExact(tc.stages)),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), tc.preset),
+						statecheck.ExpectKnownValue(dsAddr, tfjsonpath.New("preset"), tc.preset),
 					},
 				},
-			})
+				resource.TestStep{
+					Config:           config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				},
+			)
 		})
 	}
 	// From the Instruct model to the Thinking one, the inferred preset
 	// changes in place, as any input does.
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: pipelineResource()},
-			{
-				Config: strings.Replace(pipelineResource(), seedModel, thinkingModel, 1),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe_thinker_only")),
-				}},
-			},
+	accTest(t,
+		resource.TestStep{Config: pipelineResource()},
+		resource.TestStep{
+			Config: strings.Replace(pipelineResource(), seedModel, thinkingModel, 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact("qwen3_omni_moe_thinker_only")),
+			}},
 		},
-	})
+	)
 }

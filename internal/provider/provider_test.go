@@ -11,31 +11,10 @@ import (
 )
 
 // testProviders serves the provider in-process under the name the test
-// configurations use ("omni"), so no build or registry is involved. It is
-// the server Serve runs, direct reads included.
-// testProviders serves the acceptance tests through the path Terraform
-// users get, directServer in front of the framework, or with
-// OMNI_TEST_SERVER=framework through the framework alone: `make test` runs
-// the package both ways, so that a framework feature the direct path lacks
-// (a config validator, a plan modifier, ...) fails a test.
+// configurations use ("omni"), so no build or registry is involved: the
+// framework's protocol-6 server, as Serve runs it.
 var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"omni": func() (tfprotov6.ProviderServer, error) {
-		if testServerPath() == "framework" {
-			return providerserver.NewProtocol6(New("test")())(), nil
-		}
-		return newServer("test")(), nil
-	},
-}
-
-func testServerPath() string {
-	switch p := os.Getenv("OMNI_TEST_SERVER"); p {
-	case "", "direct":
-		return "direct"
-	case "framework":
-		return p
-	default:
-		panic("OMNI_TEST_SERVER must be direct or framework, not " + p)
-	}
+	"omni": providerserver.NewProtocol6WithError(New("test")()),
 }
 
 // seedModel is the model of vllm-omni's PD recipe; with it alone the

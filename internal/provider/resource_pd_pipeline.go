@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
@@ -47,8 +46,8 @@ func (r *pdPipelineResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	resp.Schema = pdPipelineResourceSchema()
 }
 
-// pdPipelineResourceSchema is built once: planResource needs it on every
-// plan, outside the framework's requests (see directServer).
+// pdPipelineResourceSchema is built once: the framework asks for the schema
+// in every request it serves.
 var pdPipelineResourceSchema = sync.OnceValue(func() schema.Schema {
 	attrs := pipelineAttributes()
 	attrs["triggers"] = schema.MapAttribute{
@@ -76,101 +75,61 @@ var pdPipelineResourceSchemaType = sync.OnceValue(func() attr.Type {
 	return pdPipelineResourceSchema().Type()
 })
 
-// pdPipelineResourceType is the Terraform type of the resource's state.
-var pdPipelineResourceType = sync.OnceValue(func() tftypes.Type {
-	return pdPipelineResourceSchemaType().TerraformType(context.Background())
-})
-
-// ModifyPlan computes the outputs at plan time. The framework marks computed
-// attributes unknown whenever an input changes; this fills them in. Plans
-// reach planResource through directServer instead; both give the same
-// answer.
+// ModifyPlan computes the outputs at plan time: the framework marks
+// computed attributes unknown whenever an input changes; this fills them
+// in. The inputs are read from the configuration, since a computed input
+// (vllm_omni_version) left unset holds the earlier plan's value or unknown
+// in a proposed plan; the outputs are planned from them, keeping the prior
+// state's allocations while they stay valid. After an error the plan holds
+// what was written so far; Terraform discards it.
 func (r *pdPipelineResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy: nothing to compute
 	}
-	var diags diag.Diagnostics
-	resp.Plan.Raw, diags = planResource(ctx, req.Config.Raw, req.Plan.Raw, req.State.Raw)
-	resp.Diagnostics.Append(diags...)
-}
-
-// planResource is the resource's plan: the planned state from the
-// configuration, the plan the framework or Terraform proposes and the prior
-// state (null on create). The inputs are read from the configuration, since
-// a computed input (vllm_omni_version) left unset holds the earlier plan's
-// value or unknown in a proposed plan; the outputs are planned from them,
-// keeping the prior state's allocations while they stay valid. After an
-// error the plan holds what was written so far, as ModifyPlan would leave
-// it; Terraform discards it.
-func planResource(ctx context.Context, config, plan, prior tftypes.Value) (tftypes.Value, diag.Diagnostics) {
-	planned := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: plan}
-	var diags diag.Diagnostics
-
 	// An unknown input (say a host from another resource) may change any
 	// output, so all of them wait for it. triggers affect no output: an
 	// unknown one means a replacement, planned below without history.
-	if !inputsKnown(config, "triggers") {
-		diags.Append(writeUnknownOutputs(ctx, &planned, config)...)
-		return planned.Raw, diags
+	if !inputsKnown(req.Config.Raw, "triggers") {
+		resp.Diagnostics.Append(writeUnknownOutputs(ctx, &resp.Plan, req.Config.Raw)...)
+		return
 	}
-
-	// inputsFrom, not Config.Get: every plan of every instance reads them,
-	// and Get finds the model's fields again each time (see inputsFrom).
-	in, d := inputsFrom(ctx, pdPipelineResourceSchemaType(), config)
-	if diags.Append(d...); diags.HasError() {
-		return planned.Raw, diags
+	var m pipelineResourceModel
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+		return
 	}
-	prev, d := previousFromState(ctx, plan, prior)
-	if diags.Append(d...); diags.HasError() {
-		return planned.Raw, diags
+	prev, diags := previousFromState(ctx, req.Plan, req.State)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
 	}
-
-	out, ok, d := planOutputs(ctx, in, prev)
-	diags.Append(d...)
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, prev)
+	resp.Diagnostics.Append(diags...)
 	if ok {
-		diags.Append(setOutputs(ctx, &planned, out)...)
+		resp.Diagnostics.Append(setOutputs(ctx, &resp.Plan, out)...)
 	}
-	return planned.Raw, diags
 }
 
 // previousFromState returns the allocations to keep: those of the prior
 // state on an in-place update, none on create or replace.
-func previousFromState(ctx context.Context, plan, prior tftypes.Value) (*pipeline.Allocations, diag.Diagnostics) {
-	if prior.IsNull() {
+func previousFromState(ctx context.Context, plan tfsdk.Plan, prior tfsdk.State) (*pipeline.Allocations, diag.Diagnostics) {
+	if prior.Raw.IsNull() {
 		return nil, nil
 	}
 	// The framework does not tell a resource-level ModifyPlan which attribute
 	// plan modifiers asked for replacement; triggers is the only one.
-	if triggersChanged(plan, prior) {
-		return nil, nil
+	var planned, was types.Map
+	diags := plan.GetAttribute(ctx, path.Root("triggers"), &planned)
+	diags.Append(prior.GetAttribute(ctx, path.Root("triggers"), &was)...)
+	if diags.HasError() || !planned.Equal(was) {
+		return nil, diags
 	}
-	state := tfsdk.State{Schema: pdPipelineResourceSchema(), Raw: prior}
 	var outputs pipelineOutputs
-	var diags diag.Diagnostics
-	diags.Append(state.GetAttribute(ctx, path.Root("ports"), &outputs.Ports)...)
-	diags.Append(state.GetAttribute(ctx, path.Root("stages"), &outputs.Stages)...)
-	diags.Append(state.GetAttribute(ctx, path.Root("vllm_omni_release"), &outputs.Release)...)
+	diags.Append(prior.GetAttribute(ctx, path.Root("ports"), &outputs.Ports)...)
+	diags.Append(prior.GetAttribute(ctx, path.Root("stages"), &outputs.Stages)...)
+	diags.Append(prior.GetAttribute(ctx, path.Root("vllm_omni_release"), &outputs.Release)...)
 	if diags.HasError() {
 		return nil, diags
 	}
 	return previousAllocations(ctx, outputs)
-}
-
-// triggersChanged reports whether a plan replaces the resource: its
-// triggers differ from the prior state's, as mapplanmodifier.RequiresReplace
-// decides.
-func triggersChanged(plan, prior tftypes.Value) bool {
-	return !attributeOf(plan, "triggers").Equal(attributeOf(prior, "triggers"))
-}
-
-// attributeOf is a top-level attribute of an object value; the zero Value
-// when v is null, unknown or not an object.
-func attributeOf(v tftypes.Value, name string) tftypes.Value {
-	var attrs map[string]tftypes.Value
-	if v.IsNull() || !v.IsKnown() || v.As(&attrs) != nil {
-		return tftypes.Value{}
-	}
-	return attrs[name]
 }
 
 // Create stores the plan: ModifyPlan computed everything, and recomputing

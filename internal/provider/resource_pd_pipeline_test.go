@@ -35,39 +35,34 @@ func wrapRE(text string) *regexp.Regexp {
 // Every output is known in the plan (not "known after apply") and matches
 // the recipe; a second plan after apply is empty.
 func TestAccPDPipelineResource_KnownAtPlan(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: pipelineResource(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: append(seedPlanChecks(resAddr),
-						plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionCreate),
-						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"),
-							knownvalue.StringRegexp(regexp.MustCompile(`(?s)stage_args:.*kv_producer.*kv_consumer`))),
-					),
-				},
-				ConfigStateChecks: seedStateChecks(resAddr),
-				Check:             checkSeedConfigYAML(resAddr),
+	accTest(t,
+		resource.TestStep{
+			Config: pipelineResource(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: append(seedPlanChecks(resAddr),
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"),
+						knownvalue.StringRegexp(regexp.MustCompile(`(?s)stage_args:.*kv_producer.*kv_consumer`))),
+				),
 			},
-			{
-				Config: pipelineResource(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-				},
+			ConfigStateChecks: seedStateChecks(resAddr),
+			Check:             checkSeedConfigYAML(resAddr),
+		},
+		resource.TestStep{
+			Config: pipelineResource(),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 		},
-	})
+	)
 }
 
 // An input that is unknown at plan time (here the model, and a value deep
 // inside engine_args) leaves every output unknown, without an error.
 func TestAccPDPipelineResource_UnknownInput(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: `
+	accTest(t,
+		resource.TestStep{
+			Config: `
 resource "terraform_data" "model" {
   input = "` + seedModel + `"
 }
@@ -76,23 +71,22 @@ resource "omni_pd_pipeline" "test" {
   model = terraform_data.model.output
 }
 `,
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: unknownOutputChecks(resAddr)},
-				ConfigStateChecks: seedStateChecks(resAddr),
-			},
-			{
-				Config: `
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: unknownOutputChecks(resAddr)},
+			ConfigStateChecks: seedStateChecks(resAddr),
+		},
+		resource.TestStep{
+			Config: `
 resource "terraform_data" "tokens" {
   input = 8192
 }
 ` + pipelineResource(`prefill = { engine_args = { max_num_batched_tokens = terraform_data.tokens.output } }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: unknownOutputChecks(resAddr)},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"),
-						knownvalue.StringRegexp(regexp.MustCompile(`max_num_batched_tokens: 8192\b`))),
-				},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: unknownOutputChecks(resAddr)},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"),
+					knownvalue.StringRegexp(regexp.MustCompile(`max_num_batched_tokens: 8192\b`))),
 			},
 		},
-	})
+	)
 }
 
 // Inputs update in place and keep the allocations; triggers replace.
@@ -100,40 +94,37 @@ func TestAccPDPipelineResource_UpdateAndReplace(t *testing.T) {
 	ports := statecheck.CompareValue(compare.ValuesSame())
 	stages := statecheck.CompareValue(compare.ValuesSame())
 	yamls := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: pipelineResource(`triggers = { rev = "1" }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-					yamls.AddStateValue(resAddr, tfjsonpath.New("config_yaml")),
-				},
-			},
-			{
-				Config: pipelineResource(`triggers = { rev = "1" }`, `decode = { max_num_seqs = 32 }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"),
-						knownvalue.StringRegexp(regexp.MustCompile(`max_num_seqs: 32\b`))),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
-					yamls.AddStateValue(resAddr, tfjsonpath.New("config_yaml")),
-				},
-			},
-			{
-				Config: pipelineResource(`triggers = { rev = "2" }`, `decode = { max_num_seqs = 32 }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionDestroyBeforeCreate),
-					// Still known at plan time on a replacement.
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages"), knownvalue.ListSizeExact(4)),
-				}},
+	accTest(t,
+		resource.TestStep{
+			Config: pipelineResource(`triggers = { rev = "1" }`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+				stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+				yamls.AddStateValue(resAddr, tfjsonpath.New("config_yaml")),
 			},
 		},
-	})
+		resource.TestStep{
+			Config: pipelineResource(`triggers = { rev = "1" }`, `decode = { max_num_seqs = 32 }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"),
+					knownvalue.StringRegexp(regexp.MustCompile(`max_num_seqs: 32\b`))),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+				stages.AddStateValue(resAddr, tfjsonpath.New("stages")),
+				yamls.AddStateValue(resAddr, tfjsonpath.New("config_yaml")),
+			},
+		},
+		resource.TestStep{
+			Config: pipelineResource(`triggers = { rev = "2" }`, `decode = { max_num_seqs = 32 }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				// Still known at plan time on a replacement.
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages"), knownvalue.ListSizeExact(4)),
+			}},
+		},
+	)
 }
 
 // A change that would move fresh allocations (a new port_range that still
@@ -156,36 +147,33 @@ data "omni_pd_pipeline" "test" {
 			tfjsonpath.New("stages").AtSliceIndex(stage).AtMapKey("bootstrap_port"), knownvalue.Int64Exact(port))
 	}
 	ports := statecheck.CompareValue(compare.ValuesSame())
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: withDataSource(""),
-				ConfigStateChecks: []statecheck.StateCheck{
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					bootstrap(resAddr, 0, 25201), bootstrap(resAddr, 1, 25202),
-				},
-			},
-			{
-				Config: withDataSource("", rangeLine),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
-					bootstrap(resAddr, 0, 25201), bootstrap(resAddr, 1, 25202),
-					bootstrap(dsAddr, 0, 25101), bootstrap(dsAddr, 1, 25102),
-				},
-			},
-			{
-				Config: withDataSource(`triggers = { rev = "2" }`, rangeLine),
-				ConfigStateChecks: []statecheck.StateCheck{
-					bootstrap(resAddr, 0, 25101), bootstrap(resAddr, 1, 25102),
-					statecheck.CompareValuePairs(resAddr, tfjsonpath.New("ports"), dsAddr, tfjsonpath.New("ports"), compare.ValuesSame()),
-				},
+	accTest(t,
+		resource.TestStep{
+			Config: withDataSource(""),
+			ConfigStateChecks: []statecheck.StateCheck{
+				ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+				bootstrap(resAddr, 0, 25201), bootstrap(resAddr, 1, 25202),
 			},
 		},
-	})
+		resource.TestStep{
+			Config: withDataSource("", rangeLine),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				ports.AddStateValue(resAddr, tfjsonpath.New("ports")),
+				bootstrap(resAddr, 0, 25201), bootstrap(resAddr, 1, 25202),
+				bootstrap(dsAddr, 0, 25101), bootstrap(dsAddr, 1, 25102),
+			},
+		},
+		resource.TestStep{
+			Config: withDataSource(`triggers = { rev = "2" }`, rangeLine),
+			ConfigStateChecks: []statecheck.StateCheck{
+				bootstrap(resAddr, 0, 25101), bootstrap(resAddr, 1, 25102),
+				statecheck.CompareValuePairs(resAddr, tfjsonpath.New("ports"), dsAddr, tfjsonpath.New("ports"), compare.ValuesSame()),
+			},
+		},
+	)
 }
 
 // Bad input fails the plan with an error that names the problem. Engine
@@ -262,12 +250,9 @@ func TestAccPDPipelineResource_InvalidInput(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviders,
-				Steps: []resource.TestStep{{
-					Config:      pipelineResource(c.lines...),
-					ExpectError: c.err,
-				}},
+			accTest(t, resource.TestStep{
+				Config:      pipelineResource(c.lines...),
+				ExpectError: c.err,
 			})
 		})
 	}
@@ -276,15 +261,12 @@ func TestAccPDPipelineResource_InvalidInput(t *testing.T) {
 // terraform import (and an import block) answers with what to do instead,
 // in the provider's words.
 func TestAccPDPipelineResource_Import(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config:        pipelineResource(),
-			ResourceName:  resAddr,
-			ImportState:   true,
-			ImportStateId: "anything",
-			ExpectError:   regexp.MustCompile(`(?s)omni_pd_pipeline\s+cannot\s+be\s+imported.*Declare\s+the\s+resource\s+instead.*set\s+api_port`),
-		}},
+	accTest(t, resource.TestStep{
+		Config:        pipelineResource(),
+		ResourceName:  resAddr,
+		ImportState:   true,
+		ImportStateId: "anything",
+		ExpectError:   regexp.MustCompile(`(?s)omni_pd_pipeline\s+cannot\s+be\s+imported.*Declare\s+the\s+resource\s+instead.*set\s+api_port`),
 	})
 }
 
@@ -331,22 +313,19 @@ func sortedHostKeys(m map[string]int64) []string {
 // first machine). The next plan is empty.
 func TestAccPDPipelineResource_AddHost(t *testing.T) {
 	hosts := []string{`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: pipelineResource()},
-			{
-				Config: pipelineResource(hosts...),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: hostChangeChecks(
-					[][]int64{{0}, {0}, {1}, {1}}, []int64{25201, 25201},
-					map[string]int64{"10.0.0.1": 1, "10.0.0.2": 2})},
-			},
-			{
-				Config:           pipelineResource(hosts...),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	accTest(t,
+		resource.TestStep{Config: pipelineResource()},
+		resource.TestStep{
+			Config: pipelineResource(hosts...),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: hostChangeChecks(
+				[][]int64{{0}, {0}, {1}, {1}}, []int64{25201, 25201},
+				map[string]int64{"10.0.0.1": 1, "10.0.0.2": 2})},
 		},
-	})
+		resource.TestStep{
+			Config:           pipelineResource(hosts...),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }
 
 // Moving talker and code2wav to a new host gives them its GPU 0, not the
@@ -360,21 +339,18 @@ func TestAccPDPipelineResource_MoveStagesToNewHost(t *testing.T) {
 	portOf := func(i int) statecheck.StateCheck {
 		return ports.AddStateValue(resAddr, tfjsonpath.New("ports").AtSliceIndex(i))
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{Config: pipelineResource(two...), ConfigStateChecks: []statecheck.StateCheck{portOf(1)}},
-			{
-				Config: pipelineResource(three...),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: hostChangeChecks(
-					[][]int64{{0}, {0}, {0}, {0}}, []int64{25201, 25201},
-					map[string]int64{"10.0.0.1": 1, "10.0.0.2": 1, "10.0.0.3": 1})},
-				ConfigStateChecks: []statecheck.StateCheck{portOf(1)},
-			},
-			{
-				Config:           pipelineResource(three...),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	accTest(t,
+		resource.TestStep{Config: pipelineResource(two...), ConfigStateChecks: []statecheck.StateCheck{portOf(1)}},
+		resource.TestStep{
+			Config: pipelineResource(three...),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: hostChangeChecks(
+				[][]int64{{0}, {0}, {0}, {0}}, []int64{25201, 25201},
+				map[string]int64{"10.0.0.1": 1, "10.0.0.2": 1, "10.0.0.3": 1})},
+			ConfigStateChecks: []statecheck.StateCheck{portOf(1)},
 		},
-	})
+		resource.TestStep{
+			Config:           pipelineResource(three...),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }

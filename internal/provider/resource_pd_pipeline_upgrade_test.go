@@ -157,11 +157,11 @@ func (r v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReque
 		return
 	}
 	plan := tfsdk.Plan{Schema: current, Raw: raw}
-	in, diags := inputsFrom(ctx, current.Type(), config)
-	if resp.Diagnostics.Append(diags...); diags.HasError() {
+	var m pipelineResourceModel
+	if resp.Diagnostics.Append(tfsdk.Config{Schema: current, Raw: config}.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	out, ok, diags := planOutputs(ctx, in, nil)
+	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
 	if resp.Diagnostics.Append(diags...); !ok {
 		return
 	}
@@ -323,55 +323,53 @@ func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
 		}
 		return out
 	}
-	tfresource.UnitTest(t, tfresource.TestCase{
-		Steps: []tfresource.TestStep{
-			{
-				ProtoV6ProviderFactories: v0Providers,
-				Config:                   upgradeConfig,
-				ConfigStateChecks: append(add(),
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(0).AtMapKey("bootstrap_port"), knownvalue.Int64Exact(26001)),
-				),
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   upgradeConfig,
-				ConfigPlanChecks: tfresource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
-						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
-					},
-				},
-				ConfigStateChecks: append(add(),
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("pipeline"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("kv_both"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(3).AtMapKey("host"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("ports").AtSliceIndex(0).AtMapKey("host"), knownvalue.Null()),
-				),
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   upgradeConfig,
-				ConfigPlanChecks: tfresource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	accTest(t,
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: v0Providers,
+			Config:                   upgradeConfig,
+			ConfigStateChecks: append(add(),
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(0).AtMapKey("bootstrap_port"), knownvalue.Int64Exact(26001)),
+			),
+		},
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   upgradeConfig,
+			ConfigPlanChecks: tfresource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
 				},
 			},
-			{
-				// The upgraded resource goes on as usual: an update keeps
-				// the ports version 0 allocated.
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   strings.Replace(upgradeConfig, "max_num_seqs = 48", "max_num_seqs = 40", 1),
-				ConfigPlanChecks: tfresource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate)},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{
-					kept["ports[0].port"].AddStateValue(resAddr, paths["ports[0].port"]),
-					kept["ports[1].port"].AddStateValue(resAddr, paths["ports[1].port"]),
-					kept["ports[2].port"].AddStateValue(resAddr, paths["ports[2].port"]),
-				},
+			ConfigStateChecks: append(add(),
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("pipeline"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("kv_both"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(3).AtMapKey("host"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("ports").AtSliceIndex(0).AtMapKey("host"), knownvalue.Null()),
+			),
+		},
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   upgradeConfig,
+			ConfigPlanChecks: tfresource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 		},
-	})
+		tfresource.TestStep{
+			// The upgraded resource goes on as usual: an update keeps
+			// the ports version 0 allocated.
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   strings.Replace(upgradeConfig, "max_num_seqs = 48", "max_num_seqs = 40", 1),
+			ConfigPlanChecks: tfresource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate)},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				kept["ports[0].port"].AddStateValue(resAddr, paths["ports[0].port"]),
+				kept["ports[1].port"].AddStateValue(resAddr, paths["ports[1].port"]),
+				kept["ports[2].port"].AddStateValue(resAddr, paths["ports[2].port"]),
+			},
+		},
+	)
 }
 
 // State written with version 1 upgrades too: the next plan fills in
@@ -379,31 +377,29 @@ func TestAccPDPipelineResource_UpgradeFromV0(t *testing.T) {
 // plan after it is empty.
 func TestAccPDPipelineResource_UpgradeFromV1(t *testing.T) {
 	ports := statecheck.CompareValue(compare.ValuesSame())
-	tfresource.UnitTest(t, tfresource.TestCase{
-		Steps: []tfresource.TestStep{
-			{
-				ProtoV6ProviderFactories: v1Providers,
-				Config:                   upgradeConfig,
-				ConfigStateChecks:        []statecheck.StateCheck{ports.AddStateValue(resAddr, tfjsonpath.New("ports"))},
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   upgradeConfig,
-				ConfigPlanChecks: tfresource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
-					},
-				},
-				ConfigStateChecks: []statecheck.StateCheck{ports.AddStateValue(resAddr, tfjsonpath.New("ports"))},
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   upgradeConfig,
-				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	accTest(t,
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: v1Providers,
+			Config:                   upgradeConfig,
+			ConfigStateChecks:        []statecheck.StateCheck{ports.AddStateValue(resAddr, tfjsonpath.New("ports"))},
 		},
-	})
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   upgradeConfig,
+			ConfigPlanChecks: tfresource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+				},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{ports.AddStateValue(resAddr, tfjsonpath.New("ports"))},
+		},
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   upgradeConfig,
+			ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }
 
 // State written before the nested inputs read back their effective values
@@ -416,40 +412,38 @@ func TestAccPDPipelineResource_UpgradeToNestedEffectiveValues(t *testing.T) {
   model = "` + seedModel + `"
   decode = { max_num_seqs = 48 }
 }`
-	tfresource.UnitTest(t, tfresource.TestCase{
-		Steps: []tfresource.TestStep{
-			{
-				ProtoV6ProviderFactories: v2Providers,
-				Config:                   config,
-				ConfigStateChecks: append([]statecheck.StateCheck{
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("devices"), knownvalue.Null()),
-				}, kept()...),
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   config,
-				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(0)})),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("max_num_seqs"), knownvalue.Int64Exact(48)),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25202)),
-					// The stand-in for the old provider plans with today's
-					// engine, so the default connector it left unset is
-					// NixlConnector on both sides of the upgrade and the id
-					// stays (TestAccPDPipelineResource_UpgradeFromMooncakeDefault
-					// has a state planned with the old default).
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
-				}},
-				ConfigStateChecks: kept(),
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   config,
-				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	accTest(t,
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: v2Providers,
+			Config:                   config,
+			ConfigStateChecks: append([]statecheck.StateCheck{
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("devices"), knownvalue.Null()),
+			}, kept()...),
 		},
-	})
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   config,
+			ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("prefill").AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(0)})),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("max_num_seqs"), knownvalue.Int64Exact(48)),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25202)),
+				// The stand-in for the old provider plans with today's
+				// engine, so the default connector it left unset is
+				// NixlConnector on both sides of the upgrade and the id
+				// stays (TestAccPDPipelineResource_UpgradeFromMooncakeDefault
+				// has a state planned with the old default).
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
+			}},
+			ConfigStateChecks: kept(),
+		},
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   config,
+			ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }
 
 // State written before preset read back the preset planned has it null
@@ -476,31 +470,29 @@ func TestAccPDPipelineResource_UpgradeToPresetReadBack(t *testing.T) {
 			if tc.action == plancheck.ResourceActionNoop {
 				before = knownvalue.StringExact(tc.preset)
 			}
-			tfresource.UnitTest(t, tfresource.TestCase{
-				Steps: []tfresource.TestStep{
-					{
-						ProtoV6ProviderFactories: presetNotComputedProviders,
-						Config:                   config,
-						ConfigStateChecks: append([]statecheck.StateCheck{
-							statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), before),
-						}, kept()...),
-					},
-					{
-						ProtoV6ProviderFactories: testProviders,
-						Config:                   config,
-						ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectResourceAction(resAddr, tc.action),
-							plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact(tc.preset)),
-						}},
-						ConfigStateChecks: kept(),
-					},
-					{
-						ProtoV6ProviderFactories: testProviders,
-						Config:                   config,
-						ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-					},
+			accTest(t,
+				tfresource.TestStep{
+					ProtoV6ProviderFactories: presetNotComputedProviders,
+					Config:                   config,
+					ConfigStateChecks: append([]statecheck.StateCheck{
+						statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), before),
+					}, kept()...),
 				},
-			})
+				tfresource.TestStep{
+					ProtoV6ProviderFactories: testProviders,
+					Config:                   config,
+					ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(resAddr, tc.action),
+						plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("preset"), knownvalue.StringExact(tc.preset)),
+					}},
+					ConfigStateChecks: kept(),
+				},
+				tfresource.TestStep{
+					ProtoV6ProviderFactories: testProviders,
+					Config:                   config,
+					ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				},
+			)
 		})
 	}
 }
@@ -543,35 +535,33 @@ resource "terraform_data" "machine" {
 }
 `
 	kept := recordAcrossSteps(compare.ValuesDiffer())
-	tfresource.UnitTest(t, tfresource.TestCase{
-		Steps: []tfresource.TestStep{
-			{
-				ProtoV6ProviderFactories: mooncakeDefaultProviders,
-				Config:                   config,
-				ConfigStateChecks: append([]statecheck.StateCheck{
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("MooncakeConnector")),
-					statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`kv_connector: "MooncakeConnector"`))),
-				}, kept()...),
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   config,
-				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)kv_connector: "NixlConnector".*kv_connector: "NixlConnector"`))),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
-					plancheck.ExpectResourceAction("terraform_data.machine", plancheck.ResourceActionReplace),
-				}},
-				ConfigStateChecks: kept(),
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   config,
-				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	accTest(t,
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: mooncakeDefaultProviders,
+			Config:                   config,
+			ConfigStateChecks: append([]statecheck.StateCheck{
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("MooncakeConnector")),
+				statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`kv_connector: "MooncakeConnector"`))),
+			}, kept()...),
 		},
-	})
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   config,
+			ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)kv_connector: "NixlConnector".*kv_connector: "NixlConnector"`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
+				plancheck.ExpectResourceAction("terraform_data.machine", plancheck.ResourceActionReplace),
+			}},
+			ConfigStateChecks: kept(),
+		},
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   config,
+			ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }
 
 // With hosts set, version 1 also reports each stage's and port's host. The
@@ -581,29 +571,27 @@ resource "terraform_data" "machine" {
 func TestAccPDPipelineResource_UpgradeFromV0WithHosts(t *testing.T) {
 	config := pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.1" }`)
 	id := statecheck.CompareValue(compare.ValuesSame())
-	tfresource.UnitTest(t, tfresource.TestCase{
-		Steps: []tfresource.TestStep{
-			{
-				ProtoV6ProviderFactories: v0Providers,
-				Config:                   config,
-				ConfigStateChecks:        []statecheck.StateCheck{id.AddStateValue(resAddr, tfjsonpath.New("id"))},
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   config,
-				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(0).AtMapKey("host"), knownvalue.StringExact("10.0.0.1")),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{id.AddStateValue(resAddr, tfjsonpath.New("id"))},
-			},
-			{
-				ProtoV6ProviderFactories: testProviders,
-				Config:                   config,
-				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	accTest(t,
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: v0Providers,
+			Config:                   config,
+			ConfigStateChecks:        []statecheck.StateCheck{id.AddStateValue(resAddr, tfjsonpath.New("id"))},
 		},
-	})
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   config,
+			ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(0).AtMapKey("host"), knownvalue.StringExact("10.0.0.1")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{id.AddStateValue(resAddr, tfjsonpath.New("id"))},
+		},
+		tfresource.TestStep{
+			ProtoV6ProviderFactories: testProviders,
+			Config:                   config,
+			ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }
 
 // The upgrader itself, through the provider's protocol server with a raw

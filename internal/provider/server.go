@@ -11,26 +11,34 @@ import (
 )
 
 // Serve serves the provider to Terraform over plugin protocol 6 under
-// address, as providerserver.Serve does, with two changes that matter when
-// one plan reads hundreds of pipelines (PERFORMANCE.md) and that apply
-// only while no one can see the provider's logs: Terraform shows them only
-// when TF_LOG or TF_LOG_PROVIDER is set, and debug runs keep them.
+// address, as providerserver.Serve does, with three changes for plans that
+// read or re-plan many pipelines (PERFORMANCE.md). The first two apply only
+// while no one can see the provider's logs: Terraform shows them only when
+// TF_LOG or TF_LOG_PROVIDER is set, and debug runs keep them.
 //
 //   - The plugin SDK's logs are turned off. By default the SDK writes every
-//     trace line as JSON, which Terraform then parses and drops: a third of
-//     the provider's CPU time. A TF_LOG_SDK* variable the user sets wins.
+//     trace line of every call as JSON, which Terraform parses and then
+//     drops. The SDK reads its level from the environment when it builds
+//     each call's logger, so setting TF_LOG_SDK* in the provider's own
+//     process (Terraform starts one per plan step) is the only switch; a
+//     TF_LOG_SDK* variable the user sets wins.
 //   - Each per-instance call reaches the framework with a fresh context.
 //     The framework keeps the context of every call until the provider
 //     stops (to cancel it on StopProvider), and a gRPC request's context
-//     holds the SDK's loggers and the stream, about 12 KiB: memory grew with
-//     every pipeline planned. Cancelling the request still cancels the call.
+//     holds the SDK's loggers and the stream: memory grew with every
+//     pipeline planned. Cancelling the request still cancels the call.
 //
-// It also collects garbage less often (GOGC=400 unless GOGC is set): the
-// live heap stays under 10 MiB however many pipelines a plan reads, while
-// each read allocates about 0.6 MiB, so the default GOGC=100 ran a
-// collection every few reads, about 13 % of the provider's CPU. Peak memory
-// rises from about 30 to 47 MiB (PERFORMANCE.md).
-func Serve(address, version string, debugging bool) error {
+// It also collects garbage less often (GOGC=400 unless GOGC is set), a
+// setting of this process alone: its live heap stays small however many
+// pipelines a plan reads, while every call allocates afresh, so the
+// default collected every few calls. A provider process lives for one
+// plan step, and a larger heap goal lets most of that garbage go with it;
+// peak memory rises in exchange. A user's GOGC wins.
+//
+// front, when not nil, is put in front of the framework's server
+// (main.go passes internal/direct's Wrap, which cannot be imported here:
+// it calls this package).
+func Serve(address, version string, debugging bool, front func(func() tfprotov6.ProviderServer) func() tfprotov6.ProviderServer) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
@@ -48,21 +56,10 @@ func Serve(address, version string, debugging bool) error {
 		plain := framework
 		framework = func() tfprotov6.ProviderServer { return detached{plain()} }
 	}
-	return tf6server.Serve(address, withDirect(framework), opts...)
-}
-
-// newServer is the provider's protocol-6 server as the tests and
-// benchmarks use it: the framework's, behind directServer.
-func newServer(version string) func() tfprotov6.ProviderServer {
-	return withDirect(providerserver.NewProtocol6(New(version)()))
-}
-
-// withDirect puts directServer in front of a framework server: it answers
-// the calls made for every omni_pd_pipeline instance and passes the rest
-// on. detached, when Serve uses it, wraps only the framework, the one that
-// keeps each call's context.
-func withDirect(framework func() tfprotov6.ProviderServer) func() tfprotov6.ProviderServer {
-	return func() tfprotov6.ProviderServer { return directServer{framework()} }
+	if front != nil {
+		framework = front(framework)
+	}
+	return tf6server.Serve(address, framework, opts...)
 }
 
 // detached passes the calls Terraform makes for every resource, data source

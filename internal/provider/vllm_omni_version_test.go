@@ -49,69 +49,66 @@ func versionChecks(addr, version, release string) []statecheck.StateCheck {
 // Either way the next plan is empty, and a new version updates in place.
 func TestAccPDPipeline_VLLMOmniVersion(t *testing.T) {
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: both(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /\S+ --stage-id 0 `))),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
-				}},
-				ConfigStateChecks: append(append(versionChecks(resAddr, "0.24.0", "0.24.0"), versionChecks(dataAddr, "0.24.0", "0.24.0")...),
-					ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
-			},
-			{
-				Config:           both(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				// A line: 0.22.0 applies each stage's runtime.env in a
-				// whole-pipeline process, so one host runs one process again,
-				// without the stage flags; the machine carries another
-				// release, so the units name it and the id changes.
-				Config: both(`vllm_omni_version = "0.22"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.22.0")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /\S+\.yaml$`))),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(1)),
-				}},
-				ConfigStateChecks: append(append(versionChecks(resAddr, "0.22", "0.22.0"), versionChecks(dataAddr, "0.22", "0.22.0")...),
-					ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
-			},
-			{
-				Config:           both(`vllm_omni_version = "0.22"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				// Unset again: the resource keeps the release it planned for,
-				// as it keeps its ports, now spelled as that release; the data
-				// source takes the default.
-				Config: both(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22.0")),
-				}},
-				ConfigStateChecks: append(versionChecks(resAddr, "0.22.0", "0.22.0"), versionChecks(dataAddr, "0.24.0", "0.24.0")...),
-			},
-			{
-				Config:           both(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				// triggers replace the resource, which then plans afresh.
-				Config: pipelineResource(`triggers = { rev = "2" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
-				}},
-			},
+	accTest(t,
+		resource.TestStep{
+			Config: both(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.24.0")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /\S+ --stage-id 0 `))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
+			}},
+			ConfigStateChecks: append(append(versionChecks(resAddr, "0.24.0", "0.24.0"), versionChecks(dataAddr, "0.24.0", "0.24.0")...),
+				ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
 		},
-	})
+		resource.TestStep{
+			Config:           both(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		resource.TestStep{
+			// A line: 0.22.0 applies each stage's runtime.env in a
+			// whole-pipeline process, so one host runs one process again,
+			// without the stage flags; the machine carries another
+			// release, so the units name it and the id changes.
+			Config: both(`vllm_omni_version = "0.22"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.22.0")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(` --stage-configs-path /\S+\.yaml$`))),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(1)),
+			}},
+			ConfigStateChecks: append(append(versionChecks(resAddr, "0.22", "0.22.0"), versionChecks(dataAddr, "0.22", "0.22.0")...),
+				ids.AddStateValue(resAddr, tfjsonpath.New("id"))),
+		},
+		resource.TestStep{
+			Config:           both(`vllm_omni_version = "0.22"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		resource.TestStep{
+			// Unset again: the resource keeps the release it planned for,
+			// as it keeps its ports, now spelled as that release; the data
+			// source takes the default.
+			Config: both(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22.0")),
+			}},
+			ConfigStateChecks: append(versionChecks(resAddr, "0.22.0", "0.22.0"), versionChecks(dataAddr, "0.24.0", "0.24.0")...),
+		},
+		resource.TestStep{
+			Config:           both(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		resource.TestStep{
+			// triggers replace the resource, which then plans afresh.
+			Config: pipelineResource(`triggers = { rev = "2" }`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.24.0")),
+			}},
+		},
+	)
 }
 
 // Across hosts the release decides the launch flags: the replica flags
@@ -122,77 +119,71 @@ func TestAccPDPipeline_VLLMOmniVersionChangesLaunch(t *testing.T) {
 	hosts := `prefill = { host = "10.0.0.1" }
   decode = { host = "10.0.0.2" }`
 	worker := tfjsonpath.New("launches").AtSliceIndex(1).AtMapKey("processes").AtSliceIndex(0).AtMapKey("systemd_dropin").AtMapKey("content")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: both(hosts),
-				ConfigStateChecks: []statecheck.StateCheck{
-					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless --omni-replica-address 10\.0\.0\.2"$`))),
-				},
-			},
-			{
-				Config: both(hosts + "\n  vllm_omni_version = \"0.22.0\""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless --omni-replica-address 10\.0\.0\.2"$`))),
-				},
-			},
-			{
-				Config: both(hosts + "\n  vllm_omni_version = \"0.21.0rc1\""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					ids.AddStateValue(resAddr, tfjsonpath.New("id")),
-					statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`))),
-				},
+	accTest(t,
+		resource.TestStep{
+			Config: both(hosts),
+			ConfigStateChecks: []statecheck.StateCheck{
+				ids.AddStateValue(resAddr, tfjsonpath.New("id")),
+				statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless --omni-replica-address 10\.0\.0\.2"$`))),
 			},
 		},
-	})
+		resource.TestStep{
+			Config: both(hosts + "\n  vllm_omni_version = \"0.22.0\""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				ids.AddStateValue(resAddr, tfjsonpath.New("id")),
+				statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless --omni-replica-address 10\.0\.0\.2"$`))),
+			},
+		},
+		resource.TestStep{
+			Config: both(hosts + "\n  vllm_omni_version = \"0.21.0rc1\""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				ids.AddStateValue(resAddr, tfjsonpath.New("id")),
+				statecheck.ExpectKnownValue(dataAddr, worker, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`))),
+			},
+		},
+	)
 }
 
 // An unknown vllm_omni_version leaves every output unknown, and the version
 // too, without an error; a version that cannot run the plan is an error
 // at plan time.
 func TestAccPDPipeline_VLLMOmniVersionUnknownAndRefused(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: `
+	accTest(t,
+		resource.TestStep{
+			Config: `
 resource "terraform_data" "version" {
   input = "0.24"
 }
 ` + pipelineResource(`vllm_omni_version = terraform_data.version.output`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(unknownOutputChecks(resAddr),
-					plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("vllm_omni_version")))},
-				ConfigStateChecks: versionChecks(resAddr, "0.24", "0.24.0"),
-			},
-			{
-				Config:      both(`vllm_omni_version = "0.30.0"`),
-				ExpectError: regexp.MustCompile(`(?s)vllm-omni\s+0\.30\.0\s+cannot\s+run\s+this\s+plan.*` + loose(`Set vllm_omni_version to a release that runs this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1, 0\.24\.0\.`) + `.*\[release_no_pd\]`),
-			},
-			{
-				// Qwen3-Omni's PD input processors are gone from 0.25.0rc1.
-				Config:      both(`vllm_omni_version = "0.25.0rc1"`),
-				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.25\.0rc1 cannot run this plan: it has no input processor \S+\.qwen3_omni\.thinker2talker`) + `.*\[release_no_pd\]`),
-			},
-			{
-				Config:      both(`vllm_omni_version = "0.26.0rc1"`),
-				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.26\.0rc1 cannot run this plan: it has no input processor \S+\.qwen3_omni\.thinker2talker`) + `.*\[release_no_pd\]`),
-			},
-			{
-				// 0.19.0rc1 is not in the table: it predates PD.
-				Config:      both(`vllm_omni_version = "0.19.0rc1"`),
-				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.19\.0rc1 is older than 0\.20\.0, the first release with prefill-decode disaggregation`) + `.*\[release_before_pd\]`),
-			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(unknownOutputChecks(resAddr),
+				plancheck.ExpectUnknownValue(resAddr, tfjsonpath.New("vllm_omni_version")))},
+			ConfigStateChecks: versionChecks(resAddr, "0.24", "0.24.0"),
 		},
-	})
+		resource.TestStep{
+			Config:      both(`vllm_omni_version = "0.30.0"`),
+			ExpectError: regexp.MustCompile(`(?s)vllm-omni\s+0\.30\.0\s+cannot\s+run\s+this\s+plan.*` + loose(`Set vllm_omni_version to a release that runs this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1, 0\.24\.0\.`) + `.*\[release_no_pd\]`),
+		},
+		resource.TestStep{
+			// Qwen3-Omni's PD input processors are gone from 0.25.0rc1.
+			Config:      both(`vllm_omni_version = "0.25.0rc1"`),
+			ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.25\.0rc1 cannot run this plan: it has no input processor \S+\.qwen3_omni\.thinker2talker`) + `.*\[release_no_pd\]`),
+		},
+		resource.TestStep{
+			Config:      both(`vllm_omni_version = "0.26.0rc1"`),
+			ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.26\.0rc1 cannot run this plan: it has no input processor \S+\.qwen3_omni\.thinker2talker`) + `.*\[release_no_pd\]`),
+		},
+		resource.TestStep{
+			// 0.19.0rc1 is not in the table: it predates PD.
+			Config:      both(`vllm_omni_version = "0.19.0rc1"`),
+			ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.19\.0rc1 is older than 0\.20\.0, the first release with prefill-decode disaggregation`) + `.*\[release_before_pd\]`),
+		},
+	)
 }
 
 // A stages output on the user's own pipeline registration: no release runs
@@ -201,20 +192,17 @@ resource "terraform_data" "version" {
 // as its own process (the release applies no runtime.env in a
 // whole-pipeline process): serve_command is the head's.
 func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: both(`format = "stages"
+	accTest(t, resource.TestStep{
+		Config: both(`format = "stages"
   pipeline = "qwen3_omni_moe_pd"`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.32.0")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(
-					` --deploy-config /\S+ --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`\Apipeline: qwen3_omni_moe_pd\nasync_chunk: false\nstages:\n`))),
-			}},
-			ConfigStateChecks: versionChecks(dataAddr, "0.32.0", "0.32.0"),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.32.0")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(
+				` --deploy-config /\S+ --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`\Apipeline: qwen3_omni_moe_pd\nasync_chunk: false\nstages:\n`))),
 		}},
+		ConfigStateChecks: versionChecks(dataAddr, "0.32.0", "0.32.0"),
 	})
 }
 
@@ -222,10 +210,8 @@ func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
 // without the talker key (the same id and config), while code2wav's
 // override beside it still applies.
 func TestAccPDPipeline_NullOverride(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: `
+	accTest(t, resource.TestStep{
+		Config: `
 resource "omni_pd_pipeline" "test" {
   model           = "` + seedModel + `"
   stage_overrides = { talker = null, code2wav = { max_num_seqs = 2 } }
@@ -236,14 +222,13 @@ data "omni_pd_pipeline" "test" {
   stage_overrides = { code2wav = { max_num_seqs = 2 } }
 }
 `,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`max_num_seqs: 2\n\s+model_stage: code2wav\n`))),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.CompareValuePairs(resAddr, tfjsonpath.New("id"), dataAddr, tfjsonpath.New("id"), compare.ValuesSame()),
-				statecheck.CompareValuePairs(resAddr, tfjsonpath.New("config_yaml"), dataAddr, tfjsonpath.New("config_yaml"), compare.ValuesSame()),
-			},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`max_num_seqs: 2\n\s+model_stage: code2wav\n`))),
 		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.CompareValuePairs(resAddr, tfjsonpath.New("id"), dataAddr, tfjsonpath.New("id"), compare.ValuesSame()),
+			statecheck.CompareValuePairs(resAddr, tfjsonpath.New("config_yaml"), dataAddr, tfjsonpath.New("config_yaml"), compare.ValuesSame()),
+		},
 	})
 }
 
@@ -259,37 +244,34 @@ func TestAccPDPipeline_VerifyOutputs(t *testing.T) {
 	checks := func(words string) knownvalue.Check {
 		return knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_CHECKS=` + regexp.QuoteMeta(words) + `"$`))
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: pipelineResource() + `
+	accTest(t, resource.TestStep{
+		Config: pipelineResource() + `
 output "sha_matches" {
   value = sha256(omni_pd_pipeline.test.config_yaml) == omni_pd_pipeline.test.config_sha256
 }
 `,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_sha256"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("liveness_url"), knownvalue.StringExact("http://127.0.0.1:8091/health")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/models")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_command"), knownvalue.StringExact(
-					"python3 /usr/local/lib/vllm-omni/pd-check.py ready http://127.0.0.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/chat/completions")),
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_command"), knownvalue.StringExact(
-					"python3 /usr/local/lib/vllm-omni/pd-check.py smoke http://127.0.0.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-stage@0.service")),
-				// python_path unset with vllm in /usr/local/bin: python3 as the
-				// unit's PATH finds it.
-				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("content"),
-					knownvalue.StringRegexp(regexp.MustCompile(`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
-						` --import scheduler_cls=\S+\.OmniARScheduler`+
-						` --import custom_process_input_func=\S+\.qwen3_omni\.thinker2talker --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav`+
-						` --import scheduler_cls=\S+\.OmniGenerationScheduler`+
-						` --head 127\.0\.0\.1:25203 --head-wait 600 --head-unit vllm-omni-stage@0\.service \$OMNI_PD_CHECKS -- /usr/local/bin/vllm serve `))),
-				plancheck.ExpectKnownValue(resAddr, dropIn(0), checks("--gpus 1 --transport NixlConnector=nixl._api")),
-				plancheck.ExpectKnownValue(resAddr, dropIn(1), checks("--gpus 2 --transport NixlConnector=nixl._api")),
-				// Stages 2 and 3 load no KV connector: no transport to import.
-				plancheck.ExpectKnownValue(resAddr, dropIn(3), checks("--gpus 3")),
-				plancheck.ExpectKnownOutputValue("sha_matches", knownvalue.Bool(true)),
-			}},
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_sha256"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("liveness_url"), knownvalue.StringExact("http://127.0.0.1:8091/health")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/models")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("readiness_command"), knownvalue.StringExact(
+				"python3 /usr/local/lib/vllm-omni/pd-check.py ready http://127.0.0.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_url"), knownvalue.StringExact("http://127.0.0.1:8091/v1/chat/completions")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_command"), knownvalue.StringExact(
+				"python3 /usr/local/lib/vllm-omni/pd-check.py smoke http://127.0.0.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-stage@0.service")),
+			// python_path unset with vllm in /usr/local/bin: python3 as the
+			// unit's PATH finds it.
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("content"),
+				knownvalue.StringRegexp(regexp.MustCompile(`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight 0\.24\.0 release 0\.24 /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64}`+
+					` --import scheduler_cls=\S+\.OmniARScheduler`+
+					` --import custom_process_input_func=\S+\.qwen3_omni\.thinker2talker --import custom_process_input_func=\S+\.qwen3_omni\.talker2code2wav`+
+					` --import scheduler_cls=\S+\.OmniGenerationScheduler`+
+					` --head 127\.0\.0\.1:25203 --head-wait 600 --head-unit vllm-omni-stage@0\.service \$OMNI_PD_CHECKS -- /usr/local/bin/vllm serve `))),
+			plancheck.ExpectKnownValue(resAddr, dropIn(0), checks("--gpus 1 --transport NixlConnector=nixl._api")),
+			plancheck.ExpectKnownValue(resAddr, dropIn(1), checks("--gpus 2 --transport NixlConnector=nixl._api")),
+			// Stages 2 and 3 load no KV connector: no transport to import.
+			plancheck.ExpectKnownValue(resAddr, dropIn(3), checks("--gpus 3")),
+			plancheck.ExpectKnownOutputValue("sha_matches", knownvalue.Bool(true)),
 		}},
 	})
 }
@@ -302,40 +284,37 @@ func TestAccPDPipeline_EffectiveValues(t *testing.T) {
 		plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(8091)),
 		plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("format"), knownvalue.StringExact("stage_args")),
 	}
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config:           both("") + `output "path" { value = data.omni_pd_pipeline.test.config_path }`,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: unset},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownOutputValue("path", knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml")),
-					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(8091)),
-					statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("format"), knownvalue.StringExact("stage_args")),
-				},
-			},
-			{
-				Config:           both("") + `output "path" { value = data.omni_pd_pipeline.test.config_path }`,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				Config: both(`config_path = "/srv/omni/pd.yaml"
-  api_port = 9000
-  format = "stage_args"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_path"), knownvalue.StringExact("/srv/omni/pd.yaml")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(9000)),
-				}},
-			},
-			{
-				Config: both(`config_path = "/srv/omni/pd.yaml"
-  api_port = 9000
-  format = "stage_args"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+	accTest(t,
+		resource.TestStep{
+			Config:           both("") + `output "path" { value = data.omni_pd_pipeline.test.config_path }`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: unset},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("path", knownvalue.StringExact("/etc/vllm-omni/deploy-config.yaml")),
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(8091)),
+				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("format"), knownvalue.StringExact("stage_args")),
 			},
 		},
-	})
+		resource.TestStep{
+			Config:           both("") + `output "path" { value = data.omni_pd_pipeline.test.config_path }`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		resource.TestStep{
+			Config: both(`config_path = "/srv/omni/pd.yaml"
+  api_port = 9000
+  format = "stage_args"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_path"), knownvalue.StringExact("/srv/omni/pd.yaml")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("api_port"), knownvalue.Int64Exact(9000)),
+			}},
+		},
+		resource.TestStep{
+			Config: both(`config_path = "/srv/omni/pd.yaml"
+  api_port = 9000
+  format = "stage_args"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	)
 }
 
 // planCodes plans a data source configuration the way a read does and
@@ -343,7 +322,7 @@ func TestAccPDPipeline_EffectiveValues(t *testing.T) {
 // path it is reported on ("" for none).
 func planCodes(t *testing.T, set map[string]tftypes.Value) (errs, warnings map[string]string) {
 	t.Helper()
-	_, diags := readPipeline(context.Background(), dataSourceConfig(t, set))
+	_, diags := readDataSource(context.Background(), dataSourceConfig(t, set))
 	errs, warnings = map[string]string{}, map[string]string{}
 	code := regexp.MustCompile(`\[([a-z0-9_]+)\]$`)
 	for _, d := range diags {
@@ -453,22 +432,19 @@ func TestAccPDPipeline_HeadWaitOnOneHost(t *testing.T) {
 		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(j).AtMapKey("systemd_dropin").AtMapKey("content")
 	}
 	unit := tfjsonpath.New("systemd_unit").AtMapKey("content")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{{
-			Config: pipelineResource(`systemd = { head_wait_seconds = 120 }`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				// Every stage's preflight has the head's master; it waits only
-				// before a headless vllm, and the head's is not
-				// (TestPreflightWaitsForTheHead).
-				plancheck.ExpectKnownValue(resAddr, unit, knownvalue.StringRegexp(regexp.MustCompile(
-					`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 120 --head-unit vllm-omni-stage@0\.service \$OMNI_PD_CHECKS -- `))),
-				plancheck.ExpectKnownValue(resAddr, dropIn(0), stringWithout("--headless")),
-				plancheck.ExpectKnownValue(resAddr, dropIn(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`))),
-				// The wait is the main process's, so the unit's start-up is
-				// not stretched to cover it.
-				plancheck.ExpectKnownValue(resAddr, unit, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=120$`))),
-			}},
+	accTest(t, resource.TestStep{
+		Config: pipelineResource(`systemd = { head_wait_seconds = 120 }`),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			// Every stage's preflight has the head's master; it waits only
+			// before a headless vllm, and the head's is not
+			// (TestPreflightWaitsForTheHead).
+			plancheck.ExpectKnownValue(resAddr, unit, knownvalue.StringRegexp(regexp.MustCompile(
+				`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 120 --head-unit vllm-omni-stage@0\.service \$OMNI_PD_CHECKS -- `))),
+			plancheck.ExpectKnownValue(resAddr, dropIn(0), stringWithout("--headless")),
+			plancheck.ExpectKnownValue(resAddr, dropIn(2), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`))),
+			// The wait is the main process's, so the unit's start-up is
+			// not stretched to cover it.
+			plancheck.ExpectKnownValue(resAddr, unit, knownvalue.StringRegexp(regexp.MustCompile(`(?m)^TimeoutStartSec=120$`))),
 		}},
 	})
 }
@@ -477,37 +453,34 @@ func TestAccPDPipeline_HeadWaitOnOneHost(t *testing.T) {
 // release is 0.22.0, where the whole pipeline runs in one process.
 func TestAccPDPipeline_VLLMOmniVersionQwen25Default(t *testing.T) {
 	const qwen25 = "Qwen/Qwen2.5-Omni-7B"
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviders,
-		Steps: []resource.TestStep{
-			{
-				Config: `
+	accTest(t,
+		resource.TestStep{
+			Config: `
 resource "omni_pd_pipeline" "test" {
   model = "` + qwen25 + `"
 }
 `,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22.0")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.22.0")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringExact(
-						"vllm serve "+qwen25+" --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml")),
-					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("unit_name"),
-						knownvalue.StringExact("vllm-omni.service")),
-				}},
-			},
-			{
-				Config: `
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_version"), knownvalue.StringExact("0.22.0")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.22.0")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("connector").AtMapKey("name"), knownvalue.StringExact("NixlConnector")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringExact(
+					"vllm serve "+qwen25+" --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml")),
+				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(0).AtMapKey("unit_name"),
+					knownvalue.StringExact("vllm-omni.service")),
+			}},
+		},
+		resource.TestStep{
+			Config: `
 resource "omni_pd_pipeline" "test" {
   model             = "` + qwen25 + `"
   vllm_omni_version = "0.24.0"
 }
 `,
-				ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.24\.0 cannot run this plan: it has no input processor \S+\.qwen2_5_omni\.thinker2talker`) +
-					`.*` + loose(`Set vllm_omni_version to a release that runs this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1\.`) + `.*\[release_no_pd\]`),
-			},
+			ExpectError: regexp.MustCompile(`(?s)` + loose(`vllm-omni 0\.24\.0 cannot run this plan: it has no input processor \S+\.qwen2_5_omni\.thinker2talker`) +
+				`.*` + loose(`Set vllm_omni_version to a release that runs this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1\.`) + `.*\[release_no_pd\]`),
 		},
-	})
+	)
 }
 
 // stringWithout checks a string that does not contain text.

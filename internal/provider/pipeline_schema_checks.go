@@ -15,50 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
-
-// ValidateDataResourceConfig validates an omni_pd_pipeline data source's
-// configuration with validateConfig (see directServer).
-func (s directServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	if req.TypeName == pdPipelineTypeName {
-		diags, ok := validateRequest(ctx, req.Config, tfsdk.Config{Schema: pdPipelineDataSourceSchema()},
-			pdPipelineDataSourceType(), dataSourceValidationSchema())
-		if ok {
-			return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: diags}, nil
-		}
-	}
-	return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
-}
-
-// ValidateResourceConfig validates an omni_pd_pipeline resource's
-// configuration with validateConfig (see directServer).
-func (s directServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	if req.TypeName == pdPipelineTypeName {
-		diags, ok := validateRequest(ctx, req.Config, tfsdk.Config{Schema: pdPipelineResourceSchema()},
-			pdPipelineResourceType(), resourceValidationSchema())
-		if ok {
-			return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: diags}, nil
-		}
-	}
-	return s.ProviderServer.ValidateResourceConfig(ctx, req)
-}
-
-// validateRequest decodes a configuration into empty (which carries the
-// schema) and validates it. ok is false when there is no configuration or
-// it does not decode: the framework then answers.
-func validateRequest(ctx context.Context, raw *tfprotov6.DynamicValue, empty tfsdk.Config, typ tftypes.Type, vs validationSchema) ([]*tfprotov6.Diagnostic, bool) {
-	if raw == nil {
-		return nil, false
-	}
-	config, err := raw.Unmarshal(typ)
-	if err != nil {
-		return nil, false
-	}
-	empty.Raw = config
-	return protoDiagnostics(ctx, validateWithEngine(ctx, empty, vs)), true
-}
 
 // validationSchema is an entity's schema as validateConfig takes it.
 type validationSchema struct {
@@ -123,11 +80,12 @@ func holdsObjects(a schemaAttribute) bool {
 // validateConfig runs what the framework's SchemaValidate runs for these
 // schemas: for every attribute, nested ones included, the read-only and
 // required checks, the attribute's validators with its value, and the
-// deprecation warning. The framework finds each value by resolving its
-// path through the schema; this walks the configuration's value tree
-// alongside the schema instead. Attributes are visited in name order, so
-// the diagnostics come in a stable order (the framework's follows map
-// iteration).
+// deprecation warning. The entities' ValidateConfig runs before the
+// framework's own schema checks and cannot see their results, yet must
+// know which attributes they fault (engineErrorsBeside), so it makes them
+// itself; TestSchemaChecks_MatchFramework holds the two to the same
+// diagnostics. Attributes are visited in name order, so the diagnostics
+// come in a stable order.
 func validateConfig(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
 	var diags diag.Diagnostics
 	v, err := vs.typ.ValueFromTerraform(ctx, config.Raw)

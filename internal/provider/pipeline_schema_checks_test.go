@@ -7,7 +7,10 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -88,31 +91,87 @@ func diagnosticStrings(ds []*tfprotov6.Diagnostic) []string {
 	return out
 }
 
-// TestDirectValidate_MatchesFramework: directServer validates both
-// entities' configurations with the same diagnostics as the framework, at
-// the same paths, for every validator in the schema.
-func TestDirectValidate_MatchesFramework(t *testing.T) {
+// frameworkDiagnosticStrings renders framework diagnostics as
+// diagnosticStrings renders the protocol's.
+func frameworkDiagnosticStrings(t *testing.T, diags diag.Diagnostics) []string {
+	t.Helper()
+	out := make([]*tfprotov6.Diagnostic, len(diags))
+	for i, d := range diags {
+		severity := tfprotov6.DiagnosticSeverityError
+		if d.Severity() == diag.SeverityWarning {
+			severity = tfprotov6.DiagnosticSeverityWarning
+		}
+		out[i] = &tfprotov6.Diagnostic{Severity: severity, Summary: d.Summary(), Detail: d.Detail()}
+		if wp, ok := d.(diag.DiagnosticWithPath); ok {
+			var steps []tftypes.AttributePathStep
+			for _, step := range wp.Path().Steps() {
+				switch s := step.(type) {
+				case path.PathStepAttributeName:
+					steps = append(steps, tftypes.AttributeName(string(s)))
+				case path.PathStepElementKeyInt:
+					steps = append(steps, tftypes.ElementKeyInt(int64(s)))
+				case path.PathStepElementKeyString:
+					steps = append(steps, tftypes.ElementKeyString(string(s)))
+				case path.PathStepElementKeyValue:
+					v, err := s.ToTerraformValue(context.Background())
+					if err != nil {
+						t.Fatal(err)
+					}
+					steps = append(steps, tftypes.ElementKeyValue(v))
+				default:
+					t.Fatalf("unknown path step %s", step)
+				}
+			}
+			out[i].Attribute = tftypes.NewAttributePathWithSteps(steps)
+		}
+	}
+	return diagnosticStrings(out)
+}
+
+// validateWithEngine is what both entities' validation reports: the
+// schema's checks (the framework's own, which validateConfig makes too),
+// then the engine's where those failed (ValidateConfig).
+func validateWithEngine(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
+	diags := validateConfig(ctx, config, vs)
+	diags.Append(engineErrorsBeside(ctx, config, diags)...)
+	return diags
+}
+
+// TestSchemaChecks_MatchFramework: validateConfig finds what the
+// framework's own schema checks find, with the same diagnostics at the
+// same paths, for every validator in both schemas, so the entities'
+// ValidateConfig knows which attributes the framework faults: the
+// framework's whole answer is validateConfig's and the engine's errors
+// beside them.
+func TestSchemaChecks_MatchFramework(t *testing.T) {
 	ctx := context.Background()
-	framework, direct := parityServers(t)
+	framework := providerserver.NewProtocol6(New("test")())()
+	if _, err := framework.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, entity := range []struct {
 		name     string
 		typ      tftypes.Type
-		validate func(tfprotov6.ProviderServer, *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic
+		empty    tfsdk.Config
+		vs       validationSchema
+		validate func(*tfprotov6.DynamicValue) []*tfprotov6.Diagnostic
 	}{
-		{"data source", pdPipelineDataSourceType(), func(s tfprotov6.ProviderServer, c *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
-			resp, err := s.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: pdPipelineTypeName, Config: c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return resp.Diagnostics
-		}},
-		{"resource", pdPipelineResourceType(), func(s tfprotov6.ProviderServer, c *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
-			resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: pdPipelineTypeName, Config: c})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return resp.Diagnostics
-		}},
+		{"data source", pdPipelineDataSourceType(), tfsdk.Config{Schema: pdPipelineDataSourceSchema()}, dataSourceValidationSchema(),
+			func(c *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+				resp, err := framework.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: pdPipelineTypeName, Config: c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return resp.Diagnostics
+			}},
+		{"resource", pdPipelineResourceType(), tfsdk.Config{Schema: pdPipelineResourceSchema()}, resourceValidationSchema(),
+			func(c *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+				resp, err := framework.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: pdPipelineTypeName, Config: c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return resp.Diagnostics
+			}},
 	} {
 		configs := invalidConfigs(t, entity.typ)
 		if entity.name == "resource" {
@@ -128,10 +187,12 @@ func TestDirectValidate_MatchesFramework(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := diagnosticStrings(entity.validate(framework, &dv))
-				got := diagnosticStrings(entity.validate(direct, &dv))
+				want := diagnosticStrings(entity.validate(&dv))
+				c := entity.empty
+				c.Raw = config
+				got := frameworkDiagnosticStrings(t, validateWithEngine(ctx, c, entity.vs))
 				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("diagnostics differ:\n direct    %q\n framework %q", got, want)
+					t.Errorf("diagnostics differ:\n validateConfig %q\n framework      %q", got, want)
 				}
 				reported += len(want)
 			})
@@ -140,23 +201,5 @@ func TestDirectValidate_MatchesFramework(t *testing.T) {
 		if reported < 25 {
 			t.Errorf("%s: the cases produced only %d diagnostics", entity.name, reported)
 		}
-	}
-}
-
-// TestDirectValidate_FallsBack: validations the direct path was not built
-// for reach the framework.
-func TestDirectValidate_FallsBack(t *testing.T) {
-	ctx := context.Background()
-	inner := &recordingServer{ProviderServer: providerserver.NewProtocol6(New("test")())()}
-	srv := directServer{inner}
-	bad := &tfprotov6.DynamicValue{MsgPack: []byte{0xc1}}
-	if _, err := srv.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: pdPipelineTypeName, Config: bad}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: "omni_nothing"}); err != nil {
-		t.Fatal(err)
-	}
-	if inner.calls != 2 {
-		t.Errorf("%d of 2 validations reached the framework", inner.calls)
 	}
 }

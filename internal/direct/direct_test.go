@@ -1,0 +1,372 @@
+package direct
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/omnipd/terraform-provider-omni/internal/provider"
+)
+
+const seedModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
+
+// recordingServer counts the calls that reach it; with fail set it answers
+// them with an error instead of passing them on.
+type recordingServer struct {
+	tfprotov6.ProviderServer
+	calls int
+	fail  bool
+}
+
+var errReachedFramework = errors.New("the call reached the framework")
+
+func (r *recordingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	r.calls++
+	if r.fail {
+		return nil, errReachedFramework
+	}
+	return r.ProviderServer.ReadResource(ctx, req)
+}
+
+func (r *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	r.calls++
+	if r.fail {
+		return nil, errReachedFramework
+	}
+	return r.ProviderServer.PlanResourceChange(ctx, req)
+}
+
+func newFramework() tfprotov6.ProviderServer {
+	return providerserver.NewProtocol6(provider.New("test")())()
+}
+
+// parityServers returns the framework's server and the direct one in front
+// of it that cannot fall back to it: a call that reaches the framework
+// through the direct side fails, so a parity test compares the two paths.
+func parityServers(t testing.TB) (framework, direct tfprotov6.ProviderServer) {
+	t.Helper()
+	framework = newFramework()
+	if _, err := framework.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	return framework, server{&recordingServer{ProviderServer: framework, fail: true}}
+}
+
+// resourceValue is a value of the object type typ (the resource's when
+// nil): every attribute not in set is null.
+func resourceValue(t testing.TB, typ tftypes.Type, set map[string]tftypes.Value) tftypes.Value {
+	t.Helper()
+	if typ == nil {
+		typ = provider.PDPipelineResourceType()
+	}
+	obj, ok := typ.(tftypes.Object)
+	if !ok {
+		t.Fatalf("%s is not an object type", typ)
+	}
+	vals := map[string]tftypes.Value{}
+	for name, at := range obj.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	for name, v := range set {
+		if _, ok := obj.AttributeTypes[name]; !ok {
+			t.Fatalf("no attribute %q", name)
+		}
+		vals[name] = v
+	}
+	return tftypes.NewValue(typ, vals)
+}
+
+func str(s string) tftypes.Value           { return tftypes.NewValue(tftypes.String, s) }
+func num(f float64) tftypes.Value          { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
+func unknown(t tftypes.Type) tftypes.Value { return tftypes.NewValue(t, tftypes.UnknownValue) }
+
+func triggers(vals map[string]tftypes.Value) tftypes.Value {
+	return tftypes.NewValue(tftypes.Map{ElementType: tftypes.String}, vals)
+}
+
+// seedWith is the seed's inputs (its model) with extra set over them.
+func seedWith(extra map[string]tftypes.Value) map[string]tftypes.Value {
+	out := map[string]tftypes.Value{"model": str(seedModel)}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
+}
+
+// talkerOverride is a stage_overrides value setting one key of the talker.
+func talkerOverride(key string, v tftypes.Value) tftypes.Value {
+	talker := tftypes.Object{AttributeTypes: map[string]tftypes.Type{key: v.Type()}}
+	return tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"talker": talker}},
+		map[string]tftypes.Value{"talker": tftypes.NewValue(talker, map[string]tftypes.Value{key: v})})
+}
+
+func dynamicValue(t testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
+	t.Helper()
+	dv, err := tfprotov6.NewDynamicValue(provider.PDPipelineResourceType(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dv
+}
+
+// outputNames are the resource's computed attributes that cannot be set.
+func outputNames(t testing.TB) []string {
+	t.Helper()
+	var names []string
+	for name, a := range resourceSchema(t).Attributes {
+		if a.IsComputed() && !a.IsOptional() {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// proposedNew is what Terraform proposes for a configuration: the
+// configuration, with the outputs taken from the prior state on an update.
+func proposedNew(t testing.TB, config, prior tftypes.Value) tftypes.Value {
+	t.Helper()
+	if prior.IsNull() {
+		return config
+	}
+	var c, p map[string]tftypes.Value
+	if err := config.As(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := prior.As(&p); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]tftypes.Value{}
+	for k, v := range c {
+		out[k] = v
+	}
+	for _, name := range outputNames(t) {
+		out[name] = p[name]
+	}
+	return tftypes.NewValue(config.Type(), out)
+}
+
+// TestPlan_MatchesFramework: the direct path plans creates and updates as
+// the framework does: planned state, replacement, private state and
+// diagnostics.
+func TestPlan_MatchesFramework(t *testing.T) {
+	ctx := context.Background()
+	framework, direct := parityServers(t)
+	typ := provider.PDPipelineResourceType()
+	null := tftypes.NewValue(typ, nil)
+	obj, ok := typ.(tftypes.Object)
+	if !ok {
+		t.Fatalf("%s is not an object type", typ)
+	}
+	decodeType := obj.AttributeTypes["decode"]
+
+	plan := func(t *testing.T, config, prior tftypes.Value) *tfprotov6.PlanResourceChangeRequest {
+		return &tfprotov6.PlanResourceChangeRequest{
+			TypeName:         provider.PDPipelineTypeName,
+			Config:           dynamicValue(t, config),
+			PriorState:       dynamicValue(t, prior),
+			ProposedNewState: dynamicValue(t, proposedNew(t, config, prior)),
+		}
+	}
+	// applied is the state after applying a create of config: the plan.
+	applied := func(t *testing.T, config tftypes.Value) tftypes.Value {
+		resp, err := framework.PlanResourceChange(ctx, plan(t, config, null))
+		if err != nil || len(resp.Diagnostics) > 0 {
+			t.Fatalf("plan: %v %v", err, resp.Diagnostics)
+		}
+		v, err := resp.PlannedState.Unmarshal(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	res := func(set map[string]tftypes.Value) tftypes.Value { return resourceValue(t, nil, set) }
+
+	seed := seedWith(nil)
+	withTriggers := seedWith(map[string]tftypes.Value{"triggers": triggers(map[string]tftypes.Value{"rev": str("1")})})
+	overrides := seedWith(map[string]tftypes.Value{
+		"stage_overrides": talkerOverride("max_num_seqs", num(8)),
+		"decode":          resourceValue(t, decodeType, map[string]tftypes.Value{"max_num_seqs": num(32)}),
+	})
+	errs := seedWith(map[string]tftypes.Value{"gpus": num(2)})
+	priorSeed := applied(t, res(seed))
+	priorTriggers := applied(t, res(withTriggers))
+
+	cases := []struct {
+		name          string
+		config, prior tftypes.Value
+	}{
+		{"create the seed", res(seed), null},
+		{"create with overrides", res(overrides), null},
+		{"create with triggers", res(withTriggers), null},
+		{"create with an unknown model", res(map[string]tftypes.Value{"model": unknown(tftypes.String)}), null},
+		{"create with errors", res(errs), null},
+		{"create with a warning", res(seedWith(map[string]tftypes.Value{
+			"stage_overrides": talkerOverride("gpu_memory_utilization", num(0.88)),
+		})), null},
+		{"update, nothing changed", res(seed), priorSeed},
+		{"update an input", res(overrides), priorSeed},
+		{"update to errors", res(errs), priorSeed},
+		{"update to an unknown input", res(seedWith(map[string]tftypes.Value{"api_port": unknown(tftypes.Number)})), priorSeed},
+		{"update, triggers unchanged", res(withTriggers), priorTriggers},
+		{"update, triggers changed", res(seedWith(map[string]tftypes.Value{"triggers": triggers(map[string]tftypes.Value{"rev": str("2")})})), priorTriggers},
+		{"update, triggers added", res(withTriggers), priorSeed},
+		{"update, triggers removed", res(seed), priorTriggers},
+		{"update, triggers unknown", res(seedWith(map[string]tftypes.Value{"triggers": unknown(tftypes.Map{ElementType: tftypes.String})})), priorTriggers},
+	}
+	saw := map[string]bool{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := plan(t, tc.config, tc.prior)
+			want, err := framework.PlanResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := direct.PlanResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
+				t.Errorf("diagnostics differ:\n direct    %v\n framework %v", got.Diagnostics, want.Diagnostics)
+			}
+			// Compared as values: tftypes writes a map's keys in Go's
+			// map order, so the bytes of equal values can differ.
+			if want.PlannedState == nil || got.PlannedState == nil {
+				t.Fatalf("no planned state: direct %v, framework %v", got.PlannedState, want.PlannedState)
+			}
+			g, err1 := got.PlannedState.Unmarshal(typ)
+			w, err2 := want.PlannedState.Unmarshal(typ)
+			if err1 != nil || err2 != nil || !g.Equal(w) {
+				t.Errorf("planned states differ:\n direct    %v\n framework %v", g, w)
+			}
+			if !samePaths(got.RequiresReplace, want.RequiresReplace) {
+				t.Errorf("requires replace: direct %v, framework %v", got.RequiresReplace, want.RequiresReplace)
+			}
+			if string(got.PlannedPrivate) != string(want.PlannedPrivate) || got.Deferred != nil || want.Deferred != nil ||
+				got.PlannedIdentity != nil || want.PlannedIdentity != nil ||
+				got.UnsafeToUseLegacyTypeSystem != want.UnsafeToUseLegacyTypeSystem { //nolint:staticcheck // compared so that it stays equal
+				t.Errorf("the rest of the response differs:\n direct    %+v\n framework %+v", got, want)
+			}
+			for _, d := range want.Diagnostics {
+				saw[string(d.Severity)] = true
+			}
+			if len(want.RequiresReplace) > 0 {
+				saw["replace"] = true
+			}
+		})
+	}
+	// The table must reach errors, warnings and replacements, or the
+	// comparison above proves less than it claims.
+	for _, k := range []string{string(tfprotov6.DiagnosticSeverityError), string(tfprotov6.DiagnosticSeverityWarning), "replace"} {
+		if !saw[k] {
+			t.Errorf("no case produced %s", k)
+		}
+	}
+}
+
+func samePaths(a, b []*tftypes.AttributePath) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRead_MatchesFramework: a refresh returns the state as the framework
+// returns it.
+func TestRead_MatchesFramework(t *testing.T) {
+	ctx := context.Background()
+	framework, direct := parityServers(t)
+	typ := provider.PDPipelineResourceType()
+	seed := dynamicValue(t, resourceValue(t, nil, seedWith(nil)))
+	created, err := framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: provider.PDPipelineTypeName, Config: seed,
+		PriorState: dynamicValue(t, tftypes.NewValue(typ, nil)), ProposedNewState: seed,
+	})
+	if err != nil || len(created.Diagnostics) > 0 {
+		t.Fatalf("%v %v", err, created.Diagnostics)
+	}
+	for name, state := range map[string]*tfprotov6.DynamicValue{
+		"a planned pipeline": created.PlannedState,
+		"a null state":       dynamicValue(t, tftypes.NewValue(typ, nil)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := &tfprotov6.ReadResourceRequest{TypeName: provider.PDPipelineTypeName, CurrentState: state}
+			want, err := framework.ReadResource(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := direct.ReadResource(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err1 := got.NewState.Unmarshal(typ)
+			w, err2 := want.NewState.Unmarshal(typ)
+			if err1 != nil || err2 != nil || !g.Equal(w) || !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) ||
+				string(got.Private) != string(want.Private) || got.Deferred != nil || want.Deferred != nil || got.NewIdentity != nil || want.NewIdentity != nil {
+				t.Errorf("responses differ:\n direct    %+v\n framework %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestFallsBack: calls the direct path was not built for go to the
+// framework unchanged; a create, an update and a refresh do not.
+func TestFallsBack(t *testing.T) {
+	typ := provider.PDPipelineResourceType()
+	seed := dynamicValue(t, resourceValue(t, nil, seedWith(nil)))
+	null := dynamicValue(t, tftypes.NewValue(typ, nil))
+	name := provider.PDPipelineTypeName
+	plans := []struct {
+		name        string
+		req         *tfprotov6.PlanResourceChangeRequest
+		toFramework bool
+	}{
+		{"a create", &tfprotov6.PlanResourceChangeRequest{TypeName: name, Config: seed, PriorState: null, ProposedNewState: seed}, false},
+		{"a destroy", &tfprotov6.PlanResourceChangeRequest{TypeName: name, Config: null, PriorState: seed, ProposedNewState: null}, true},
+		{"private state", &tfprotov6.PlanResourceChangeRequest{TypeName: name, Config: seed, PriorState: null, ProposedNewState: seed, PriorPrivate: []byte(`{"k":"dg=="}`)}, true},
+		{"another type", &tfprotov6.PlanResourceChangeRequest{TypeName: "omni_nothing", Config: seed, PriorState: null, ProposedNewState: seed}, true},
+		{"a state that does not decode", &tfprotov6.PlanResourceChangeRequest{TypeName: name, Config: seed, PriorState: &tfprotov6.DynamicValue{MsgPack: []byte{0xc1}}, ProposedNewState: seed}, true},
+	}
+	for _, tc := range plans {
+		t.Run("plan "+tc.name, func(t *testing.T) {
+			inner := &recordingServer{ProviderServer: newFramework()}
+			if _, err := (server{inner}).PlanResourceChange(context.Background(), tc.req); err != nil {
+				t.Fatal(err)
+			}
+			if got := inner.calls == 1; got != tc.toFramework {
+				t.Errorf("reached the framework: %v, want %v", got, tc.toFramework)
+			}
+		})
+	}
+	reads := []struct {
+		name        string
+		req         *tfprotov6.ReadResourceRequest
+		toFramework bool
+	}{
+		{"a refresh", &tfprotov6.ReadResourceRequest{TypeName: name, CurrentState: seed}, false},
+		{"private state", &tfprotov6.ReadResourceRequest{TypeName: name, CurrentState: seed, Private: []byte(`{"k":"dg=="}`)}, true},
+		{"another type", &tfprotov6.ReadResourceRequest{TypeName: "omni_nothing", CurrentState: seed}, true},
+		{"no state", &tfprotov6.ReadResourceRequest{TypeName: name}, true},
+	}
+	for _, tc := range reads {
+		t.Run("read "+tc.name, func(t *testing.T) {
+			inner := &recordingServer{ProviderServer: newFramework()}
+			if _, err := (server{inner}).ReadResource(context.Background(), tc.req); err != nil {
+				t.Fatal(err)
+			}
+			if got := inner.calls == 1; got != tc.toFramework {
+				t.Errorf("reached the framework: %v, want %v", got, tc.toFramework)
+			}
+		})
+	}
+}

@@ -1,0 +1,22 @@
+// Package direct answers the two calls Terraform makes for every applied
+// omni_pd_pipeline resource on every plan, the refresh (ReadResource) and
+// the plan (PlanResourceChange), straight from the protocol request, and
+// passes every other call to the framework's server unchanged.
+//
+// The framework wraps the resource's Read and ModifyPlan in generic passes
+// over the whole state: turning null blocks into empty ones and back, a
+// semantic-equality pass, and for a plan, comparing every attribute with
+// the prior state, marking computed values unknown and running every
+// attribute's plan modifiers, setting each value back into the plan. The
+// resource's state is large (launches, units, config), and for its schema
+// (no blocks, no custom types, no defaults, one plan modifier, triggers'
+// RequiresReplace, applied here) none of the passes changes the answer,
+// yet in a re-plan of tens of applied resources they cost the provider
+// about three times the CPU of the plans themselves (PERFORMANCE.md).
+//
+// The handlers call the entity's own ModifyPlan (provider.PlanPDPipelineResource)
+// and hold no logic of their own beyond the replacement and the unknowns
+// the framework adds around it. The parity tests compare both paths'
+// answers; TestAssumptions fails if the resource gains what the passes
+// exist for. To remove the package, drop direct.Wrap from main.go.
+package direct
