@@ -25,6 +25,11 @@ output "launch" {
 }
 
 output "processes" {
-  description = "Every process the machine runs, one per stage on vllm-omni 0.24.0, by unit: each an instance of one template unit, with its drop-in."
-  value       = { for p in data.omni_pd_pipeline.qwen.launches[0].processes : p.unit_name => p.systemd_dropin.content }
+  description = "Every process the machine runs, one per stage on vllm-omni 0.24.0: its unit, an instance of the template below, and its role."
+  value       = { for p in data.omni_pd_pipeline.qwen.launches[0].processes : p.unit_name => p.role }
+}
+
+output "systemd_unit" {
+  description = "The template every stage's unit is an instance of (each stage's drop-in adds its own options)."
+  value       = data.omni_pd_pipeline.qwen.systemd_unit.content
 }

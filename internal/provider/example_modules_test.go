@@ -81,10 +81,15 @@ output "unique_units" { value = length(distinct(flatten([for p in omni_pd_pipeli
 						"ports":         list(8092, 25211, 25212, 25213),
 						"config_path":   knownvalue.StringExact("/etc/vllm-omni/pipeline-1.yaml"),
 						"serve_command": knownvalue.StringExact("vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8092 --stage-configs-path /etc/vllm-omni/pipeline-1.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25213"),
-						"units": knownvalue.MapPartial(map[string]knownvalue.Check{
-							"vllm-omni-1-stage-0.service": knownvalue.StringRegexp(regexp.MustCompile(`--omni-master-port 25213\n`)),
-							"vllm-omni-1-stage-3.service": knownvalue.StringRegexp(regexp.MustCompile(`--stage-id 3 --headless`)),
+						"units": knownvalue.ListExact([]knownvalue.Check{
+							knownvalue.StringExact("vllm-omni-1-stage@0.service"), knownvalue.StringExact("vllm-omni-1-stage@1.service"),
+							knownvalue.StringExact("vllm-omni-1-stage@2.service"), knownvalue.StringExact("vllm-omni-1-stage@3.service"),
 						}),
+						"unit_files": knownvalue.MapPartial(map[string]knownvalue.Check{
+							"/etc/systemd/system/vllm-omni-1-stage@.service": knownvalue.StringRegexp(regexp.MustCompile(`--stage-id %i --omni-master-address 127\.0\.0\.1 --omni-master-port 25213\n`)),
+							"/etc/systemd/system/vllm-omni-1-stage@3.service.d/plan.conf": knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`)),
+						}),
+						"check_script_path": knownvalue.StringExact("/usr/local/lib/vllm-omni/pd-check.py"),
 					}),
 				})),
 				statecheck.ExpectKnownOutputValue("ports", list(

@@ -107,7 +107,7 @@ func TestExampleScripts_DevEnv(t *testing.T) {
 	if err != nil {
 		t.Fatalf("terraform plan with the printed config: %v\n%s", err, got)
 	}
-	for _, want := range []string{"Provider development overrides are in effect", "launch", "vllm-omni-stage-0.service"} {
+	for _, want := range []string{"Provider development overrides are in effect", "launch", "vllm-omni-stage@0.service"} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("the plan does not show %q:\n%s", want, got)
 		}
@@ -125,14 +125,14 @@ func TestExampleScripts_Demo(t *testing.T) {
 		dir  string
 		want []string
 	}{
-		{"", []string{"# deploy_config", "stage_args:", "# launch (the head: stage 0 and the API)", "--stage-id 0", "vllm-omni-stage-3.service"}},
+		{"", []string{"# deploy_config", "stage_args:", "# launch (the head: stage 0 and the API)", "--stage-id 0", "vllm-omni-stage@3.service"}},
 		// The registry snippet names the head's command serve_command.
 		{"examples/data-sources/omni_pd_pipeline", []string{"# deploy_config", "stage_args:", "# serve_command (the head: stage 0 and the API)"}},
 		{"examples/deployments/one-host-two-pipelines", []string{
 			"- host in ../../modules/pd-host-packing",
 			"Plan: 6 to add, 0 to change, 0 to destroy.",
 			`"pipeline-1/api" = 8092`,
-			"vllm-omni-1-stage-3.service",
+			"vllm-omni-1-stage@3.service",
 		}},
 	} {
 		t.Run("dir="+c.dir, func(t *testing.T) {
