@@ -21,8 +21,9 @@ func TestLoadBaseDiagnostics(t *testing.T) {
 
 // A base_config whose aliases expand without bound (nested anchors, or an
 // anchor inside itself) used to hang Plan or crash the process with a
-// stack overflow when the split copied the stage list (Unalias). Parse now
-// refuses such a document, and the plan reports it at base_config.
+// stack overflow when the split copied the stage list (stageconfig's
+// unalias). Parse now refuses such a document, and the plan reports it at
+// base_config.
 func TestRegressionAliasExpansion(t *testing.T) {
 	var bomb strings.Builder
 	bomb.WriteString("l0: &l0 [a, a, a, a, a, a, a, a, a, a]\n")

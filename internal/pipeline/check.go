@@ -101,7 +101,7 @@ func checkEntryAndFinal(g *graph, ds *Diagnostics, path Path) {
 // @2ce15ab7:411-412), while it holds its GPUs.
 func warnNeverReached(g *graph, ds *Diagnostics, path Path, s graphStage) {
 	fails := ""
-	if s.stage.Get("custom_process_input_func") == nil {
+	if !s.stage.Sets("custom_process_input_func") {
 		fails = ", and without engine_input_source or a custom_process_input_func it raises ValueError on each request forwarded to it (stage_engine_core_client.py@2ce15ab7:411-412)"
 	}
 	ds.warnf(diagcode.StageNeverReached, path, "a stage reads from no stage and never gets a request",

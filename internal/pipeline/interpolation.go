@@ -25,7 +25,7 @@ import (
 //     (engine/stage_engine_startup.py@2ce15ab7:62-68,739), and in 0.20.0
 //     the head wraps it once more (engine/async_omni_engine.py@7f2b1e93:505).
 // So such a value is refused, naming the attribute. `pipeline:` is read
-// once (stageconfig.LoaderStrNode) and is escaped instead; a base config's
+// once (stageconfig's loaderStrNode) and is escaped instead; a base config's
 // own interpolations are the user's and are kept as written (lintBase).
 
 // checkNoInterpolation refuses every string in v, at any depth, that holds

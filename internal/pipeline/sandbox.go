@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
-	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
 
@@ -97,7 +96,7 @@ func (p *planner) checkStagePaths() {
 				text, _ := v.(string)
 				r.attr, r.value = st.path.Attr("engine_args").Attr(k.key), text
 			} else {
-				text, ok := stageconfig.ScalarString(st.base.stage.Engine(k.key))
+				text, ok := st.base.stage.EngineString(k.key)
 				if !ok || seen[st.base.stage.Describe()+"\x00"+k.key] {
 					continue
 				}

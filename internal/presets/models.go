@@ -4,8 +4,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // Variant is a published model the presets know by its exact id, and the
@@ -131,7 +129,7 @@ func Pipeline(name string) string {
 	stages := ModelStages(name)
 	var outputs []string
 	for _, s := range doc.Stages() {
-		final, _ := stageconfig.ScalarBool(s.Get("final_output"))
+		final := s.Flag("final_output")
 		out, _ := s.String("final_output_type")
 		if final && out != "" && !slices.Contains(outputs, out) {
 			outputs = append(outputs, out)

@@ -105,7 +105,7 @@ func Architecture(name string) string {
 		return ""
 	}
 	for _, s := range doc.Stages() {
-		if arch, ok := stageconfig.ScalarString(s.Engine("model_arch")); ok && arch != "" {
+		if arch, ok := s.EngineString("model_arch"); ok && arch != "" {
 			return arch
 		}
 	}

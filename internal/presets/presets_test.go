@@ -68,13 +68,13 @@ func TestPresetsAreSoundBases(t *testing.T) {
 					t.Errorf("stage %d inputs %v, %v", i, ins, err)
 				}
 				for _, k := range []string{"is_prefill_only", "is_decode_only"} {
-					if s.Get(k) != nil {
+					if s.Sets(k) {
 						t.Errorf("stage %d already has %s", i, k)
 					}
 				}
 			}
 			last := stages[len(stages)-1]
-			if final, _ := stageconfig.ScalarBool(last.Get("final_output")); !final {
+			if !last.Flag("final_output") {
 				t.Errorf("the last stage is not a final output")
 			}
 			if got, _ := last.String("final_output_type"); got != want.output {
@@ -104,7 +104,7 @@ func TestLoadHandsOutCopies(t *testing.T) {
 	}
 	want, _ := a.Render()
 	a.Stages()[0].SetDevices([]int{7})
-	stageconfig.MapSet(a.Top(), "extra", stageconfig.IntNode(1))
+	a.SetTopBoolIfAbsent("extra", true)
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
 		wg.Add(1)

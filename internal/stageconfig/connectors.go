@@ -38,7 +38,7 @@ func (d *Document) connectorsShape() *NotAMapping {
 }
 
 // HasConnector reports whether the config defines a connector of this name.
-func (d *Document) HasConnector(name string) bool { return MapGet(d.connectorsNode(), name) != nil }
+func (d *Document) HasConnector(name string) bool { return mapGet(d.connectorsNode(), name) != nil }
 
 // EnsureConnectors creates the named connectors' mapping where the dialect
 // keeps it, when absent. When a key on the way is not a mapping it changes
@@ -47,22 +47,22 @@ func (d *Document) EnsureConnectors() *NotAMapping {
 	if bad := d.connectorsShape(); bad != nil {
 		return bad
 	}
-	MapEnsure(d.ensureSectionsParent(), "connectors")
+	mapEnsure(d.ensureSectionsParent(), "connectors")
 	return nil
 }
 
 // DefineConnector adds, or replaces, the named connector's definition,
 // creating the connectors' mapping when absent. It fails, changing
 // nothing, when that cannot be done (EnsureConnectors) or def holds a value
-// ValueNode cannot write.
+// valueNode cannot write.
 func (d *Document) DefineConnector(name string, def Map) error {
-	n, err := ValueNode(def)
+	n, err := valueNode(def)
 	if err != nil {
 		return err
 	}
 	if bad := d.EnsureConnectors(); bad != nil {
 		return fmt.Errorf("%s (line %d) is not a mapping", bad.Key, bad.Line)
 	}
-	MapSet(d.connectorsNode(), name, n)
+	mapSet(d.connectorsNode(), name, n)
 	return nil
 }

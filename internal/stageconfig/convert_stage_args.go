@@ -15,7 +15,7 @@ type PDRole int
 
 // The PD roles.
 const (
-	NotPD PDRole = iota
+	notPD PDRole = iota
 	Prefill
 	Decode
 )
@@ -49,25 +49,25 @@ type DroppedKey struct {
 // that the caller can say so; their comments, such as a file header
 // written right above `pipeline:`, go to the next key written.
 func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
-	src := d.Top()
+	src := d.top()
 	var dropped []DroppedKey
 	// The comments of a dropped key (often the file's header, written
 	// right above `pipeline:`) go to the next key written.
 	w := newTopWriter(src)
-	runtime := NewMap()
-	MapSet(runtime, "enabled", BoolNode(true))
+	runtime := newMap()
+	mapSet(runtime, "enabled", boolNode(true))
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		k, v := src.Content[i], src.Content[i+1]
 		switch k.Value {
 		case "stages":
-			list := NewSeq()
+			list := newSeq()
 			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
 			for j, st := range d.Stages() {
 				out, lost := stageArgsStage(st, plan[j], fmt.Sprintf("stages[%d]", j))
 				list.Content = append(list.Content, out)
 				dropped = append(dropped, lost...)
 			}
-			key := KeyNode("stage_args")
+			key := keyNode("stage_args")
 			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
 			w.put(key, list)
 		case "connectors", "edges":
@@ -79,7 +79,7 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 			w.put(k, v)
 		}
 	}
-	MapSet(w.top, "runtime", runtime)
+	mapSet(w.top, "runtime", runtime)
 	return w.document(d, StageArgs), dropped
 }
 
@@ -88,14 +88,14 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 // of the stage it does not write.
 func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []DroppedKey) {
 	preset := s.Topology
-	out := NewMap()
-	out.HeadComment, out.LineComment, out.FootComment = st.Node.HeadComment, st.Node.LineComment, st.Node.FootComment
+	out := newMap()
+	out.HeadComment, out.LineComment, out.FootComment = st.node.HeadComment, st.node.LineComment, st.node.FootComment
 	copyKey := func(from *yaml.Node, key string, into *yaml.Node) {
-		if v := MapGet(from, key); v != nil {
-			MapSet(into, key, DeepCopy(v))
+		if v := mapGet(from, key); v != nil {
+			mapSet(into, key, deepCopy(v))
 		}
 	}
-	MapSet(out, "stage_id", IntNode(s.ID))
+	mapSet(out, "stage_id", intNode(s.ID))
 	var dropped []DroppedKey
 	// A key the stage does not write keeps its comments on the next one
 	// it does, as in flattenStage.
@@ -118,26 +118,26 @@ func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []Dropp
 			lose(lk, lv, section[lk]+lk.Value, "the stage also sets it where vllm-omni's deploy loader reads it first (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy)")
 		}
 	}
-	copyKey(preset.Node, "stage_type", out)
+	copyKey(preset.node, "stage_type", out)
 	switch s.Role {
 	case Prefill:
-		MapSet(out, "is_prefill_only", BoolNode(true))
+		mapSet(out, "is_prefill_only", boolNode(true))
 	case Decode:
-		MapSet(out, "is_decode_only", BoolNode(true))
+		mapSet(out, "is_decode_only", boolNode(true))
 	}
-	runtime := NewMap()
-	engine := NewMap()
-	presetEngine := preset.EngineArgs()
+	runtime := newMap()
+	engine := newMap()
+	presetEngine := preset.engineArgs()
 	for _, k := range topologyEngineKeys {
 		copyKey(presetEngine, k, engine)
 	}
-	rest := NewMap()
+	rest := newMap()
 	// The deploy loader reads a flat engine key over the same key in a
 	// nested engine_args, and runtime.env over a flat env
 	// (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy), so
 	// where both spell a key, the one it reads is the one written.
-	for i := 0; i+1 < len(st.Node.Content); i += 2 {
-		k, v := st.Node.Content[i], st.Node.Content[i+1]
+	for i := 0; i+1 < len(st.node.Content); i += 2 {
+		k, v := st.node.Content[i], st.node.Content[i+1]
 		switch {
 		case k.Value == "stage_id":
 			sk := out.Content[0]
@@ -157,7 +157,7 @@ func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []Dropp
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				place(engine, v.Content[j], v.Content[j+1], false, "engine_args.")
 			}
-		case IsEngineKey(k.Value) && !pipelineDefinitionKeys[k.Value]:
+		case isEngineKey(k.Value) && !pipelineDefinitionKeys[k.Value]:
 			place(engine, k, v, true, "")
 		case !pipelineDefinitionKeys[k.Value]:
 			place(rest, k, v, true, "")
@@ -166,25 +166,25 @@ func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []Dropp
 			lose(k, v, "", "")
 		}
 	}
-	MapSet(out, "runtime", runtime)
-	MapSet(out, "engine_args", engine)
+	mapSet(out, "runtime", runtime)
+	mapSet(out, "engine_args", engine)
 	if len(s.Inputs) > 0 {
-		MapSet(out, "engine_input_source", FlowIntSeq(s.Inputs))
+		mapSet(out, "engine_input_source", flowIntSeq(s.Inputs))
 	}
 	for _, k := range []string{"custom_process_input_func", "sync_process_input_func"} {
 		if s.Role != Prefill {
-			copyKey(preset.Node, k, out)
+			copyKey(preset.node, k, out)
 		}
 	}
 	if s.Role == Prefill {
-		MapSet(out, "final_output", BoolNode(false))
+		mapSet(out, "final_output", boolNode(false))
 	} else {
-		copyKey(preset.Node, "final_output", out)
-		copyKey(preset.Node, "final_output_type", out)
+		copyKey(preset.node, "final_output", out)
+		copyKey(preset.node, "final_output_type", out)
 	}
-	copyKey(preset.Node, "is_comprehension", out)
-	if MapGet(rest, "default_sampling_params") == nil {
-		copyKey(preset.Node, "default_sampling_params", out)
+	copyKey(preset.node, "is_comprehension", out)
+	if mapGet(rest, "default_sampling_params") == nil {
+		copyKey(preset.node, "default_sampling_params", out)
 	}
 	out.Content = append(out.Content, rest.Content...)
 	if text := joinComments(pending); text != "" {

@@ -30,11 +30,11 @@ var pipelineDefinitionKeys = map[string]bool{
 // caller can say so; the topology keys, which the registered pipeline
 // gives, are not among them.
 func (d *Document) ToStages(pipelineKey string) (*Document, []DroppedKey) {
-	src := d.Top()
+	src := d.top()
 	w := newTopWriter(src)
-	MapSet(w.top, "pipeline", LoaderStrNode(pipelineKey)) // read back as pipelineKey (SetPipeline)
-	runtime := MapGet(src, "runtime")
-	edges := MapGet(runtime, "edges")
+	mapSet(w.top, "pipeline", loaderStrNode(pipelineKey)) // read back as pipelineKey (SetPipeline)
+	runtime := mapGet(src, "runtime")
+	edges := mapGet(runtime, "edges")
 	var dropped []DroppedKey
 	// The keys not written are `runtime:` and an old `pipeline:`;
 	// connectors and edges keep the comments of their keys under runtime.
@@ -46,17 +46,17 @@ func (d *Document) ToStages(pipelineKey string) (*Document, []DroppedKey) {
 		case "runtime":
 			dropped = append(dropped, w.dropRuntime(k, v, edges != nil)...)
 		case "stage_args":
-			if conns := MapGet(runtime, "connectors"); conns != nil {
-				w.put(PathKey(runtime, "connectors"), conns)
+			if conns := mapGet(runtime, "connectors"); conns != nil {
+				w.put(pathKey(runtime, "connectors"), conns)
 			}
-			list := NewSeq()
+			list := newSeq()
 			list.HeadComment, list.LineComment, list.FootComment = v.HeadComment, v.LineComment, v.FootComment
 			for j, st := range v.Content {
 				flat, lost := flattenStage(st, fmt.Sprintf("stage_args[%d]", j))
 				list.Content = append(list.Content, flat)
 				dropped = append(dropped, lost...)
 			}
-			key := KeyNode("stages")
+			key := keyNode("stages")
 			key.HeadComment, key.LineComment, key.FootComment = k.HeadComment, k.LineComment, k.FootComment
 			w.put(key, list)
 		default:
@@ -64,23 +64,23 @@ func (d *Document) ToStages(pipelineKey string) (*Document, []DroppedKey) {
 		}
 	}
 	if edges != nil {
-		defaults := MapGet(runtime, "defaults")
+		defaults := mapGet(runtime, "defaults")
 		for _, e := range edges.Content {
 			for j := 0; defaults != nil && j+1 < len(defaults.Content); j += 2 {
-				if MapGet(e, defaults.Content[j].Value) == nil {
+				if mapGet(e, defaults.Content[j].Value) == nil {
 					// The key node itself, so that it reads as it did.
-					k := DeepCopy(defaults.Content[j])
+					k := deepCopy(defaults.Content[j])
 					clearComments(k)
-					v := DeepCopy(defaults.Content[j+1])
+					v := deepCopy(defaults.Content[j+1])
 					clearSubtreeComments(v)
 					e.Content = append(e.Content, k, v)
 				}
 			}
 		}
-		if MapGet(w.top, "edges") != nil {
-			MapSet(w.top, "edges", edges)
+		if mapGet(w.top, "edges") != nil {
+			mapSet(w.top, "edges", edges)
 		} else {
-			w.put(PathKey(runtime, "edges"), edges)
+			w.put(pathKey(runtime, "edges"), edges)
 		}
 	}
 	return w.document(d, Stages), dropped
@@ -102,7 +102,7 @@ func (w *topWriter) dropRuntime(k, v *yaml.Node, hasEdges bool) []DroppedKey {
 	var dropped []DroppedKey
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		rk, rv := v.Content[i], v.Content[i+1]
-		switch b, isBool := ScalarBool(rv); {
+		switch b, isBool := scalarBool(rv); {
 		case rk.Value == "connectors" || rk.Value == "edges":
 			continue
 		case rk.Value == "defaults" && hasEdges:
@@ -129,7 +129,7 @@ type topWriter struct {
 }
 
 func newTopWriter(src *yaml.Node) *topWriter {
-	top := NewMap()
+	top := newMap()
 	top.HeadComment, top.FootComment = src.HeadComment, src.FootComment
 	return &topWriter{top: top}
 }
@@ -153,7 +153,7 @@ func (w *topWriter) drop(k, v *yaml.Node) {
 // comments still pending below the last key.
 func (w *topWriter) document(from *Document, dialect Dialect) *Document {
 	w.top.FootComment = joinComments(append(w.pending, w.top.FootComment))
-	return &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{w.top}, HeadComment: from.Root.HeadComment, FootComment: from.Root.FootComment}, Dialect: dialect}
+	return &Document{root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{w.top}, HeadComment: from.root.HeadComment, FootComment: from.root.FootComment}, Dialect: dialect}
 }
 
 // flattenStage turns one `stage_args` stage, at path, into a `stages`
@@ -163,7 +163,7 @@ func (w *topWriter) document(from *Document, dialect Dialect) *Document {
 // sets the same key (the topology keys, which the registered pipeline
 // gives, are dropped without a word).
 func flattenStage(st *yaml.Node, path string) (*yaml.Node, []DroppedKey) {
-	out := NewMap()
+	out := newMap()
 	out.HeadComment, out.LineComment, out.FootComment = st.HeadComment, st.LineComment, st.FootComment
 	var pending []string
 	var dropped []DroppedKey
@@ -183,7 +183,7 @@ func flattenStage(st *yaml.Node, path string) (*yaml.Node, []DroppedKey) {
 		}
 		if i := mapIndex(out, k.Value); i >= 0 {
 			loser, loserAt := k, where
-			if IsEngineKey(k.Value) == (where == ".engine_args.") {
+			if isEngineKey(k.Value) == (where == ".engine_args.") {
 				loser, loserAt = out.Content[i], section[out.Content[i]]
 				k.HeadComment = joinComments(append(append(subtreeComments(loser), subtreeComments(out.Content[i+1])...), k.HeadComment))
 				out.Content[i], out.Content[i+1] = k, v
@@ -216,8 +216,8 @@ func flattenStage(st *yaml.Node, path string) (*yaml.Node, []DroppedKey) {
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				rk, rv := v.Content[j], v.Content[j+1]
 				if rk.Value == "max_batch_size" {
-					if MapGet(MapGet(st, "engine_args"), "max_num_seqs") == nil {
-						mk := KeyNode("max_num_seqs")
+					if mapGet(mapGet(st, "engine_args"), "max_num_seqs") == nil {
+						mk := keyNode("max_num_seqs")
 						mk.HeadComment, mk.LineComment, mk.FootComment = rk.HeadComment, rk.LineComment, rk.FootComment
 						keep(mk, rv, ".runtime.")
 					} else {

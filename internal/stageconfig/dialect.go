@@ -15,8 +15,8 @@ const (
 	Stages Dialect = "stages"
 )
 
-// Dialects lists the dialects in the order they are documented.
-var Dialects = []Dialect{StageArgs, Stages}
+// dialects lists the dialects in the order they are documented.
+var dialects = []Dialect{StageArgs, Stages}
 
 // ParseDialect checks a dialect name given by a user.
 func ParseDialect(s string) (Dialect, error) {

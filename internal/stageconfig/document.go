@@ -8,7 +8,7 @@ import (
 
 // Document is a parsed stage config: the node tree and its dialect.
 type Document struct {
-	Root    *yaml.Node // the document node
+	root    *yaml.Node // the document node
 	Dialect Dialect
 	// The first lines of the source that held an alias and a merge key,
 	// which Parse wrote out (expandAnchors), or 0.
@@ -19,27 +19,27 @@ type Document struct {
 // a merge key, which Parse wrote out; 0 when there were none.
 func (d *Document) WrittenOut() (aliasLine, mergeLine int) { return d.aliasLine, d.mergeLine }
 
-// Top returns the top-level mapping.
-func (d *Document) Top() *yaml.Node { return d.Root.Content[0] }
+// top returns the top-level mapping.
+func (d *Document) top() *yaml.Node { return d.root.Content[0] }
 
-// StageList returns the sequence node that holds the stages.
-func (d *Document) StageList() *yaml.Node {
-	return resolve(MapGet(d.Top(), d.Dialect.listKey()))
+// stageList returns the sequence node that holds the stages.
+func (d *Document) stageList() *yaml.Node {
+	return resolve(mapGet(d.top(), d.Dialect.listKey()))
 }
 
 // Stages returns a view of every stage, in document order.
 func (d *Document) Stages() []Stage {
-	list := d.StageList()
+	list := d.stageList()
 	out := make([]Stage, len(list.Content))
 	for i, n := range list.Content {
-		out[i] = Stage{Node: resolve(n), Dialect: d.Dialect, Index: i}
+		out[i] = Stage{node: resolve(n), Dialect: d.Dialect, Index: i}
 	}
 	return out
 }
 
 // Clone returns an independent copy that can be edited freely.
 func (d *Document) Clone() *Document {
-	return &Document{Root: DeepCopy(d.Root), Dialect: d.Dialect, aliasLine: d.aliasLine, mergeLine: d.mergeLine}
+	return &Document{root: deepCopy(d.root), Dialect: d.Dialect, aliasLine: d.aliasLine, mergeLine: d.mergeLine}
 }
 
 // Render writes the document as YAML with two-space indentation. The output
@@ -53,13 +53,13 @@ func (d *Document) Render() ([]byte, error) {
 	// (TestRenderSameAsEncoder), and set back after. So Render edits the
 	// tree while it runs: like any edit, it is not for a document other
 	// goroutines read (presets.Shared's); the planner renders its own copy.
-	cleared := clearImplicitTags(d.Root, make([]*yaml.Node, 0, 512))
+	cleared := clearImplicitTags(d.root, make([]*yaml.Node, 0, 512))
 	defer func() {
 		for _, n := range cleared {
 			n.Tag = implicitTag(n)
 		}
 	}()
-	return encode(d.Root)
+	return encode(d.root)
 }
 
 // encode writes a node tree with yaml.v3's encoder, two-space indented.

@@ -48,20 +48,20 @@ func TestRenderSameAsEncoder(t *testing.T) {
 		if err != nil {
 			continue // unreadable configs are Parse's tests' business
 		}
-		before := dumpTree(d.Root)
-		cleared += len(clearImplicitTags(d.Clone().Root, nil))
+		before := dumpTree(d.root)
+		cleared += len(clearImplicitTags(d.Clone().root, nil))
 		got, err := d.Render()
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		want, err := encode(d.Root)
+		want, err := encode(d.root)
 		if err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
 		if string(got) != string(want) {
 			t.Errorf("%s: Render differs from the encoder:\n%s\n--- encoder:\n%s", file, got, want)
 		}
-		if after := dumpTree(d.Root); after != before {
+		if after := dumpTree(d.root); after != before {
 			t.Errorf("%s: Render left the tree changed", file)
 		}
 	}
@@ -94,10 +94,10 @@ func TestImplicitTag(t *testing.T) {
 // A node built with a tag its plain text does not read as keeps the tag
 // through Render, which makes the encoder quote it.
 func TestRenderKeepsTagsTextDoesNotImply(t *testing.T) {
-	m := NewMap()
-	m.Content = append(m.Content, KeyNode("port"), &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: "25201"},
-		KeyNode("on"), &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: "true"})
-	d := &Document{Root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{m}}}
+	m := newMap()
+	m.Content = append(m.Content, keyNode("port"), &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: "25201"},
+		keyNode("on"), &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: "true"})
+	d := &Document{root: &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{m}}}
 	if got, want := mustRender(t, d), "port: \"25201\"\n\"on\": \"true\"\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -22,7 +22,7 @@ type Edges struct {
 }
 
 // edgesNode is the edge list, where the dialect keeps it (sectionsParent).
-func (d *Document) edgesNode() *yaml.Node { return MapGet(d.sectionsParent(), "edges") }
+func (d *Document) edgesNode() *yaml.Node { return mapGet(d.sectionsParent(), "edges") }
 
 // Edges reads the config's edge list.
 func (d *Document) Edges() Edges {
@@ -45,8 +45,8 @@ func (d *Document) Edges() Edges {
 }
 
 func readEdge(n *yaml.Node) (Edge, bool) {
-	from, okFrom := ScalarInt(MapGet(n, "from"))
-	to, okTo := ScalarInt(MapGet(n, "to"))
+	from, okFrom := scalarInt(mapGet(n, "from"))
+	to, okTo := scalarInt(mapGet(n, "to"))
 	return Edge{From: from, To: to}, okFrom && okTo
 }
 
@@ -70,10 +70,10 @@ type EdgeRewrite struct {
 // d4a869fe and 2ce15ab7 finds no reader), so it changes nothing.
 func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
 	container := d.ensureSectionsParent()
-	if d.Dialect != Stages && MapGet(container, "enabled") == nil {
-		container.Content = append([]*yaml.Node{KeyNode("enabled"), BoolNode(true)}, container.Content...)
+	if d.Dialect != Stages && mapGet(container, "enabled") == nil {
+		container.Content = append([]*yaml.Node{keyNode("enabled"), boolNode(true)}, container.Content...)
 	}
-	old := MapGet(container, "edges")
+	old := mapGet(container, "edges")
 	byEdge := map[Edge]*yaml.Node{}
 	var template *yaml.Node
 	if old != nil && old.Kind == yaml.SequenceNode {
@@ -84,15 +84,15 @@ func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
 				continue
 			}
 			e := how.Renumber(was)
-			MapSet(n, "from", IntNode(e.From))
-			MapSet(n, "to", IntNode(e.To))
+			mapSet(n, "from", intNode(e.From))
+			mapSet(n, "to", intNode(e.To))
 			byEdge[e] = n
 			if template == nil && how.Template(was) {
 				template = n
 			}
 		}
 	}
-	seq := NewSeq()
+	seq := newSeq()
 	if old != nil {
 		// A flow list stays one, so that the comment after it stays on its line.
 		seq.Style = old.Style &^ yaml.TaggedStyle
@@ -101,20 +101,20 @@ func (d *Document) WriteEdges(want []Edge, how EdgeRewrite) {
 	for _, e := range want {
 		n, ok := byEdge[e]
 		if !ok {
-			n = NewMap()
+			n = newMap()
 			if template != nil {
-				n = DeepCopy(template)
+				n = deepCopy(template)
 				clearComments(n)
 				for _, c := range n.Content {
 					clearComments(c)
 				}
 			}
-			MapSet(n, "from", IntNode(e.From))
-			MapSet(n, "to", IntNode(e.To))
+			mapSet(n, "from", intNode(e.From))
+			mapSet(n, "to", intNode(e.To))
 		}
 		seq.Content = append(seq.Content, n)
 	}
-	MapSet(container, "edges", seq)
+	mapSet(container, "edges", seq)
 }
 
 func clearComments(n *yaml.Node) { n.HeadComment, n.LineComment, n.FootComment = "", "", "" }

@@ -20,12 +20,12 @@ var afterSettings = []string{"engine_input_source", "engine_args", "runtime"}
 // Every other stage is kept as it is.
 func (d *Document) SplitStage(index int) *Document {
 	doc := d.Clone()
-	list := doc.StageList()
-	Unalias(list)
+	list := doc.stageList()
+	unalias(list)
 	nodes := make([]*yaml.Node, 0, len(list.Content)+1)
 	for i, n := range list.Content {
 		if i == index {
-			pre, dec := DeepCopy(n), DeepCopy(n)
+			pre, dec := deepCopy(n), deepCopy(n)
 			dec.HeadComment = ""
 			nodes = append(nodes, pre, dec)
 			continue
@@ -37,10 +37,10 @@ func (d *Document) SplitStage(index int) *Document {
 }
 
 // SetID writes the stage's `stage_id`.
-func (s Stage) SetID(id int) { MapSet(s.Node, "stage_id", IntNode(id)) }
+func (s Stage) SetID(id int) { mapSet(s.node, "stage_id", intNode(id)) }
 
 // Delete removes a stage-level key; it reports whether the key was there.
-func (s Stage) Delete(key string) bool { return MapDelete(s.Node, key) }
+func (s Stage) Delete(key string) bool { return mapDelete(s.node, key) }
 
 // MarkPrefill and MarkDecode set is_prefill_only / is_decode_only next to
 // the stage's identity, where the recipe writes it. The `stages` dialect has
@@ -55,31 +55,31 @@ func (s Stage) markRole(key string) {
 	if s.Dialect == Stages {
 		return
 	}
-	MapInsertAfter(s.Node, key, BoolNode(true), "stage_type", "stage_id")
+	mapInsertAfter(s.node, key, boolNode(true), "stage_type", "stage_id")
 }
 
 // SetNotFinal writes `final_output: false` and drops `final_output_type`.
 // The `stages` dialect leaves the topology to the registered pipeline, so
 // there it is only corrected when the stage writes final_output itself.
 func (s Stage) SetNotFinal() {
-	if s.Dialect == Stages && s.Get("final_output") == nil {
+	if s.Dialect == Stages && s.get("final_output") == nil {
 		return
 	}
-	MapInsertAfter(s.Node, "final_output", BoolNode(false), afterSettings...)
-	MapDelete(s.Node, "final_output_type")
+	mapInsertAfter(s.node, "final_output", boolNode(false), afterSettings...)
+	mapDelete(s.node, "final_output_type")
 }
 
 // WriteIfAbsent writes key with value v on the stage when the stage does
 // not set it, after its settings, and reports whether it wrote it.
 func (s Stage) WriteIfAbsent(key string, v any) (bool, error) {
-	if MapGet(s.Node, key) != nil {
+	if mapGet(s.node, key) != nil {
 		return false, nil
 	}
-	n, err := ValueNode(v)
+	n, err := valueNode(v)
 	if err != nil {
 		return false, err
 	}
-	MapInsertAfter(s.Node, key, n, afterSettings...)
+	mapInsertAfter(s.node, key, n, afterSettings...)
 	return true, nil
 }
 
@@ -93,15 +93,15 @@ func (s Stage) SetInputs(ids []int) {
 	if s.Dialect == Stages {
 		return
 	}
-	old := s.Get("engine_input_source")
+	old := s.get("engine_input_source")
 	if old == nil && len(ids) == 0 {
 		return
 	}
 	if len(ids) == 0 {
-		deleteKeepingComments(s.Node, "engine_input_source")
+		deleteKeepingComments(s.node, "engine_input_source")
 		return
 	}
-	n := FlowIntSeq(ids)
+	n := flowIntSeq(ids)
 	if old != nil && old.Kind == yaml.SequenceNode {
 		n.Style = old.Style
 		for i, e := range old.Content {
@@ -113,44 +113,44 @@ func (s Stage) SetInputs(ids []int) {
 			to.FootComment = joinComments(append([]string{to.FootComment}, subtreeComments(e)...))
 		}
 	}
-	MapInsertAfter(s.Node, "engine_input_source", n, afterSettings[1:]...)
+	mapInsertAfter(s.node, "engine_input_source", n, afterSettings[1:]...)
 }
 
 // SetEngineInt writes an integer engine setting.
-func (s Stage) SetEngineInt(key string, v int) { s.SetEngine(key, IntNode(v)) }
+func (s Stage) SetEngineInt(key string, v int) { s.setEngine(key, intNode(v)) }
 
 // SetEngineFloat writes a number engine setting.
-func (s Stage) SetEngineFloat(key string, v float64) { s.SetEngine(key, FloatNode(v)) }
+func (s Stage) SetEngineFloat(key string, v float64) { s.setEngine(key, floatNode(v)) }
 
 // SetKVTransfer writes entries into the stage's `kv_transfer_config`,
 // keeping any other keys it already had there (kv_buffer_size, ...).
 func (s Stage) SetKVTransfer(entries []KV) error {
 	kv := s.ensureKVTransfer()
 	for _, e := range entries {
-		n, err := ValueNode(e.Value)
+		n, err := valueNode(e.Value)
 		if err != nil {
 			return err
 		}
-		MapSet(kv, e.Key, n)
+		mapSet(kv, e.Key, n)
 	}
 	return nil
 }
 
 // MergeKVExtra merges a value into
-// `kv_transfer_config.kv_connector_extra_config`, as MergeValue does,
+// `kv_transfer_config.kv_connector_extra_config`, as mergeValue does,
 // creating either mapping when absent.
 func (s Stage) MergeKVExtra(key string, v any) error {
-	extra := MapEnsure(s.ensureKVTransfer(), "kv_connector_extra_config")
-	return MergeValue(extra, key, v)
+	extra := mapEnsure(s.ensureKVTransfer(), "kv_connector_extra_config")
+	return mergeValue(extra, key, v)
 }
 
 // ensureKVTransfer returns `kv_transfer_config`, written as an empty
 // mapping when it is absent or not a mapping.
 func (s Stage) ensureKVTransfer() *yaml.Node {
-	kv := s.Engine("kv_transfer_config")
+	kv := s.engine("kv_transfer_config")
 	if kv == nil || kv.Kind != yaml.MappingNode {
-		kv = NewMap()
-		s.SetEngine("kv_transfer_config", kv)
+		kv = newMap()
+		s.setEngine("kv_transfer_config", kv)
 	}
 	return kv
 }
@@ -160,16 +160,16 @@ func (s Stage) ensureKVTransfer() *yaml.Node {
 // mapping after the stage's inputs and settings when absent. was is the
 // name the entry held before, if it held one.
 func (s Stage) NameConnector(key, ref, name string) (was string, replaced bool) {
-	m := s.Get(key)
+	m := s.get(key)
 	if m == nil || m.Kind != yaml.MappingNode {
-		m = NewMap()
-		MapInsertAfter(s.Node, key, m, afterSettings...)
+		m = newMap()
+		mapInsertAfter(s.node, key, m, afterSettings...)
 	}
-	if old := MapGet(m, ref); old != nil {
-		was, _ = ScalarString(old)
+	if old := mapGet(m, ref); old != nil {
+		was, _ = scalarString(old)
 		replaced = true
 	}
-	MapSet(m, ref, StrNode(name))
+	mapSet(m, ref, strNode(name))
 	return was, replaced
 }
 
@@ -184,7 +184,7 @@ func (d *Document) RenumberConnectorKeys(split int, newID func(int) int) {
 			key, prefix string
 			output      bool
 		}{{"input_connectors", "from_stage_", false}, {"output_connectors", "to_stage_", true}} {
-			m := st.Get(c.key)
+			m := st.get(c.key)
 			if m == nil || m.Kind != yaml.MappingNode {
 				continue
 			}
@@ -206,15 +206,15 @@ func (d *Document) RenumberConnectorKeys(split int, newID func(int) int) {
 
 // SetPipeline writes the top-level `pipeline:` key, first in the document
 // when it is new, so that the deploy loader reads key: it resolves the
-// value once (LoaderStrNode), so a `${` in it is escaped.
+// value once (loaderStrNode), so a `${` in it is escaped.
 func (d *Document) SetPipeline(key string) {
-	MapInsertBefore(d.Top(), "pipeline", LoaderStrNode(key), MapKeys(d.Top())...)
+	mapInsertBefore(d.top(), "pipeline", loaderStrNode(key), mapKeys(d.top())...)
 }
 
 // SetTopBoolIfAbsent writes a top-level boolean the document does not set,
 // after the first of the keys in after that it has.
 func (d *Document) SetTopBoolIfAbsent(key string, v bool, after ...string) {
-	if MapGet(d.Top(), key) == nil {
-		MapInsertAfter(d.Top(), key, BoolNode(v), after...)
+	if mapGet(d.top(), key) == nil {
+		mapInsertAfter(d.top(), key, boolNode(v), after...)
 	}
 }

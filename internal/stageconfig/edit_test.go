@@ -40,8 +40,8 @@ stage_args:
 	}
 	// The halves are independent: an edit of one leaves the other alone.
 	st := split.Stages()
-	st[1].SetEngine("model_stage", StrNode("talker"))
-	if st[0].ModelStage() != "thinker" || st[2].Get("engine_args") != nil {
+	st[1].setEngine("model_stage", strNode("talker"))
+	if st[0].ModelStage() != "thinker" || st[2].get("engine_args") != nil {
 		t.Errorf("editing the decode half changed another stage:\n%s", mustRender(t, split))
 	}
 }

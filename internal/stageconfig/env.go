@@ -24,16 +24,16 @@ import (
 // EnvProblem is an entry of a stage's environment that cannot reach the
 // stage's process as written.
 type EnvProblem struct {
-	Key          string // as written
-	Line, Column int
-	Code         diagcode.Code
-	Summary      string
-	// Problem says what is wrong and what to write; it follows the
+	key          string // as written
+	line, column int
+	code         diagcode.Code
+	summary      string
+	// problem says what is wrong and what to write; it follows the
 	// entry's name in a message.
-	Problem string
+	problem string
 }
 
-func (p EnvProblem) Error() string { return p.Key + " " + p.Problem }
+func (p EnvProblem) Error() string { return p.key + " " + p.problem }
 
 // envEntry judges one entry of an environment mapping: the value its
 // process gets, or what stops it.
@@ -79,7 +79,7 @@ func envEntry(k, v *yaml.Node) (string, *EnvProblem) {
 }
 
 func envProblem(k, at *yaml.Node, code diagcode.Code, summary, format string, args ...any) *EnvProblem {
-	return &EnvProblem{Key: k.Value, Line: at.Line, Column: at.Column, Code: code, Summary: summary, Problem: fmt.Sprintf(format, args...)}
+	return &EnvProblem{key: k.Value, line: at.Line, column: at.Column, code: code, summary: summary, problem: fmt.Sprintf(format, args...)}
 }
 
 const (
@@ -150,8 +150,8 @@ func (s Stage) envMaps() []struct {
 		key string
 		n   *yaml.Node
 	}
-	if rt := resolve(MapGet(s.Node, "runtime")); rt != nil && rt.Kind == yaml.MappingNode {
-		if env := resolve(MapGet(rt, "env")); env != nil && env.Kind == yaml.MappingNode {
+	if rt := resolve(mapGet(s.node, "runtime")); rt != nil && rt.Kind == yaml.MappingNode {
+		if env := resolve(mapGet(rt, "env")); env != nil && env.Kind == yaml.MappingNode {
 			out = append(out, struct {
 				key string
 				n   *yaml.Node
@@ -159,7 +159,7 @@ func (s Stage) envMaps() []struct {
 		}
 	}
 	if s.Dialect == Stages {
-		if env := resolve(MapGet(s.Node, "env")); env != nil && env.Kind == yaml.MappingNode {
+		if env := resolve(mapGet(s.node, "env")); env != nil && env.Kind == yaml.MappingNode {
 			out = append(out, struct {
 				key string
 				n   *yaml.Node
@@ -176,7 +176,7 @@ func (s Stage) envMaps() []struct {
 // would set differently (a boolean, null, 0x10, 1.50), an interpolation,
 // or a value with a control character.
 func (s Stage) EnvVars() (map[string]string, []EnvProblem) {
-	m := s.Env()
+	m := s.env()
 	out := map[string]string{}
 	if m == nil || m.Kind != yaml.MappingNode {
 		return out, nil

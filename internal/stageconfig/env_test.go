@@ -60,12 +60,12 @@ func TestLintEnv(t *testing.T) {
 			if len(fs) != 1 {
 				t.Fatalf("%d findings, want 1: %+v", len(fs), fs)
 			}
-			if fs[0].Code != c.code || fs[0].Line != 5 || !strings.HasPrefix(fs[0].Detail, "line 5: stage_args[0].runtime.env.") ||
+			if fs[0].Code != c.code || fs[0].line != 5 || !strings.HasPrefix(fs[0].Detail, "line 5: stage_args[0].runtime.env.") ||
 				!strings.Contains(fs[0].Detail, "(stage 3)") || !strings.Contains(fs[0].Detail, c.says) {
-				t.Errorf("got %s at line %d: %s; want %s saying %q", fs[0].Code, fs[0].Line, fs[0].Detail, c.code, c.says)
+				t.Errorf("got %s at line %d: %s; want %s saying %q", fs[0].Code, fs[0].line, fs[0].Detail, c.code, c.says)
 			}
 			env, problems := mustParse(t, envWith(c.line)).Stages()[0].EnvVars()
-			if len(env) != 0 || len(problems) != 1 || problems[0].Code != c.code {
+			if len(env) != 0 || len(problems) != 1 || problems[0].code != c.code {
 				t.Errorf("EnvVars: %v, %+v", env, problems)
 			}
 		})
@@ -79,7 +79,7 @@ func TestLintEnv(t *testing.T) {
 		}
 		env, problems := doc.Stages()[0].EnvVars()
 		want := strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
-		if r := pyRead(resolve(MapGet(doc.Stages()[0].Env(), strings.SplitN(line, ":", 2)[0]))); r.Kind == pyStr {
+		if r := pyRead(resolve(mapGet(doc.Stages()[0].env(), strings.SplitN(line, ":", 2)[0]))); r.Kind == pyStr {
 			want = r.Text
 		}
 		if len(problems) > 0 || len(env) != 1 {
@@ -131,7 +131,7 @@ for d in json.load(sys.stdin):
     out.append(str(OmegaConf.to_container(OmegaConf.create(d))["stage_args"][0]["runtime"]["env"]["A"]))
 print(json.dumps(out))`, docs)
 	for i, s := range texts {
-		env := mustParse(t, docs[i]).Stages()[0].Env()
+		env := mustParse(t, docs[i]).Stages()[0].env()
 		k, n := env.Content[0], resolve(env.Content[1])
 		r := pyRead(n)
 		if r.Kind != pyInt && r.Kind != pyFloat {

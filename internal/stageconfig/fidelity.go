@@ -113,10 +113,10 @@ func checkFlowNumbers(root *yaml.Node) error {
 // the list.
 func sortedErrors(errs ParseErrors) error {
 	sort.SliceStable(errs, func(i, j int) bool {
-		if errs[i].Line != errs[j].Line {
-			return errs[i].Line < errs[j].Line
+		if errs[i].line != errs[j].line {
+			return errs[i].line < errs[j].line
 		}
-		return errs[i].Column < errs[j].Column
+		return errs[i].column < errs[j].column
 	})
 	switch len(errs) {
 	case 0:
@@ -272,7 +272,7 @@ func expandAliases(n *yaml.Node, first *int) {
 			if *first == 0 || c.Line < *first {
 				*first = c.Line
 			}
-			cp := DeepCopy(resolve(c))
+			cp := deepCopy(resolve(c))
 			// The copy stands where the alias was written; what is inside
 			// keeps the lines of its definition.
 			cp.HeadComment, cp.LineComment, cp.FootComment = c.HeadComment, c.LineComment, c.FootComment
@@ -352,7 +352,7 @@ func flattenMerges(n *yaml.Node, first *int) {
 		id, ok := pyKeyIdentity(pyRead(merged[i]))
 		if j, isOwn := ownAt[id]; ok && isOwn {
 			if k := own[j]; !respelled[id] && (k.Value != merged[i].Value || k.Style != merged[i].Style || k.Tag != merged[i].Tag) {
-				cp := DeepCopy(merged[i])
+				cp := deepCopy(merged[i])
 				cp.HeadComment, cp.LineComment, cp.FootComment = k.HeadComment, k.LineComment, k.FootComment
 				cp.Line, cp.Column = k.Line, k.Column
 				own[j] = cp

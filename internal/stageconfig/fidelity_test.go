@@ -136,7 +136,7 @@ func TestParseRefusesWhatTheLoaderCannotRead(t *testing.T) {
 			if !pe.Loader {
 				t.Errorf("error %v is not marked as the loader's", err)
 			}
-			if pe.Line != c.line || !strings.Contains(err.Error(), fmt.Sprintf("line %d", c.line)) {
+			if pe.line != c.line || !strings.Contains(err.Error(), fmt.Sprintf("line %d", c.line)) {
 				t.Errorf("error %q: want line %d", err, c.line)
 			}
 			if !strings.Contains(err.Error(), c.want) {
@@ -159,7 +159,7 @@ func TestParseReportsEveryLoaderProblem(t *testing.T) {
 	}
 	var lines []int
 	for _, e := range list {
-		lines = append(lines, e.Line)
+		lines = append(lines, e.line)
 	}
 	if want := []int{3, 4, 5, 6, 7}; !reflect.DeepEqual(lines, want) {
 		t.Errorf("lines %v, want %v: %v", lines, want, err)
@@ -231,14 +231,14 @@ func TestAnchorsWrittenOutKeepComments(t *testing.T) {
 	}
 	// Each stage is its own: editing one leaves the other alone.
 	s := d.Stages()
-	MapSet(s[0].EngineArgs(), "max_num_seqs", IntNode(4))
-	if MapGet(s[1].EngineArgs(), "max_num_seqs") != nil || MapGet(PathGet(d.Top(), "defaults", "engine_args"), "max_num_seqs") != nil {
+	mapSet(s[0].engineArgs(), "max_num_seqs", intNode(4))
+	if mapGet(s[1].engineArgs(), "max_num_seqs") != nil || mapGet(pathGet(d.top(), "defaults", "engine_args"), "max_num_seqs") != nil {
 		t.Errorf("an edit of one merged stage reached another:\n%s", mustRender(t, d))
 	}
 	if got := s[1].ModelStage(); got != "talker" {
 		t.Errorf("stage 1 model_stage = %q, want its own talker", got)
 	}
-	if got, _ := ScalarString(s[1].Engine("model_arch")); got != "Qwen3OmniMoeForConditionalGeneration" {
+	if got, _ := scalarString(s[1].engine("model_arch")); got != "Qwen3OmniMoeForConditionalGeneration" {
 		t.Errorf("stage 1 model_arch = %q, want the merged one", got)
 	}
 	if plain := mustParse(t, "stage_args: [{stage_id: 0}]\n"); plain.aliasLine != 0 || plain.mergeLine != 0 {
@@ -279,10 +279,10 @@ func TestReadersReadAsTheLoader(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, m := top(t, "v: "+tc.value+"\n")
-		n := MapGet(m, "v")
-		i, isInt := ScalarInt(n)
-		f, isNum := ScalarFloat(n)
-		b, isB := ScalarBool(n)
+		n := mapGet(m, "v")
+		i, isInt := scalarInt(n)
+		f, isNum := scalarFloat(n)
+		b, isB := scalarBool(n)
 		if i != tc.i || isInt != tc.isInt || f != tc.f || isNum != tc.isNum || b != tc.b || isB != tc.isB {
 			t.Errorf("%s: int %d %t, float %g %t, bool %t %t; want int %d %t, float %g %t, bool %t %t",
 				tc.value, i, isInt, f, isNum, b, isB, tc.i, tc.isInt, tc.f, tc.isNum, tc.b, tc.isB)
@@ -290,11 +290,11 @@ func TestReadersReadAsTheLoader(t *testing.T) {
 	}
 	_, m := top(t, "a: ~\nb: !!null x\nc: ''\n")
 	for _, k := range []string{"a", "b"} {
-		if _, ok := ScalarString(MapGet(m, k)); ok {
+		if _, ok := scalarString(mapGet(m, k)); ok {
 			t.Errorf("%s: a null reads as text", k)
 		}
 	}
-	if s, ok := ScalarString(MapGet(m, "c")); !ok || s != "" {
+	if s, ok := scalarString(mapGet(m, "c")); !ok || s != "" {
 		t.Errorf("c: the empty string reads as %q %t", s, ok)
 	}
 }
@@ -309,7 +309,7 @@ func TestFlowSequenceCommentSurvivesReplace(t *testing.T) {
 	} {
 		doc, m := top(t, src)
 		comment := strings.TrimSpace(src[strings.Index(src, "#"):])
-		MapSet(m, "engine_input_source", FlowIntSeq([]int{2}))
+		mapSet(m, "engine_input_source", flowIntSeq([]int{2}))
 		if got := renderNode(t, doc); got != "engine_input_source: [2] "+comment+"\n" {
 			t.Errorf("%q became %q", src, got)
 		}
@@ -318,8 +318,8 @@ func TestFlowSequenceCommentSurvivesReplace(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("a: [0] # c\n"), &root); err != nil {
 		t.Fatal(err)
 	}
-	MapSet(root.Content[0], "a", NewSeq())
-	if got := MapGet(root.Content[0], "a").LineComment; got != "" {
+	mapSet(root.Content[0], "a", newSeq())
+	if got := mapGet(root.Content[0], "a").LineComment; got != "" {
 		t.Errorf("a block list took the line comment %q, which would land after its key", got)
 	}
 }
@@ -381,7 +381,7 @@ func TestGeneratedMergesMatchTheLoader(t *testing.T) {
 }
 
 // TestKeysTheLoaderTellsApart: a plain on (the boolean true) and a quoted
-// "on" are two keys to vllm-omni's loader, and to Parse and MapGet.
+// "on" are two keys to vllm-omni's loader, and to Parse and mapGet.
 func TestKeysTheLoaderTellsApart(t *testing.T) {
 	srcs := []string{
 		stageWith("x: {on: a, \"on\": b}"),
@@ -391,7 +391,7 @@ func TestKeysTheLoaderTellsApart(t *testing.T) {
 	res := loadWithOmegaConf(t, srcs)
 	for i, src := range srcs {
 		d := mustParse(t, src)
-		x := MapGet(d.Stages()[0].Node, "x")
+		x := mapGet(d.Stages()[0].node, "x")
 		if len(x.Content) < 4 {
 			t.Errorf("%q: keys lost: %s", src, mustRender(t, d))
 		}
@@ -399,8 +399,8 @@ func TestKeysTheLoaderTellsApart(t *testing.T) {
 			t.Errorf("%q: OmegaConf reads %+v", src, res[i])
 		}
 	}
-	x := MapGet(mustParse(t, srcs[0]).Stages()[0].Node, "x")
-	if v, _ := ScalarString(MapGet(x, "on")); v != "b" {
-		t.Errorf("MapGet(on) = %q, want the quoted key's b", v)
+	x := mapGet(mustParse(t, srcs[0]).Stages()[0].node, "x")
+	if v, _ := scalarString(mapGet(x, "on")); v != "b" {
+		t.Errorf("mapGet(on) = %q, want the quoted key's b", v)
 	}
 }

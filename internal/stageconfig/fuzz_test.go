@@ -46,17 +46,17 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		before := dumpTree(d.Root)
+		before := dumpTree(d.root)
 		out, err := d.Render()
 		if err != nil {
 			t.Fatalf("Render of an accepted document failed: %v", err)
 		}
 		// Render's shortcut past yaml.v3's resolver writes what the
 		// encoder alone writes, and leaves the tree as it found it.
-		if plain, err := encode(d.Root); err != nil || string(plain) != string(out) {
+		if plain, err := encode(d.root); err != nil || string(plain) != string(out) {
 			t.Fatalf("Render differs from the encoder (%v):\n%s\n--- encoder:\n%s", err, out, plain)
 		}
-		if after := dumpTree(d.Root); after != before {
+		if after := dumpTree(d.root); after != before {
 			t.Fatalf("Render changed the tree:\n%s\n--- before:\n%s", after, before)
 		}
 		d2, err := Parse(out)
@@ -79,10 +79,10 @@ func FuzzParse(f *testing.F) {
 				walk(c)
 			}
 		}
-		walk(d.Root)
+		walk(d.root)
 		// What Parse accepts, its output says again: to vllm-omni's
 		// loader, the rendered output holds the data Parse read.
-		if a, b := loaderData(d.Root), loaderData(d2.Root); !deepEqual(a, b) {
+		if a, b := loaderData(d.root), loaderData(d2.root); !deepEqual(a, b) {
 			t.Fatalf("vllm-omni's loader would read the rendered output differently:\n%q\n--- rendered:\n%s\n--- read: %v\n--- then: %v", src, out, a, b)
 		}
 		d.LintAll()
@@ -92,7 +92,7 @@ func FuzzParse(f *testing.F) {
 			s.ModelStage()
 			_, _, _ = s.Inputs()
 			_, _, _ = s.Devices()
-			s.MaxNumSeqs()
+			s.maxNumSeqs()
 			s.Describe()
 		}
 	})
@@ -113,8 +113,8 @@ func FuzzStringRoundTrip(f *testing.F) {
 		if !utf8.ValidString(s) {
 			return
 		}
-		m := NewMap()
-		m.Content = append(m.Content, KeyNode(s), StrNode(s))
+		m := newMap()
+		m.Content = append(m.Content, keyNode(s), strNode(s))
 		out, err := yaml.Marshal(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{m}})
 		if err != nil {
 			return // yaml.v3 refuses some strings (control characters) outright

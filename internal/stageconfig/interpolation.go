@@ -14,10 +14,10 @@ import (
 // halved, and an odd run leaves the `${` as text: `\${` reads as `${`,
 // `\\${` as `\` and an interpolation. Backslashes anywhere else are text.
 
-// EscapeInterpolation returns the text that OmegaConf reads, resolved
+// escapeInterpolation returns the text that OmegaConf reads, resolved
 // once, as s: every `${` is written after twice the backslashes that
 // precede it, plus one. Text without `${` is returned unchanged.
-func EscapeInterpolation(s string) string {
+func escapeInterpolation(s string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
@@ -39,8 +39,8 @@ func EscapeInterpolation(s string) string {
 	return b.String()
 }
 
-// LoaderStrNode builds a string scalar that vllm-omni's loader reads back
-// as v, resolved once: StrNode of EscapeInterpolation(v). It is for values
+// loaderStrNode builds a string scalar that vllm-omni's loader reads back
+// as v, resolved once: strNode of escapeInterpolation(v). It is for values
 // that the loader resolves exactly once, such as the deploy config's
 // `pipeline:`; a value resolved more than once cannot be escaped this way.
-func LoaderStrNode(v string) *yaml.Node { return StrNode(EscapeInterpolation(v)) }
+func loaderStrNode(v string) *yaml.Node { return strNode(escapeInterpolation(v)) }

@@ -51,7 +51,7 @@ func interpolationCorpus() []string {
 }
 
 // TestEscapedInterpolationsReadBackAsWritten: a string written with
-// LoaderStrNode is read by OmegaConf, resolved once, as the string itself,
+// loaderStrNode is read by OmegaConf, resolved once, as the string itself,
 // and never as an interpolation.
 func TestEscapedInterpolationsReadBackAsWritten(t *testing.T) {
 	corpus := interpolationCorpus()
@@ -59,8 +59,8 @@ func TestEscapedInterpolationsReadBackAsWritten(t *testing.T) {
 	for i, s := range corpus {
 		// Each string escaped, then as it is (to hold the Go model to
 		// OmegaConf where it says what OmegaConf reads).
-		for j, n := range []*yaml.Node{LoaderStrNode(s), StrNode(s)} {
-			b, err := encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{KeyNode("a"), n}})
+		for j, n := range []*yaml.Node{loaderStrNode(s), strNode(s)} {
+			b, err := encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{keyNode("a"), n}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,8 +77,8 @@ func TestEscapedInterpolationsReadBackAsWritten(t *testing.T) {
 		if r.Err != "" || r.Value != corpus[i] {
 			t.Errorf("%q, written as %q, reads back as %q (%s)", corpus[i], docs[i], r.Value, r.Err)
 		}
-		if got, interp := omegaconfText(EscapeInterpolation(corpus[i])); interp || got != corpus[i] {
-			t.Errorf("the Go model reads %q as %q (interpolation %v)", EscapeInterpolation(corpus[i]), got, interp)
+		if got, interp := omegaconfText(escapeInterpolation(corpus[i])); interp || got != corpus[i] {
+			t.Errorf("the Go model reads %q as %q (interpolation %v)", escapeInterpolation(corpus[i]), got, interp)
 		}
 	}
 }
@@ -122,7 +122,7 @@ func FuzzEscapeInterpolation(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		e := EscapeInterpolation(s)
+		e := escapeInterpolation(s)
 		if got, interp := omegaconfText(e); interp || got != s {
 			t.Fatalf("%q escaped as %q reads back as %q (interpolation %v)", s, e, got, interp)
 		}

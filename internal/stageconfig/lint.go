@@ -15,7 +15,7 @@ import (
 // Finding is a problem with a value of a parsed document: where it is, a
 // stable code, and what to write instead.
 type Finding struct {
-	Line, Column int
+	line, column int
 	Code         diagcode.Code
 	Summary      string
 	Detail       string // starts with "line N: "
@@ -142,7 +142,7 @@ func (d *Document) LintAll() ([]Finding, []Interpolation) {
 			walk(c, n.Kind == yaml.MappingNode && i%2 == 0)
 		}
 	}
-	walk(d.Root, false)
+	walk(d.root, false)
 	return findings, out
 }
 
@@ -150,7 +150,7 @@ func (d *Document) LintAll() ([]Finding, []Interpolation) {
 // looked at.
 func (d *Document) lint() ([]Finding, map[*yaml.Node]bool) {
 	l := linter{checked: map[*yaml.Node]bool{}}
-	top := d.Top()
+	top := d.top()
 	l.apply(top, "", topRules)
 	prefix := ""
 	if d.Dialect == StageArgs {
@@ -165,21 +165,21 @@ func (d *Document) lint() ([]Finding, map[*yaml.Node]bool) {
 	}
 	for _, s := range d.Stages() {
 		where := fmt.Sprintf("%s[%d].", d.Dialect, s.Index)
-		l.apply(s.Node, where, stageRules)
-		if ea := resolve(MapGet(s.Node, "engine_args")); ea != nil && ea.Kind == yaml.MappingNode {
+		l.apply(s.node, where, stageRules)
+		if ea := resolve(mapGet(s.node, "engine_args")); ea != nil && ea.Kind == yaml.MappingNode {
 			l.apply(ea, where+"engine_args.", engineRules)
 		}
 		if d.Dialect == Stages {
-			l.apply(s.Node, where, stagesStageRules)
-			l.apply(s.Node, where, engineRules)
+			l.apply(s.node, where, stagesStageRules)
+			l.apply(s.node, where, engineRules)
 		}
 		l.env(s, where)
 	}
 	sort.SliceStable(l.out, func(i, j int) bool {
-		if l.out[i].Line != l.out[j].Line {
-			return l.out[i].Line < l.out[j].Line
+		if l.out[i].line != l.out[j].line {
+			return l.out[i].line < l.out[j].line
 		}
-		return l.out[i].Column < l.out[j].Column
+		return l.out[i].column < l.out[j].column
 	})
 	return l.out, l.checked
 }
@@ -230,7 +230,7 @@ func (l *linter) match(n *yaml.Node, where string, path []string, w want) {
 		if n.Kind != yaml.MappingNode {
 			return
 		}
-		if v := MapGet(n, step); v != nil {
+		if v := mapGet(n, step); v != nil {
 			visit(v, step)
 		}
 	}
@@ -243,15 +243,15 @@ func (l *linter) env(s Stage, where string) {
 		for i := 0; i+1 < len(m.n.Content); i += 2 {
 			l.checked[resolve(m.n.Content[i+1])] = true
 			if _, p := envEntry(m.n.Content[i], m.n.Content[i+1]); p != nil {
-				l.out = append(l.out, Finding{Line: p.Line, Column: p.Column, Code: p.Code, Summary: p.Summary,
-					Detail: fmt.Sprintf("line %d: %s%s.%s (%s) %s.", p.Line, where, m.key, p.Key, s.Describe(), p.Problem)})
+				l.out = append(l.out, Finding{line: p.line, column: p.column, Code: p.code, Summary: p.summary,
+					Detail: fmt.Sprintf("line %d: %s%s.%s (%s) %s.", p.line, where, m.key, p.key, s.Describe(), p.problem)})
 			}
 		}
 	}
 }
 
 func (l *linter) add(n *yaml.Node, code diagcode.Code, summary, format string, args ...any) {
-	l.out = append(l.out, Finding{Line: n.Line, Column: n.Column, Code: code, Summary: summary,
+	l.out = append(l.out, Finding{line: n.Line, column: n.Column, Code: code, Summary: summary,
 		Detail: fmt.Sprintf("line %d: ", n.Line) + fmt.Sprintf(format, args...)})
 }
 

@@ -124,8 +124,8 @@ func TestLint(t *testing.T) {
 				t.Fatalf("%d findings, want 1: %+v", len(fs), fs)
 			}
 			f := fs[0]
-			if f.Code != c.code || f.Line != c.line {
-				t.Errorf("code %s at line %d, want %s at line %d: %s", f.Code, f.Line, c.code, c.line, f.Detail)
+			if f.Code != c.code || f.line != c.line {
+				t.Errorf("code %s at line %d, want %s at line %d: %s", f.Code, f.line, c.code, c.line, f.Detail)
 			}
 			if !strings.HasPrefix(f.Detail, fmt.Sprintf("line %d: ", c.line)) || f.Summary == "" {
 				t.Errorf("detail %q does not start with the line, or no summary", f.Detail)
@@ -142,7 +142,7 @@ func TestLintCollectsAll(t *testing.T) {
 	src := "stage_args:\n  - stage_id: \"0\"\n    engine_args:\n      tensor_parallel_size: \"2\"\n      gpu_memory_utilization: .nan\n    final_output: \"yes\"\n  - stage_id: 1\n    runtime: [0]\nruntime: []\n"
 	var lines []int
 	for _, f := range mustParse(t, src).Lint() {
-		lines = append(lines, f.Line)
+		lines = append(lines, f.line)
 	}
 	if fmt.Sprint(lines) != "[2 4 5 6 8 9]" {
 		t.Errorf("lines %v, want [2 4 5 6 8 9]", lines)

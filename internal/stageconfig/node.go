@@ -20,11 +20,11 @@ const (
 	tagSeq   = "!!seq"
 )
 
-// MapGet returns the value node stored under key in a mapping node, or nil
+// mapGet returns the value node stored under key in a mapping node, or nil
 // when the node is not a mapping or has no such key. A key is the string
 // key as vllm-omni's loader reads it: a plain `yes:` is the boolean true
 // there, not the key "yes".
-func MapGet(m *yaml.Node, key string) *yaml.Node {
+func mapGet(m *yaml.Node, key string) *yaml.Node {
 	if i := mapIndex(m, key); i >= 0 {
 		return m.Content[i+1]
 	}
@@ -73,12 +73,12 @@ func isIdentifier(s string) bool {
 	return !yaml11Words[s]
 }
 
-// PathGet follows a path of keys through nested mappings, resolving
+// pathGet follows a path of keys through nested mappings, resolving
 // aliases; nil when any step is missing.
-func PathGet(m *yaml.Node, keys ...string) *yaml.Node {
+func pathGet(m *yaml.Node, keys ...string) *yaml.Node {
 	n := resolve(m)
 	for _, k := range keys {
-		n = resolve(MapGet(n, k))
+		n = resolve(mapGet(n, k))
 		if n == nil {
 			return nil
 		}
@@ -86,43 +86,39 @@ func PathGet(m *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
-// PathKey returns the key node of the last key of a path, or nil.
-func PathKey(m *yaml.Node, keys ...string) *yaml.Node {
+// pathKey returns the key node of the last key of a path, or nil.
+func pathKey(m *yaml.Node, keys ...string) *yaml.Node {
 	if len(keys) == 0 {
 		return nil
 	}
-	parent := PathGet(m, keys[:len(keys)-1]...)
+	parent := pathGet(m, keys[:len(keys)-1]...)
 	if i := mapIndex(parent, keys[len(keys)-1]); i >= 0 {
 		return parent.Content[i]
 	}
 	return nil
 }
 
-// IsSet reports whether a value is present and not null.
-func IsSet(n *yaml.Node) bool {
+// isSet reports whether a value is present and not null.
+func isSet(n *yaml.Node) bool {
 	n = resolve(n)
 	return n != nil && (n.Kind != yaml.ScalarNode || n.Tag != tagNull)
 }
 
-// PathDelete removes the last key of a path from its mapping, and the
-// mappings the removal leaves empty. It reports whether the key was there.
-func PathDelete(m *yaml.Node, keys ...string) bool {
+// pathDelete removes the last key of a path from its mapping, and the
+// mappings the removal leaves empty.
+func pathDelete(m *yaml.Node, keys ...string) {
 	if len(keys) == 0 {
-		return false
+		return
 	}
-	parent := PathGet(m, keys[:len(keys)-1]...)
-	if !MapDelete(parent, keys[len(keys)-1]) {
-		return false
+	parent := pathGet(m, keys[:len(keys)-1]...)
+	if mapDelete(parent, keys[len(keys)-1]) && len(parent.Content) == 0 && len(keys) > 1 {
+		pathDelete(m, keys[:len(keys)-1]...)
 	}
-	if len(parent.Content) == 0 && len(keys) > 1 {
-		PathDelete(m, keys[:len(keys)-1]...)
-	}
-	return true
 }
 
-// MapRename renames key to newKey in place, keeping its position, its
+// mapRename renames key to newKey in place, keeping its position, its
 // comments and its value. It reports whether the key was there.
-func MapRename(m *yaml.Node, key, newKey string) bool {
+func mapRename(m *yaml.Node, key, newKey string) bool {
 	i := mapIndex(m, key)
 	if i < 0 {
 		return false
@@ -131,9 +127,9 @@ func MapRename(m *yaml.Node, key, newKey string) bool {
 	return true
 }
 
-// SetScalarText replaces a string scalar's text, keeping its style and
+// setScalarText replaces a string scalar's text, keeping its style and
 // comments. Other nodes are left alone and false is returned.
-func SetScalarText(n *yaml.Node, text string) bool {
+func setScalarText(n *yaml.Node, text string) bool {
 	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != tagStr {
 		return false
 	}
@@ -141,8 +137,8 @@ func SetScalarText(n *yaml.Node, text string) bool {
 	return true
 }
 
-// MapKeys lists a mapping's keys in document order.
-func MapKeys(m *yaml.Node) []string {
+// mapKeys lists a mapping's keys in document order.
+func mapKeys(m *yaml.Node) []string {
 	if m == nil || m.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -153,12 +149,12 @@ func MapKeys(m *yaml.Node) []string {
 	return keys
 }
 
-// MapSet stores value under key. An existing key keeps its position and its
+// mapSet stores value under key. An existing key keeps its position and its
 // key node (and so the comments attached to it); the value node's comments
 // move to the new value so that a replaced scalar or flow list
 // (`engine_input_source: [0]  # note`) keeps its line comment. A new key is
 // appended.
-func MapSet(m *yaml.Node, key string, value *yaml.Node) {
+func mapSet(m *yaml.Node, key string, value *yaml.Node) {
 	if i := mapIndex(m, key); i >= 0 {
 		old := m.Content[i+1]
 		if value.LineComment == "" && (value.Kind == yaml.ScalarNode || value.Style&yaml.FlowStyle != 0) {
@@ -173,16 +169,16 @@ func MapSet(m *yaml.Node, key string, value *yaml.Node) {
 		m.Content[i+1] = value
 		return
 	}
-	m.Content = append(m.Content, KeyNode(key), value)
+	m.Content = append(m.Content, keyNode(key), value)
 }
 
-// MapInsertAfter stores value under key. An existing key is replaced in
+// mapInsertAfter stores value under key. An existing key is replaced in
 // place; a new key goes right after the first of the anchors present in m
 // (so that generated keys land where a person would write them), or at the
 // end when none is present.
-func MapInsertAfter(m *yaml.Node, key string, value *yaml.Node, anchors ...string) {
+func mapInsertAfter(m *yaml.Node, key string, value *yaml.Node, anchors ...string) {
 	if mapIndex(m, key) >= 0 {
-		MapSet(m, key, value)
+		mapSet(m, key, value)
 		return
 	}
 	for _, a := range anchors {
@@ -191,14 +187,14 @@ func MapInsertAfter(m *yaml.Node, key string, value *yaml.Node, anchors ...strin
 			return
 		}
 	}
-	MapSet(m, key, value)
+	mapSet(m, key, value)
 }
 
-// MapInsertBefore is MapInsertAfter's mirror: a new key goes right before the
+// mapInsertBefore is mapInsertAfter's mirror: a new key goes right before the
 // first of the anchors present in m.
-func MapInsertBefore(m *yaml.Node, key string, value *yaml.Node, anchors ...string) {
+func mapInsertBefore(m *yaml.Node, key string, value *yaml.Node, anchors ...string) {
 	if mapIndex(m, key) >= 0 {
-		MapSet(m, key, value)
+		mapSet(m, key, value)
 		return
 	}
 	for _, a := range anchors {
@@ -207,18 +203,18 @@ func MapInsertBefore(m *yaml.Node, key string, value *yaml.Node, anchors ...stri
 			return
 		}
 	}
-	MapSet(m, key, value)
+	mapSet(m, key, value)
 }
 
 func insertAt(m *yaml.Node, at int, key string, value *yaml.Node) {
 	m.Content = append(m.Content, nil, nil)
 	copy(m.Content[at+2:], m.Content[at:])
-	m.Content[at] = KeyNode(key)
+	m.Content[at] = keyNode(key)
 	m.Content[at+1] = value
 }
 
-// MapDelete removes key from m and reports whether it was there.
-func MapDelete(m *yaml.Node, key string) bool {
+// mapDelete removes key from m and reports whether it was there.
+func mapDelete(m *yaml.Node, key string) bool {
 	i := mapIndex(m, key)
 	if i < 0 {
 		return false
@@ -227,18 +223,18 @@ func MapDelete(m *yaml.Node, key string) bool {
 	return true
 }
 
-// MapEnsure returns the mapping stored under key, creating an empty block
+// mapEnsure returns the mapping stored under key, creating an empty block
 // mapping there (appended) when the key is absent or not a mapping.
-func MapEnsure(m *yaml.Node, key string) *yaml.Node {
-	if v := MapGet(m, key); v != nil && v.Kind == yaml.MappingNode {
+func mapEnsure(m *yaml.Node, key string) *yaml.Node {
+	if v := mapGet(m, key); v != nil && v.Kind == yaml.MappingNode {
 		return v
 	}
-	v := NewMap()
-	MapSet(m, key, v)
+	v := newMap()
+	mapSet(m, key, v)
 	return v
 }
 
-// DeepCopy copies a node tree. Aliases are copied as aliases to the same
+// deepCopy copies a node tree. Aliases are copied as aliases to the same
 // anchor node, which is what a copy of a subtree inside one document needs.
 //
 // A plan copies its base document once, a few hundred nodes, so the copy
@@ -246,7 +242,7 @@ func MapEnsure(m *yaml.Node, key string) *yaml.Node {
 // once rather than one allocation per node. Each Content slice has its own
 // length as capacity, so an edit that appends to one reallocates it and
 // never writes into a neighbour's.
-func DeepCopy(n *yaml.Node) *yaml.Node {
+func deepCopy(n *yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil
 	}
@@ -288,34 +284,34 @@ func countNodes(n *yaml.Node) (nodes, children int) {
 	return nodes, children
 }
 
-// KeyNode builds a string key, double-quoted when vllm-omni's loader
+// keyNode builds a string key, double-quoted when vllm-omni's loader
 // would read it plain as something else: a key `yes` is the boolean true
 // there, `1:30` the integer 90, `<<` a merge.
-func KeyNode(key string) *yaml.Node {
-	return StrNode(key)
+func keyNode(key string) *yaml.Node {
+	return strNode(key)
 }
 
-// NewMap builds an empty block mapping.
-func NewMap() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap} }
+// newMap builds an empty block mapping.
+func newMap() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: tagMap} }
 
-// NewSeq builds an empty block sequence.
-func NewSeq() *yaml.Node { return &yaml.Node{Kind: yaml.SequenceNode, Tag: tagSeq} }
+// newSeq builds an empty block sequence.
+func newSeq() *yaml.Node { return &yaml.Node{Kind: yaml.SequenceNode, Tag: tagSeq} }
 
-// IntNode builds an integer scalar.
-func IntNode(v int) *yaml.Node {
+// intNode builds an integer scalar.
+func intNode(v int) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagInt, Value: strconv.Itoa(v)}
 }
 
-// BoolNode builds a boolean scalar spelled true/false.
-func BoolNode(v bool) *yaml.Node {
+// boolNode builds a boolean scalar spelled true/false.
+func boolNode(v bool) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagBool, Value: strconv.FormatBool(v)}
 }
 
-// FloatNode builds a float scalar in its shortest exact spelling, keeping a
+// floatNode builds a float scalar in its shortest exact spelling, keeping a
 // decimal point so that YAML reads it back as a float. The point goes in the
 // mantissa of an exponent form too ("1.0e+21"): PyYAML, which vllm-omni's
 // loaders build on, reads "1e+21" as a string.
-func FloatNode(v float64) *yaml.Node {
+func floatNode(v float64) *yaml.Node {
 	s := strconv.FormatFloat(v, 'g', -1, 64)
 	if _, err := strconv.Atoi(s); err == nil {
 		s += ".0"
@@ -325,14 +321,14 @@ func FloatNode(v float64) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagFloat, Value: s}
 }
 
-// StrNode builds a plain string scalar; the encoder quotes it when it would
+// strNode builds a plain string scalar; the encoder quotes it when it would
 // otherwise read back as another type. yaml.v3 decides that by YAML 1.2
 // rules, but vllm-omni reads its configs with PyYAML (YAML 1.1), where yes,
 // on, off, 1:30, 1e5, << and = are not strings: those are double-quoted here
 // (readsAsString). So is text with line breaks, tabs or other characters
 // that are not printable, which yaml.v3 would otherwise write as a block
 // scalar it cannot always read back (a line that starts with a tab).
-func StrNode(v string) *yaml.Node {
+func strNode(v string) *yaml.Node {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v}
 	if !readsAsString(v) || !printable(v) {
 		n.Style = yaml.DoubleQuotedStyle
@@ -350,20 +346,20 @@ func printable(s string) bool {
 	return true
 }
 
-// QuotedStrNode builds a double-quoted string scalar, the style vllm-omni's
+// quotedStrNode builds a double-quoted string scalar, the style vllm-omni's
 // own configs use for device lists and connector names.
-func QuotedStrNode(v string) *yaml.Node {
+func quotedStrNode(v string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagStr, Value: v, Style: yaml.DoubleQuotedStyle}
 }
 
-// NullNode builds a null scalar.
-func NullNode() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagNull, Value: "null"} }
+// nullNode builds a null scalar.
+func nullNode() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagNull, Value: "null"} }
 
-// FlowIntSeq builds a flow-style list of integers, such as `[0]`.
-func FlowIntSeq(vs []int) *yaml.Node {
+// flowIntSeq builds a flow-style list of integers, such as `[0]`.
+func flowIntSeq(vs []int) *yaml.Node {
 	s := &yaml.Node{Kind: yaml.SequenceNode, Tag: tagSeq, Style: yaml.FlowStyle}
 	for _, v := range vs {
-		s.Content = append(s.Content, IntNode(v))
+		s.Content = append(s.Content, intNode(v))
 	}
 	return s
 }
@@ -376,9 +372,9 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// ScalarInt reads a scalar vllm-omni reads as an integer (2, 0x10, 1:30)
+// scalarInt reads a scalar vllm-omni reads as an integer (2, 0x10, 1:30)
 // that fits an int. Booleans, floats and quoted numbers are not integers.
-func ScalarInt(n *yaml.Node) (int, bool) {
+func scalarInt(n *yaml.Node) (int, bool) {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
@@ -386,8 +382,8 @@ func ScalarInt(n *yaml.Node) (int, bool) {
 	return pyRead(n).asInt()
 }
 
-// ScalarFloat reads a scalar vllm-omni reads as a number, as a float.
-func ScalarFloat(n *yaml.Node) (float64, bool) {
+// scalarFloat reads a scalar vllm-omni reads as a number, as a float.
+func scalarFloat(n *yaml.Node) (float64, bool) {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return 0, false
@@ -402,9 +398,9 @@ func ScalarFloat(n *yaml.Node) (float64, bool) {
 	return 0, false
 }
 
-// ScalarBool reads a scalar vllm-omni reads as a boolean: true, True,
+// scalarBool reads a scalar vllm-omni reads as a boolean: true, True,
 // TRUE, false, ..., and YAML 1.1's yes, no, on and off.
-func ScalarBool(n *yaml.Node) (bool, bool) {
+func scalarBool(n *yaml.Node) (bool, bool) {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return false, false
@@ -413,8 +409,8 @@ func ScalarBool(n *yaml.Node) (bool, bool) {
 	return r.Bool, r.Kind == pyBool
 }
 
-// ScalarString reads any scalar's text; null reads as absent.
-func ScalarString(n *yaml.Node) (string, bool) {
+// scalarString reads any scalar's text; null reads as absent.
+func scalarString(n *yaml.Node) (string, bool) {
 	n = resolve(n)
 	if n == nil || n.Kind != yaml.ScalarNode || pyRead(n).Kind == pyNull {
 		return "", false
@@ -422,17 +418,17 @@ func ScalarString(n *yaml.Node) (string, bool) {
 	return n.Value, true
 }
 
-// Unalias replaces every alias below n with a copy of the node it stands
+// unalias replaces every alias below n with a copy of the node it stands
 // for, so that editing one place cannot change another place that shares
 // the same anchor. The data is unchanged; only the anchor spelling goes.
-func Unalias(n *yaml.Node) {
+func unalias(n *yaml.Node) {
 	for i, c := range n.Content {
 		if c.Kind == yaml.AliasNode {
-			cp := DeepCopy(resolve(c))
+			cp := deepCopy(resolve(c))
 			cp.Anchor = ""
 			n.Content[i] = cp
 			c = cp
 		}
-		Unalias(c)
+		unalias(c)
 	}
 }

@@ -24,28 +24,28 @@ func TestMapSetKeepsPositionAndComments(t *testing.T) {
 	src := "a: 1 # about a\n# about b\nb: 2 # line b\nc: 3\n"
 	doc, m := top(t, src)
 	keyB := m.Content[2]
-	MapSet(m, "b", IntNode(20))
+	mapSet(m, "b", intNode(20))
 	if m.Content[2] != keyB {
 		t.Errorf("the key node was replaced; its comments live there")
 	}
-	MapSet(m, "d", StrNode("new"))
+	mapSet(m, "d", strNode("new"))
 	want := "a: 1 # about a\n# about b\nb: 20 # line b\nc: 3\nd: new\n"
 	if got := renderNode(t, doc); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 
 	// A value that brings its own line comment keeps it.
-	v := IntNode(30)
+	v := intNode(30)
 	v.LineComment = "# mine"
-	MapSet(m, "b", v)
-	if got := MapGet(m, "b").LineComment; got != "# mine" {
+	mapSet(m, "b", v)
+	if got := mapGet(m, "b").LineComment; got != "# mine" {
 		t.Errorf("LineComment = %q, want the new value's own", got)
 	}
 
 	// A mapping replacing a scalar does not inherit a scalar's line comment
 	// (it would render after the key, before the block).
-	MapSet(m, "a", NewMap())
-	if got := MapGet(m, "a").LineComment; got != "" {
+	mapSet(m, "a", newMap())
+	if got := mapGet(m, "a").LineComment; got != "" {
 		t.Errorf("mapping inherited line comment %q", got)
 	}
 }
@@ -72,16 +72,16 @@ func TestMapInsertAfterBefore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, m := top(t, src)
-			v := IntNode(7)
+			v := intNode(7)
 			if tc.after {
-				MapInsertAfter(m, tc.key, v, tc.anchors...)
+				mapInsertAfter(m, tc.key, v, tc.anchors...)
 			} else {
-				MapInsertBefore(m, tc.key, v, tc.anchors...)
+				mapInsertBefore(m, tc.key, v, tc.anchors...)
 			}
-			if got := MapKeys(m); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			if got := mapKeys(m); strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("keys = %v, want %v", got, tc.want)
 			}
-			if MapGet(m, tc.key) != v {
+			if mapGet(m, tc.key) != v {
 				t.Errorf("%s does not hold the inserted node", tc.key)
 			}
 			if len(m.Content)%2 != 0 {
@@ -93,26 +93,26 @@ func TestMapInsertAfterBefore(t *testing.T) {
 
 func TestMapGetKeysDeleteEnsure(t *testing.T) {
 	_, m := top(t, "a: 1\nb: {x: 1}\nc: [1]\n")
-	if MapGet(m, "zz") != nil || MapGet(nil, "a") != nil || MapGet(IntNode(1), "a") != nil {
-		t.Error("MapGet of a missing key, a nil node or a scalar must be nil")
+	if mapGet(m, "zz") != nil || mapGet(nil, "a") != nil || mapGet(intNode(1), "a") != nil {
+		t.Error("mapGet of a missing key, a nil node or a scalar must be nil")
 	}
-	if MapKeys(IntNode(1)) != nil {
-		t.Error("MapKeys of a scalar must be nil")
+	if mapKeys(intNode(1)) != nil {
+		t.Error("mapKeys of a scalar must be nil")
 	}
-	b := MapGet(m, "b")
-	if got := MapEnsure(m, "b"); got != b {
-		t.Error("MapEnsure replaced an existing mapping")
+	b := mapGet(m, "b")
+	if got := mapEnsure(m, "b"); got != b {
+		t.Error("mapEnsure replaced an existing mapping")
 	}
-	if got := MapEnsure(m, "c"); got.Kind != yaml.MappingNode || MapGet(m, "c") != got {
-		t.Error("MapEnsure kept a list where a mapping is needed")
+	if got := mapEnsure(m, "c"); got.Kind != yaml.MappingNode || mapGet(m, "c") != got {
+		t.Error("mapEnsure kept a list where a mapping is needed")
 	}
-	if got := MapEnsure(m, "d"); got.Kind != yaml.MappingNode || MapKeys(m)[3] != "d" {
-		t.Error("MapEnsure did not append a new mapping")
+	if got := mapEnsure(m, "d"); got.Kind != yaml.MappingNode || mapKeys(m)[3] != "d" {
+		t.Error("mapEnsure did not append a new mapping")
 	}
-	if !MapDelete(m, "a") || MapDelete(m, "a") || MapGet(m, "a") != nil {
-		t.Error("MapDelete must remove once and report it")
+	if !mapDelete(m, "a") || mapDelete(m, "a") || mapGet(m, "a") != nil {
+		t.Error("mapDelete must remove once and report it")
 	}
-	if got := strings.Join(MapKeys(m), ","); got != "b,c,d" {
+	if got := strings.Join(mapKeys(m), ","); got != "b,c,d" {
 		t.Errorf("keys after delete = %s", got)
 	}
 }
@@ -201,7 +201,7 @@ func TestValueNodeErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ValueNode(tc.v)
+			_, err := valueNode(tc.v)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want it to contain %q", err, tc.want)
 			}
@@ -229,9 +229,9 @@ func TestFloatNode(t *testing.T) {
 		{0, "0.0"},
 	}
 	for _, tc := range tests {
-		n := FloatNode(tc.v)
+		n := floatNode(tc.v)
 		if n.Value != tc.want || n.Tag != "!!float" {
-			t.Errorf("FloatNode(%v) = %q %s, want %q !!float", tc.v, n.Value, n.Tag, tc.want)
+			t.Errorf("floatNode(%v) = %q %s, want %q !!float", tc.v, n.Value, n.Tag, tc.want)
 		}
 		// The spelling must read back as a float of the same value, not as
 		// an int or a string.
@@ -240,7 +240,7 @@ func TestFloatNode(t *testing.T) {
 			t.Fatal(err)
 		}
 		if f, ok := back.(float64); !ok || f != tc.v {
-			t.Errorf("FloatNode(%v) reads back as %#v", tc.v, back)
+			t.Errorf("floatNode(%v) reads back as %#v", tc.v, back)
 		}
 	}
 }
@@ -248,7 +248,7 @@ func TestFloatNode(t *testing.T) {
 func TestMergeValue(t *testing.T) {
 	src := "kv:\n  kv_connector: \"MooncakeConnector\" # keep me\n  kv_rank: 0\nother: 1\n"
 	doc, m := top(t, src)
-	err := MergeValue(m, "kv", map[string]any{
+	err := mergeValue(m, "kv", map[string]any{
 		"kv_rank":  int64(1),
 		"zz_new":   "z",
 		"aa_new":   "a",
@@ -264,31 +264,31 @@ func TestMergeValue(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 	// A non-map replaces; a map over a scalar replaces too.
-	if err := MergeValue(m, "kv", "off"); err != nil {
+	if err := mergeValue(m, "kv", "off"); err != nil {
 		t.Fatal(err)
 	}
-	if err := MergeValue(m, "other", map[string]any{"x": int64(1)}); err != nil {
+	if err := mergeValue(m, "other", map[string]any{"x": int64(1)}); err != nil {
 		t.Fatal(err)
 	}
 	want = "kv: \"off\"\nother:\n  x: 1\n"
 	if got := renderNode(t, doc); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if err := MergeValue(m, "other", map[string]any{"x": map[string]any{"y": math.NaN()}}); err == nil || !strings.Contains(err.Error(), "x: y:") {
+	if err := mergeValue(m, "other", map[string]any{"x": map[string]any{"y": math.NaN()}}); err == nil || !strings.Contains(err.Error(), "x: y:") {
 		t.Errorf("error = %v, want one that names the nested key x: y:", err)
 	}
 }
 
 func TestUnalias(t *testing.T) {
 	src := "defs:\n  sp: &sp {temperature: 0.4, stop: [1]}\nstage_args:\n  - default_sampling_params: *sp\n  - default_sampling_params: *sp\n"
-	// Parse writes aliases out itself; Unalias is for trees built otherwise.
+	// Parse writes aliases out itself; unalias is for trees built otherwise.
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(src), &root); err != nil {
 		t.Fatal(err)
 	}
-	d := &Document{Root: &root, Dialect: StageArgs}
+	d := &Document{root: &root, Dialect: StageArgs}
 	before := decodeAny(t, []byte(mustRender(t, d)))
-	Unalias(d.Root)
+	unalias(d.root)
 	hasAlias := false
 	var walk func(*yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -299,22 +299,22 @@ func TestUnalias(t *testing.T) {
 			walk(c)
 		}
 	}
-	walk(d.Root)
+	walk(d.root)
 	if hasAlias {
-		t.Fatal("an alias survived Unalias")
+		t.Fatal("an alias survived unalias")
 	}
 	out := mustRender(t, d)
 	if strings.Contains(out, "*sp") || strings.Count(out, "&sp") != 1 {
 		t.Errorf("aliases should be written out, with the anchor left only where it was defined:\n%s", out)
 	}
 	if after := decodeAny(t, []byte(out)); !deepEqual(before, after) {
-		t.Errorf("Unalias changed the data:\n%s", out)
+		t.Errorf("unalias changed the data:\n%s", out)
 	}
 	// Each copy is independent: editing one stage leaves the other and the
 	// definition alone.
 	s := d.Stages()
-	MapSet(s[0].Get("default_sampling_params"), "temperature", FloatNode(0.1))
-	if v, _ := ScalarString(MapGet(s[1].Get("default_sampling_params"), "temperature")); v != "0.4" {
+	mapSet(s[0].get("default_sampling_params"), "temperature", floatNode(0.1))
+	if v, _ := scalarString(mapGet(s[1].get("default_sampling_params"), "temperature")); v != "0.4" {
 		t.Errorf("stage 1 temperature = %s, want 0.4", v)
 	}
 }
@@ -323,57 +323,57 @@ func TestDeepCopyAndClone(t *testing.T) {
 	d := mustParse(t, "stage_args:\n  - stage_id: 0 # c\n    runtime: {devices: \"0\"}\n")
 	c := d.Clone()
 	c.Stages()[0].SetDevices([]int{5})
-	MapSet(c.Stages()[0].Node, "stage_id", IntNode(9))
+	mapSet(c.Stages()[0].node, "stage_id", intNode(9))
 	if got := mustRender(t, d); got != "stage_args:\n  - stage_id: 0 # c\n    runtime: {devices: \"0\"}\n" {
 		t.Errorf("editing a clone changed the original:\n%s", got)
 	}
 	if c.Dialect != d.Dialect {
 		t.Error("clone lost the dialect")
 	}
-	if DeepCopy(nil) != nil {
-		t.Error("DeepCopy(nil) != nil")
+	if deepCopy(nil) != nil {
+		t.Error("deepCopy(nil) != nil")
 	}
 }
 
 func TestScalarReaders(t *testing.T) {
 	_, m := top(t, "i: 3\nhex: 0x10\nf: 0.5\nfi: 2\nb1: True\nb2: false\ns: text\nq: \"3\"\nn: null\nl: [1]\n")
-	if v, ok := ScalarInt(MapGet(m, "i")); !ok || v != 3 {
-		t.Errorf("ScalarInt(i) = %d, %t", v, ok)
+	if v, ok := scalarInt(mapGet(m, "i")); !ok || v != 3 {
+		t.Errorf("scalarInt(i) = %d, %t", v, ok)
 	}
-	if v, ok := ScalarInt(MapGet(m, "hex")); !ok || v != 16 {
-		t.Errorf("ScalarInt(hex) = %d, %t", v, ok)
+	if v, ok := scalarInt(mapGet(m, "hex")); !ok || v != 16 {
+		t.Errorf("scalarInt(hex) = %d, %t", v, ok)
 	}
 	for _, k := range []string{"f", "q", "s", "n", "l", "missing"} {
-		if _, ok := ScalarInt(MapGet(m, k)); ok {
-			t.Errorf("ScalarInt(%s) accepted a non-integer", k)
+		if _, ok := scalarInt(mapGet(m, k)); ok {
+			t.Errorf("scalarInt(%s) accepted a non-integer", k)
 		}
 	}
-	if v, ok := ScalarFloat(MapGet(m, "f")); !ok || v != 0.5 {
-		t.Errorf("ScalarFloat(f) = %v, %t", v, ok)
+	if v, ok := scalarFloat(mapGet(m, "f")); !ok || v != 0.5 {
+		t.Errorf("scalarFloat(f) = %v, %t", v, ok)
 	}
-	if v, ok := ScalarFloat(MapGet(m, "fi")); !ok || v != 2 {
-		t.Errorf("ScalarFloat reads an int as a float: got %v, %t", v, ok)
+	if v, ok := scalarFloat(mapGet(m, "fi")); !ok || v != 2 {
+		t.Errorf("scalarFloat reads an int as a float: got %v, %t", v, ok)
 	}
-	if _, ok := ScalarFloat(MapGet(m, "q")); ok {
-		t.Error("ScalarFloat accepted a quoted string")
+	if _, ok := scalarFloat(mapGet(m, "q")); ok {
+		t.Error("scalarFloat accepted a quoted string")
 	}
-	if v, ok := ScalarBool(MapGet(m, "b1")); !ok || !v {
-		t.Errorf("ScalarBool(True) = %t, %t", v, ok)
+	if v, ok := scalarBool(mapGet(m, "b1")); !ok || !v {
+		t.Errorf("scalarBool(True) = %t, %t", v, ok)
 	}
-	if v, ok := ScalarBool(MapGet(m, "b2")); !ok || v {
-		t.Errorf("ScalarBool(false) = %t, %t", v, ok)
+	if v, ok := scalarBool(mapGet(m, "b2")); !ok || v {
+		t.Errorf("scalarBool(false) = %t, %t", v, ok)
 	}
-	if _, ok := ScalarBool(MapGet(m, "s")); ok {
-		t.Error("ScalarBool accepted text")
+	if _, ok := scalarBool(mapGet(m, "s")); ok {
+		t.Error("scalarBool accepted text")
 	}
-	if v, ok := ScalarString(MapGet(m, "q")); !ok || v != "3" {
-		t.Errorf("ScalarString(q) = %q, %t", v, ok)
+	if v, ok := scalarString(mapGet(m, "q")); !ok || v != "3" {
+		t.Errorf("scalarString(q) = %q, %t", v, ok)
 	}
-	if _, ok := ScalarString(MapGet(m, "n")); ok {
-		t.Error("ScalarString must read null as absent")
+	if _, ok := scalarString(mapGet(m, "n")); ok {
+		t.Error("scalarString must read null as absent")
 	}
-	if _, ok := ScalarString(MapGet(m, "l")); ok {
-		t.Error("ScalarString accepted a list")
+	if _, ok := scalarString(mapGet(m, "l")); ok {
+		t.Error("scalarString accepted a list")
 	}
 }
 
@@ -385,13 +385,13 @@ func TestStrNodeYAML11(t *testing.T) {
 		"true", "False", "null", "~", "12", "0.9", "0x1F", "012", "1_000", "1e3", ".inf", ""}
 	plain := []string{"mp", "tcp", "rdma", "thinker", "kv_producer", "none", "yesterday", "onion", "1:300", "a:b", "0,1"}
 	for _, s := range quoted {
-		if got := renderNode(t, StrNode(s)); !strings.HasPrefix(got, `"`) && !strings.HasPrefix(got, "'") {
-			t.Errorf("StrNode(%q) renders %q; PyYAML would not read it as a string", s, got)
+		if got := renderNode(t, strNode(s)); !strings.HasPrefix(got, `"`) && !strings.HasPrefix(got, "'") {
+			t.Errorf("strNode(%q) renders %q; PyYAML would not read it as a string", s, got)
 		}
 	}
 	for _, s := range plain {
-		if got := renderNode(t, StrNode(s)); got != s+"\n" {
-			t.Errorf("StrNode(%q) renders %q, want it plain", s, got)
+		if got := renderNode(t, strNode(s)); got != s+"\n" {
+			t.Errorf("strNode(%q) renders %q, want it plain", s, got)
 		}
 	}
 }
@@ -401,14 +401,14 @@ func TestNodeBuilders(t *testing.T) {
 		n    *yaml.Node
 		want string
 	}{
-		{IntNode(-3), "-3\n"},
-		{BoolNode(true), "true\n"},
-		{StrNode("a b"), "a b\n"},
-		{StrNode("null"), "\"null\"\n"},
-		{QuotedStrNode("0,1"), "\"0,1\"\n"},
-		{NullNode(), "null\n"},
-		{FlowIntSeq([]int{0, 2}), "[0, 2]\n"},
-		{KeyNode("k"), "k\n"},
+		{intNode(-3), "-3\n"},
+		{boolNode(true), "true\n"},
+		{strNode("a b"), "a b\n"},
+		{strNode("null"), "\"null\"\n"},
+		{quotedStrNode("0,1"), "\"0,1\"\n"},
+		{nullNode(), "null\n"},
+		{flowIntSeq([]int{0, 2}), "[0, 2]\n"},
+		{keyNode("k"), "k\n"},
 	} {
 		if got := renderNode(t, tc.n); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
@@ -425,12 +425,12 @@ func TestDeepCopy_IndependentSlices(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig, _ := doc.Render()
-	c := DeepCopy(doc.Root)
+	c := deepCopy(doc.root)
 	top := c.Content[0]
-	a := MapGet(top, "a")
-	a.Content = append(a.Content, IntNode(9))
-	MapSet(top, "e", IntNode(5))
-	copied := &Document{Root: c, Dialect: doc.Dialect}
+	a := mapGet(top, "a")
+	a.Content = append(a.Content, intNode(9))
+	mapSet(top, "e", intNode(5))
+	copied := &Document{root: c, Dialect: doc.Dialect}
 	got, _ := copied.Render()
 	if want := "stage_args: []\na: [1, 2, 9]\nb: [3]\nc: {d: 4}\ne: 5\n"; string(got) != want {
 		t.Errorf("edited copy =\n%s\nwant\n%s", got, want)

@@ -16,18 +16,18 @@ import (
 // Limits that keep a stray input from stalling a plan. Real stage configs
 // are a few kilobytes and a handful of levels deep.
 const (
-	// MaxBytes bounds the size of a config document.
-	MaxBytes = 1 << 20
-	// MaxDepth bounds how deeply mappings and sequences may nest.
-	MaxDepth = 64
-	// MaxNodes bounds the number of nodes, aliases expanded once each.
-	MaxNodes = 200_000
+	// maxBytes bounds the size of a config document.
+	maxBytes = 1 << 20
+	// maxDepth bounds how deeply mappings and sequences may nest.
+	maxDepth = 64
+	// maxNodes bounds the number of nodes, aliases expanded once each.
+	maxNodes = 200_000
 )
 
-// ParseError says where in a document parsing failed. Line and Column are
-// 1-based; zero means the position is unknown.
+// ParseError says where in a document parsing failed. Its line and column
+// are 1-based; zero means the position is unknown.
 type ParseError struct {
-	Line, Column int
+	line, column int
 	Msg          string
 	// Loader is set when the document is valid YAML that vllm-omni's
 	// loader fails on or would read differently; Msg then says what to
@@ -37,16 +37,16 @@ type ParseError struct {
 
 func (e *ParseError) Error() string {
 	switch {
-	case e.Line > 0 && e.Column > 0:
-		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
-	case e.Line > 0:
-		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	case e.line > 0 && e.column > 0:
+		return fmt.Sprintf("line %d, column %d: %s", e.line, e.column, e.Msg)
+	case e.line > 0:
+		return fmt.Sprintf("line %d: %s", e.line, e.Msg)
 	}
 	return e.Msg
 }
 
 func errAt(n *yaml.Node, format string, args ...any) *ParseError {
-	return &ParseError{Line: n.Line, Column: n.Column, Msg: fmt.Sprintf(format, args...)}
+	return &ParseError{line: n.Line, column: n.Column, Msg: fmt.Sprintf(format, args...)}
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -58,13 +58,13 @@ func wrapYAMLError(err error, src []byte) *ParseError {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &ParseError{Line: line, Msg: m[2]}
+		return &ParseError{line: line, Msg: m[2]}
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	if maxDepthError.MatchString(msg) {
-		return &ParseError{Line: flowDepthLine(src, MaxDepth), Msg: fmt.Sprintf("the document nests more than %d levels deep", MaxDepth)}
+		return &ParseError{line: flowDepthLine(src, maxDepth), Msg: fmt.Sprintf("the document nests more than %d levels deep", maxDepth)}
 	}
-	return &ParseError{Line: unknownAnchorLine(msg, src), Msg: msg}
+	return &ParseError{line: unknownAnchorLine(msg, src), Msg: msg}
 }
 
 var maxDepthError = regexp.MustCompile(`^exceeded max depth of \d+$`)
@@ -112,17 +112,17 @@ func unknownAnchorLine(msg string, src []byte) int {
 // or that repeat a mapping key (YAML forbids it, and the loader would keep
 // only one of the values silently).
 func Parse(src []byte) (*Document, error) {
-	if len(src) > MaxBytes {
-		return nil, &ParseError{Msg: fmt.Sprintf("the document is %d bytes; the limit is %d bytes (1 MiB)", len(src), MaxBytes)}
+	if len(src) > maxBytes {
+		return nil, &ParseError{Msg: fmt.Sprintf("the document is %d bytes; the limit is %d bytes (1 MiB)", len(src), maxBytes)}
 	}
 	if !utf8.Valid(src) {
-		return nil, &ParseError{Line: invalidUTF8Line(src), Msg: "the document is not valid UTF-8"}
+		return nil, &ParseError{line: invalidUTF8Line(src), Msg: "the document is not valid UTF-8"}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &ParseError{Line: 1, Msg: "the document is empty: expected a mapping with a `stage_args:` or `stages:` list"}
+			return nil, &ParseError{line: 1, Msg: "the document is empty: expected a mapping with a `stage_args:` or `stages:` list"}
 		}
 		return nil, wrapYAMLError(err, src)
 	}
@@ -149,8 +149,8 @@ func Parse(src []byte) (*Document, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, errAt(top, "expected a mapping with a `stage_args:` or `stages:` list at the top level")
 	}
-	d := &Document{Root: &root, aliasLine: aliasLine, mergeLine: mergeLine}
-	hasArgs, hasStages := MapGet(top, string(StageArgs)), MapGet(top, string(Stages))
+	d := &Document{root: &root, aliasLine: aliasLine, mergeLine: mergeLine}
+	hasArgs, hasStages := mapGet(top, string(StageArgs)), mapGet(top, string(Stages))
 	switch {
 	case hasArgs != nil && hasStages != nil:
 		return nil, errAt(hasArgs, "the document has both `stage_args:` and `stages:`; vllm-omni rejects `stage_args` in a `stages` file: keep one list")
@@ -161,9 +161,9 @@ func Parse(src []byte) (*Document, error) {
 	default:
 		return nil, errAt(top, "neither `stage_args:` nor `stages:` is at the top level, so this is not a vllm-omni stage config")
 	}
-	list := d.StageList()
+	list := d.stageList()
 	if list == nil || list.Kind != yaml.SequenceNode {
-		n := MapGet(top, d.Dialect.listKey())
+		n := mapGet(top, d.Dialect.listKey())
 		return nil, errAt(n, "`%s:` must be a list of stages", d.Dialect)
 	}
 	for _, s := range list.Content {
@@ -188,11 +188,11 @@ func checkShape(root *yaml.Node) error {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		count++
-		if count > MaxNodes {
-			return errAt(it.n, "the document has more than %d nodes", MaxNodes)
+		if count > maxNodes {
+			return errAt(it.n, "the document has more than %d nodes", maxNodes)
 		}
-		if it.depth > MaxDepth {
-			return errAt(it.n, "the document nests more than %d levels deep", MaxDepth)
+		if it.depth > maxDepth {
+			return errAt(it.n, "the document nests more than %d levels deep", maxDepth)
 		}
 		if it.n.Kind == yaml.MappingNode {
 			// Keys are compared as vllm-omni's loader reads them: a plain
@@ -225,7 +225,7 @@ func checkShape(root *yaml.Node) error {
 // expanded, and rejects an alias inside the node it refers to. yaml.v3 keeps
 // an alias as a pointer, so a few lines of nested anchors can stand for
 // billions of nodes, or for an infinite tree; copying or walking such a
-// tree (expandAnchors, DeepCopy of a stage) would never finish or would
+// tree (expandAnchors, deepCopy of a stage) would never finish or would
 // overflow the stack. Each node's expanded size and height are computed
 // once; the expanded tree must nest no deeper than the written one may.
 func checkAliases(root *yaml.Node) error {
@@ -253,8 +253,8 @@ func checkAliases(root *yaml.Node) error {
 			if err != nil {
 				return extent{}, err
 			}
-			if total.size += e.size; total.size > MaxNodes {
-				return extent{}, errAt(n, "the document has more than %d nodes once its aliases are expanded: write the values out instead of nesting aliases", MaxNodes)
+			if total.size += e.size; total.size > maxNodes {
+				return extent{}, errAt(n, "the document has more than %d nodes once its aliases are expanded: write the values out instead of nesting aliases", maxNodes)
 			}
 			total.height = max(total.height, e.height+1)
 		}
@@ -265,7 +265,7 @@ func checkAliases(root *yaml.Node) error {
 	if err != nil {
 		return err
 	}
-	if e.height-1 <= MaxDepth {
+	if e.height-1 <= maxDepth {
 		return nil
 	}
 	// Point at the first alias on the deepest path.
@@ -279,7 +279,7 @@ func checkAliases(root *yaml.Node) error {
 		}
 		n = next
 	}
-	return errAt(n, "the document nests more than %d levels deep once its aliases are expanded: write the values out instead of nesting aliases", MaxDepth)
+	return errAt(n, "the document nests more than %d levels deep once its aliases are expanded: write the values out instead of nesting aliases", maxDepth)
 }
 
 // invalidUTF8Line finds the line of the first byte that is not UTF-8.

@@ -65,8 +65,8 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate nested key", "stage_args:\n  - engine_args:\n      max_num_seqs: 1\n      max_num_seqs: 2\n", 4, "first at line 3"},
 		{"non-UTF-8 on line 3", "stage_args:\n  - stage_id: 0\n    x: \xff\xfe\n", 3, "not valid UTF-8"},
 		{"non-UTF-8 on line 1", "\xc3\x28: 1\n", 1, "not valid UTF-8"},
-		{"too large", "stage_args: []\n#" + strings.Repeat("x", MaxBytes), 0, "limit is 1048576 bytes"},
-		{"too deep", nested(MaxDepth + 1), 3, "nests more than 64 levels"},
+		{"too large", "stage_args: []\n#" + strings.Repeat("x", maxBytes), 0, "limit is 1048576 bytes"},
+		{"too deep", nested(maxDepth + 1), 3, "nests more than 64 levels"},
 		{"stage_args is a mapping", "stage_args:\n  stage_id: 0\n", 2, "`stage_args:` must be a list"},
 		{"stage_args is null", "stage_args:\n", 1, "`stage_args:` must be a list"},
 		{"stage_args is a string", "stage_args: thinker\n", 1, "`stage_args:` must be a list"},
@@ -89,8 +89,8 @@ func TestParseErrors(t *testing.T) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %v (%T) is not a *ParseError", err, err)
 			}
-			if pe.Line != tc.line {
-				t.Errorf("Line = %d, want %d (error: %v)", pe.Line, tc.line, err)
+			if pe.line != tc.line {
+				t.Errorf("Line = %d, want %d (error: %v)", pe.line, tc.line, err)
 			}
 			if tc.line > 0 && !strings.Contains(err.Error(), fmt.Sprintf("line %d", tc.line)) {
 				t.Errorf("error %q does not name line %d", err, tc.line)
@@ -106,18 +106,18 @@ func TestParseErrors(t *testing.T) {
 }
 
 // TestParseLimitsAreInclusive checks the limits refuse only what is over
-// them: a config at exactly MaxDepth or MaxBytes still parses.
+// them: a config at exactly maxDepth or maxBytes still parses.
 func TestParseLimitsAreInclusive(t *testing.T) {
-	if _, err := Parse([]byte(nested(MaxDepth - 3))); err != nil {
+	if _, err := Parse([]byte(nested(maxDepth - 3))); err != nil {
 		t.Errorf("depth at the limit refused: %v", err)
 	}
 	src := "stage_args: []\n#"
-	src += strings.Repeat("x", MaxBytes-len(src))
-	if len(src) != MaxBytes {
+	src += strings.Repeat("x", maxBytes-len(src))
+	if len(src) != maxBytes {
 		t.Fatalf("built %d bytes", len(src))
 	}
 	if _, err := Parse([]byte(src)); err != nil {
-		t.Errorf("document of exactly MaxBytes refused: %v", err)
+		t.Errorf("document of exactly maxBytes refused: %v", err)
 	}
 	// Aliases that expand to a modest size are ordinary YAML and stay legal.
 	if _, err := Parse([]byte(aliasBomb(3))); err != nil {
@@ -144,8 +144,8 @@ func TestParseErrorString(t *testing.T) {
 		e    ParseError
 		want string
 	}{
-		{ParseError{Line: 3, Column: 7, Msg: "m"}, "line 3, column 7: m"},
-		{ParseError{Line: 3, Msg: "m"}, "line 3: m"},
+		{ParseError{line: 3, column: 7, Msg: "m"}, "line 3, column 7: m"},
+		{ParseError{line: 3, Msg: "m"}, "line 3: m"},
 		{ParseError{Msg: "m"}, "m"},
 	} {
 		if got := tc.e.Error(); got != tc.want {

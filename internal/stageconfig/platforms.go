@@ -16,32 +16,32 @@ type PlatformPlacement struct {
 // overrides of the split stage that set devices, which then name the same
 // devices for prefill and decode.
 func (d *Document) SplitPlatformStages(split int, newID func(int) int) []PlatformPlacement {
-	platforms := MapGet(d.Top(), "platforms")
+	platforms := mapGet(d.top(), "platforms")
 	var placed []PlatformPlacement
-	for _, name := range MapKeys(platforms) {
-		list := MapGet(MapGet(platforms, name), "stages")
+	for _, name := range mapKeys(platforms) {
+		list := mapGet(mapGet(platforms, name), "stages")
 		if list == nil || list.Kind != yaml.SequenceNode {
 			continue
 		}
 		var out []*yaml.Node
 		for _, n := range list.Content {
-			id, ok := ScalarInt(MapGet(n, "stage_id"))
+			id, ok := scalarInt(mapGet(n, "stage_id"))
 			if !ok {
 				out = append(out, n)
 				continue
 			}
 			if id == split {
-				if devs := MapGet(n, "devices"); devs != nil {
-					parsed, _ := ParseDevices(devs)
+				if devs := mapGet(n, "devices"); devs != nil {
+					parsed, _ := parseDevices(devs)
 					placed = append(placed, PlatformPlacement{Platform: name, Devices: parsed})
 				}
-				dec := DeepCopy(n)
+				dec := deepCopy(n)
 				dec.HeadComment = ""
-				MapSet(dec, "stage_id", IntNode(split+1))
+				mapSet(dec, "stage_id", intNode(split+1))
 				out = append(out, n, dec)
 				continue
 			}
-			MapSet(n, "stage_id", IntNode(newID(id)))
+			mapSet(n, "stage_id", intNode(newID(id)))
 			out = append(out, n)
 		}
 		list.Content = out

@@ -61,9 +61,9 @@ platforms:
 		t.Errorf("placements = %+v, want %+v", placed, wantPlaced)
 	}
 	// The two halves are separate nodes.
-	halves := PathGet(d.Top(), "platforms", "rocm", "stages").Content
-	MapSet(halves[1], "devices", QuotedStrNode("3"))
-	if v, _ := ScalarString(MapGet(halves[0], "devices")); v != "2,3" {
+	halves := pathGet(d.top(), "platforms", "rocm", "stages").Content
+	mapSet(halves[1], "devices", quotedStrNode("3"))
+	if v, _ := scalarString(mapGet(halves[0], "devices")); v != "2,3" {
 		t.Errorf("editing the decode override changed prefill's devices to %q", v)
 	}
 	if got := mustParse(t, "stages: []\n").SplitPlatformStages(0, newID); got != nil {

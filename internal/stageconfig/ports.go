@@ -47,7 +47,7 @@ func walkPorts(n *yaml.Node, prefix, class string, out *[]PortSetting) {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		if c, ok := ScalarString(MapGet(n, "kv_connector")); ok {
+		if c, ok := scalarString(mapGet(n, "kv_connector")); ok {
 			class = c
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -55,9 +55,9 @@ func walkPorts(n *yaml.Node, prefix, class string, out *[]PortSetting) {
 			path := join(prefix, key)
 			if v != nil && v.Kind == yaml.ScalarNode && (key == "port" || strings.HasSuffix(key, "_port")) {
 				ps := PortSetting{Path: path, Line: v.Line, In: Settings{n}, Connector: class}
-				if p, ok := ScalarInt(v); ok {
+				if p, ok := scalarInt(v); ok {
 					ps.Port, ps.Number = p, true
-				} else if s, ok := ScalarString(v); ok && allDigits(s) {
+				} else if s, ok := scalarString(v); ok && allDigits(s) {
 					ps.Text = true
 					if p, err := strconv.Atoi(s); err == nil && p <= 1<<20 {
 						ps.Port, ps.Number = p, true
@@ -103,15 +103,15 @@ func allDigits(s string) bool {
 // setting as written.
 func (s Stage) MergedEngine(key string, v any) (Settings, error) {
 	holder := &yaml.Node{Kind: yaml.MappingNode}
-	if n := s.Engine(key); n != nil {
-		MapSet(holder, key, DeepCopy(n))
+	if n := s.engine(key); n != nil {
+		mapSet(holder, key, deepCopy(n))
 	}
 	if v != nil {
-		if err := MergeValue(holder, key, v); err != nil {
+		if err := mergeValue(holder, key, v); err != nil {
 			return Settings{}, err
 		}
 	}
-	return Settings{MapGet(holder, key)}, nil
+	return Settings{mapGet(holder, key)}, nil
 }
 
 // ConnectorDefinition is one connector the config defines (under
@@ -119,7 +119,6 @@ func (s Stage) MergedEngine(key string, v any) (Settings, error) {
 // dialect).
 type ConnectorDefinition struct {
 	Name     string
-	Class    string // its `name:`; "" when that is not text
 	Settings Settings
 }
 
@@ -127,10 +126,8 @@ type ConnectorDefinition struct {
 func (d *Document) ConnectorDefinitions() []ConnectorDefinition {
 	m := d.connectorsNode()
 	var out []ConnectorDefinition
-	for _, k := range MapKeys(m) {
-		def := MapGet(m, k)
-		class, _ := ScalarString(MapGet(def, "name"))
-		out = append(out, ConnectorDefinition{Name: k, Class: class, Settings: Settings{def}})
+	for _, k := range mapKeys(m) {
+		out = append(out, ConnectorDefinition{Name: k, Settings: Settings{mapGet(m, k)}})
 	}
 	return out
 }

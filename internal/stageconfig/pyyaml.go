@@ -391,7 +391,7 @@ func pyNumber(r pyScalar) string {
 	if r.Kind == pyInt {
 		return r.Int.String()
 	}
-	return FloatNode(r.Float).Value
+	return floatNode(r.Float).Value
 }
 
 // readsAsString reports whether a plain scalar with text s reads back as

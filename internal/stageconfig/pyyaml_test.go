@@ -166,8 +166,8 @@ func TestStringsAndKeysReadBackAsWritten(t *testing.T) {
 	corpus := scalarCorpus()
 	var docs []string
 	for _, s := range corpus {
-		m := NewMap()
-		m.Content = append(m.Content, KeyNode(s), StrNode(s))
+		m := newMap()
+		m.Content = append(m.Content, keyNode(s), strNode(s))
 		out, err := yaml.Marshal(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{m}})
 		if err != nil {
 			t.Fatal(err)

@@ -69,7 +69,7 @@ func TestStageReads(t *testing.T) {
 			s := mustParse(t, tc.src).Stages()[0]
 			var got reads
 			got.line = s.Line()
-			got.hasFinal, got.final, got.prefill = s.Get("final_output") != nil, s.Flag("final_output"), s.Flag("is_prefill_only")
+			got.hasFinal, got.final, got.prefill = s.get("final_output") != nil, s.Flag("final_output"), s.Flag("is_prefill_only")
 			got.seqs, got.hasSeqs = s.EngineInt("max_num_seqs")
 			got.mem, _ = s.EngineFloat("gpu_memory_utilization")
 			got.model, _ = s.EngineString("model_stage")

@@ -34,7 +34,7 @@ func roundTrip(t *testing.T, src []byte, want Dialect) {
 	if a, b := decodeAny(t, src), decodeAny(t, out); !deepEqual(a, b) {
 		t.Errorf("data changed in the round trip\n--- rendered:\n%s", out)
 	}
-	c1, c2 := collectComments(d1.Root), collectComments(d2.Root)
+	c1, c2 := collectComments(d1.root), collectComments(d2.root)
 	if !deepEqual(c1, c2) {
 		t.Errorf("comments changed in the round trip:\n%s", diffComments(c1, c2))
 	}
@@ -136,14 +136,14 @@ func TestRoundTripLocal(t *testing.T) {
 	if len(files) != len(manifest) {
 		t.Errorf("testdata has %d yaml files, MANIFEST.tsv lists %d", len(files), len(manifest))
 	}
-	dialects := map[Dialect]int{}
+	seen := map[Dialect]int{}
 	for _, rel := range files {
 		t.Run(rel, func(t *testing.T) {
 			entry, ok := manifest[rel]
 			if !ok {
 				t.Fatalf("%s is not in testdata/MANIFEST.tsv", rel)
 			}
-			dialects[entry.Dialect]++
+			seen[entry.Dialect]++
 			src, err := os.ReadFile(filepath.Join(localTestdata, rel))
 			if err != nil {
 				t.Fatal(err)
@@ -151,8 +151,8 @@ func TestRoundTripLocal(t *testing.T) {
 			roundTrip(t, src, entry.Dialect)
 		})
 	}
-	for _, d := range Dialects {
-		if dialects[d] == 0 {
+	for _, d := range dialects {
+		if seen[d] == 0 {
 			t.Errorf("testdata has no %s-dialect file", d)
 		}
 	}

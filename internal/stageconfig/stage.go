@@ -12,7 +12,7 @@ import (
 // keeps a setting, so callers read and write settings without caring which
 // dialect the document is in.
 type Stage struct {
-	Node    *yaml.Node
+	node    *yaml.Node
 	Dialect Dialect
 	Index   int // position in the stage list
 }
@@ -26,82 +26,82 @@ var stagesReservedKeys = map[string]bool{
 	"engine_extras": true, "engine_args": true, "runtime": true,
 }
 
-// IsEngineKey reports whether a flat key of a `stages`-dialect stage is an
+// isEngineKey reports whether a flat key of a `stages`-dialect stage is an
 // engine setting.
-func IsEngineKey(key string) bool { return !stagesReservedKeys[key] }
+func isEngineKey(key string) bool { return !stagesReservedKeys[key] }
 
 // ID returns the stage's `stage_id`.
-func (s Stage) ID() (int, bool) { return ScalarInt(MapGet(s.Node, "stage_id")) }
+func (s Stage) ID() (int, bool) { return scalarInt(mapGet(s.node, "stage_id")) }
 
-// Get returns a stage-level key.
-func (s Stage) Get(key string) *yaml.Node { return resolve(MapGet(s.Node, key)) }
+// get returns a stage-level key.
+func (s Stage) get(key string) *yaml.Node { return resolve(mapGet(s.node, key)) }
 
-// EngineArgs returns the nested `engine_args:` mapping, or nil.
-func (s Stage) EngineArgs() *yaml.Node {
-	n := resolve(MapGet(s.Node, "engine_args"))
+// engineArgs returns the nested `engine_args:` mapping, or nil.
+func (s Stage) engineArgs() *yaml.Node {
+	n := resolve(mapGet(s.node, "engine_args"))
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
 	return n
 }
 
-// Engine returns an engine setting: under `engine_args:` in the
+// engine returns an engine setting: under `engine_args:` in the
 // `stage_args` dialect; flat on the stage in the `stages` dialect, where a
 // nested `engine_args:` is still read as a fallback.
-func (s Stage) Engine(key string) *yaml.Node {
+func (s Stage) engine(key string) *yaml.Node {
 	if s.Dialect == Stages {
-		if v := MapGet(s.Node, key); v != nil {
+		if v := mapGet(s.node, key); v != nil {
 			return resolve(v)
 		}
 	}
-	return resolve(MapGet(s.EngineArgs(), key))
+	return resolve(mapGet(s.engineArgs(), key))
 }
 
-// SetEngine writes an engine setting where the dialect keeps it. In the
+// setEngine writes an engine setting where the dialect keeps it. In the
 // `stages` dialect a key already nested under `engine_args:` is updated
 // there so that it is not written twice.
-func (s Stage) SetEngine(key string, v *yaml.Node) {
+func (s Stage) setEngine(key string, v *yaml.Node) {
 	if s.Dialect == Stages {
-		if ea := s.EngineArgs(); ea != nil && MapGet(ea, key) != nil && MapGet(s.Node, key) == nil {
-			MapSet(ea, key, v)
+		if ea := s.engineArgs(); ea != nil && mapGet(ea, key) != nil && mapGet(s.node, key) == nil {
+			mapSet(ea, key, v)
 			return
 		}
-		MapInsertBefore(s.Node, key, v, "default_sampling_params", "input_connectors", "output_connectors")
+		mapInsertBefore(s.node, key, v, "default_sampling_params", "input_connectors", "output_connectors")
 		return
 	}
-	MapSet(s.ensureEngineArgs(), key, v)
+	mapSet(s.ensureEngineArgs(), key, v)
 }
 
 // ensureEngineArgs returns `engine_args:`, creating it after `runtime:` (or
 // the stage id) when absent.
 func (s Stage) ensureEngineArgs() *yaml.Node {
-	if ea := s.EngineArgs(); ea != nil {
+	if ea := s.engineArgs(); ea != nil {
 		return ea
 	}
-	ea := NewMap()
-	MapInsertAfter(s.Node, "engine_args", ea, "runtime", "stage_type", "stage_id")
+	ea := newMap()
+	mapInsertAfter(s.node, "engine_args", ea, "runtime", "stage_type", "stage_id")
 	return ea
 }
 
 // ModelStage returns the `model_stage` name (thinker, talker, ...), or "".
 func (s Stage) ModelStage() string {
-	v, _ := ScalarString(s.Engine("model_stage"))
+	v, _ := scalarString(s.engine("model_stage"))
 	return v
 }
 
 // WorkerType returns `worker_type`, reading the older `worker_cls` spelling
 // too, or "".
 func (s Stage) WorkerType() string {
-	if v, ok := ScalarString(s.Engine("worker_type")); ok {
+	if v, ok := scalarString(s.engine("worker_type")); ok {
 		return v
 	}
-	v, _ := ScalarString(s.Engine("worker_cls"))
+	v, _ := scalarString(s.engine("worker_cls"))
 	return v
 }
 
 // StageType returns `stage_type`, which defaults to llm.
 func (s Stage) StageType() string {
-	if v, ok := ScalarString(s.Get("stage_type")); ok {
+	if v, ok := scalarString(s.get("stage_type")); ok {
 		return v
 	}
 	return "llm"
@@ -110,7 +110,7 @@ func (s Stage) StageType() string {
 // Inputs returns `engine_input_source`. ok is false when the key is absent;
 // malformed entries are reported through err.
 func (s Stage) Inputs() (ids []int, ok bool, err error) {
-	n := s.Get("engine_input_source")
+	n := s.get("engine_input_source")
 	if n == nil {
 		return nil, false, nil
 	}
@@ -122,7 +122,7 @@ func (s Stage) Inputs() (ids []int, ok bool, err error) {
 	}
 	ids = make([]int, 0, len(n.Content))
 	for _, c := range n.Content {
-		v, isInt := ScalarInt(c)
+		v, isInt := scalarInt(c)
 		if !isInt {
 			return nil, true, errAt(c, "engine_input_source entry %q is not a stage id (a whole number)", c.Value)
 		}
@@ -134,9 +134,9 @@ func (s Stage) Inputs() (ids []int, ok bool, err error) {
 // ConnectorStages reads the stage ids named by `input_connectors`
 // (`from_stage_<n>`) or `output_connectors` (`to_stage_<n>`) keys.
 func (s Stage) ConnectorStages(key, prefix string) []int {
-	m := s.Get(key)
+	m := s.get(key)
 	var ids []int
-	for _, k := range MapKeys(m) {
+	for _, k := range mapKeys(m) {
 		if id, ok := ConnectorStageID(k, prefix); ok {
 			ids = append(ids, id)
 		}
@@ -159,11 +159,11 @@ func ConnectorStageID(key, prefix string) (int, bool) {
 // under `runtime:`.
 func (s Stage) devicesNode() *yaml.Node {
 	if s.Dialect == Stages {
-		if n := s.Get("devices"); n != nil {
+		if n := s.get("devices"); n != nil {
 			return n
 		}
 	}
-	return resolve(MapGet(resolve(MapGet(s.Node, "runtime")), "devices"))
+	return resolve(mapGet(resolve(mapGet(s.node, "runtime")), "devices"))
 }
 
 // Devices returns the device indices the stage runs on. ok is false when no
@@ -173,12 +173,12 @@ func (s Stage) Devices() (devs []int, ok bool, err error) {
 	if n == nil {
 		return nil, false, nil
 	}
-	devs, err = ParseDevices(n)
+	devs, err = parseDevices(n)
 	return devs, true, err
 }
 
-// ParseDevices reads a device list written as "0,1", 0 or [0, 1].
-func ParseDevices(n *yaml.Node) ([]int, error) {
+// parseDevices reads a device list written as "0,1", 0 or [0, 1].
+func parseDevices(n *yaml.Node) ([]int, error) {
 	n = resolve(n)
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -237,48 +237,48 @@ func FormatDevices(devs []int) string {
 // SetDevices writes the device list where the dialect keeps it, keeping an
 // existing key's position and comments.
 func (s Stage) SetDevices(devs []int) {
-	v := QuotedStrNode(FormatDevices(devs))
-	if s.Dialect == Stages && MapGet(resolve(MapGet(s.Node, "runtime")), "devices") == nil {
-		MapInsertAfter(s.Node, "devices", v, "stage_id")
+	v := quotedStrNode(FormatDevices(devs))
+	if s.Dialect == Stages && mapGet(resolve(mapGet(s.node, "runtime")), "devices") == nil {
+		mapInsertAfter(s.node, "devices", v, "stage_id")
 		return
 	}
-	MapSet(s.ensureRuntime(), "devices", v)
+	mapSet(s.ensureRuntime(), "devices", v)
 }
 
 // ensureRuntime returns `runtime:`, creating it after the stage's identity
 // keys when absent.
 func (s Stage) ensureRuntime() *yaml.Node {
-	if rt := resolve(MapGet(s.Node, "runtime")); rt != nil && rt.Kind == yaml.MappingNode {
+	if rt := resolve(mapGet(s.node, "runtime")); rt != nil && rt.Kind == yaml.MappingNode {
 		return rt
 	}
-	rt := NewMap()
-	MapInsertAfter(s.Node, "runtime", rt, "is_decode_only", "is_prefill_only", "stage_type", "stage_id")
+	rt := newMap()
+	mapInsertAfter(s.node, "runtime", rt, "is_decode_only", "is_prefill_only", "stage_type", "stage_id")
 	return rt
 }
 
-// Env returns the stage's environment mapping for reading, or nil.
-func (s Stage) Env() *yaml.Node {
+// env returns the stage's environment mapping for reading, or nil.
+func (s Stage) env() *yaml.Node {
 	if s.Dialect == Stages {
-		if n := s.Get("env"); n != nil {
+		if n := s.get("env"); n != nil {
 			return n
 		}
 	}
-	return resolve(MapGet(resolve(MapGet(s.Node, "runtime")), "env"))
+	return resolve(mapGet(resolve(mapGet(s.node, "runtime")), "env"))
 }
 
 // SetEnv sets one environment variable for the stage's processes.
 func (s Stage) SetEnv(name, value string) {
 	var env *yaml.Node
 	if s.Dialect == Stages {
-		env = MapGet(s.Node, "env")
+		env = mapGet(s.node, "env")
 		if env == nil {
-			env = NewMap()
-			MapInsertAfter(s.Node, "env", env, "devices", "stage_id")
+			env = newMap()
+			mapInsertAfter(s.node, "env", env, "devices", "stage_id")
 		}
 	} else {
-		env = MapEnsure(s.ensureRuntime(), "env")
+		env = mapEnsure(s.ensureRuntime(), "env")
 	}
-	MapSet(env, name, QuotedStrNode(value))
+	mapSet(env, name, quotedStrNode(value))
 }
 
 // Describe names the stage for messages: "stage 2 (talker)".
@@ -300,20 +300,20 @@ func (s Stage) Describe() string {
 // key by key into an existing mapping, anything else replaces the setting.
 func (s Stage) MergeEngine(key string, v any) error {
 	if s.Dialect == Stages {
-		if ea := s.EngineArgs(); ea != nil && MapGet(ea, key) != nil && MapGet(s.Node, key) == nil {
-			return MergeValue(ea, key, v)
+		if ea := s.engineArgs(); ea != nil && mapGet(ea, key) != nil && mapGet(s.node, key) == nil {
+			return mergeValue(ea, key, v)
 		}
-		if MapGet(s.Node, key) == nil {
-			n, err := ValueNode(v)
+		if mapGet(s.node, key) == nil {
+			n, err := valueNode(v)
 			if err != nil {
 				return err
 			}
-			s.SetEngine(key, n)
+			s.setEngine(key, n)
 			return nil
 		}
-		return MergeValue(s.Node, key, v)
+		return mergeValue(s.node, key, v)
 	}
-	return MergeValue(s.ensureEngineArgs(), key, v)
+	return mergeValue(s.ensureEngineArgs(), key, v)
 }
 
 // SetMaxNumSeqs writes the stage's batch limit where the config keeps it:
@@ -321,31 +321,31 @@ func (s Stage) MergeEngine(key string, v any) error {
 // `runtime.max_batch_size` when only that is present (both when both are,
 // so they cannot disagree).
 func (s Stage) SetMaxNumSeqs(v int) {
-	rt := resolve(MapGet(s.Node, "runtime"))
-	legacy := MapGet(rt, "max_batch_size") != nil
+	rt := resolve(mapGet(s.node, "runtime"))
+	legacy := mapGet(rt, "max_batch_size") != nil
 	if legacy {
-		MapSet(rt, "max_batch_size", IntNode(v))
+		mapSet(rt, "max_batch_size", intNode(v))
 	}
-	if !legacy || s.Engine("max_num_seqs") != nil {
-		s.SetEngine("max_num_seqs", IntNode(v))
+	if !legacy || s.engine("max_num_seqs") != nil {
+		s.setEngine("max_num_seqs", intNode(v))
 	}
 }
 
-// MaxNumSeqs reads the stage's batch limit from either spelling.
-func (s Stage) MaxNumSeqs() (int, bool) {
-	if v, ok := ScalarInt(s.Engine("max_num_seqs")); ok {
+// maxNumSeqs reads the stage's batch limit from either spelling.
+func (s Stage) maxNumSeqs() (int, bool) {
+	if v, ok := scalarInt(s.engine("max_num_seqs")); ok {
 		return v, true
 	}
-	return ScalarInt(MapGet(resolve(MapGet(s.Node, "runtime")), "max_batch_size"))
+	return scalarInt(mapGet(resolve(mapGet(s.node, "runtime")), "max_batch_size"))
 }
 
 // NumReplicas reads how many copies of the stage run (1 when unset).
 func (s Stage) NumReplicas() int {
-	n := s.Get("num_replicas")
+	n := s.get("num_replicas")
 	if n == nil {
-		n = resolve(MapGet(resolve(MapGet(s.Node, "runtime")), "num_replicas"))
+		n = resolve(mapGet(resolve(mapGet(s.node, "runtime")), "num_replicas"))
 	}
-	if v, ok := ScalarInt(n); ok && v > 0 {
+	if v, ok := scalarInt(n); ok && v > 0 {
 		return v
 	}
 	return 1
@@ -353,9 +353,9 @@ func (s Stage) NumReplicas() int {
 
 // SetNumReplicas writes num_replicas where the dialect keeps it.
 func (s Stage) SetNumReplicas(v int) {
-	if s.Dialect == Stages && MapGet(resolve(MapGet(s.Node, "runtime")), "num_replicas") == nil {
-		MapInsertAfter(s.Node, "num_replicas", IntNode(v), "devices", "stage_id")
+	if s.Dialect == Stages && mapGet(resolve(mapGet(s.node, "runtime")), "num_replicas") == nil {
+		mapInsertAfter(s.node, "num_replicas", intNode(v), "devices", "stage_id")
 		return
 	}
-	MapSet(s.ensureRuntime(), "num_replicas", IntNode(v))
+	mapSet(s.ensureRuntime(), "num_replicas", intNode(v))
 }

@@ -56,22 +56,22 @@ func TestStageEngine(t *testing.T) {
 	// stage_args keeps engine settings under engine_args; a flat key of the
 	// same name is a different (ignored) key and must not be read.
 	_, s := stage0(t, "stage_args:\n  - stage_id: 0\n    max_num_seqs: 99\n    engine_args:\n      max_num_seqs: 4\n")
-	if v, _ := ScalarInt(s.Engine("max_num_seqs")); v != 4 {
-		t.Errorf("stage_args Engine = %d, want 4 from engine_args", v)
+	if v, _ := scalarInt(s.engine("max_num_seqs")); v != 4 {
+		t.Errorf("stage_args engine = %d, want 4 from engine_args", v)
 	}
 	// stages prefers the flat key and falls back to nested engine_args.
 	_, s = stage0(t, "stages:\n  - stage_id: 0\n    max_num_seqs: 8\n    engine_args:\n      max_num_seqs: 4\n      max_model_len: 100\n")
-	if v, _ := ScalarInt(s.Engine("max_num_seqs")); v != 8 {
-		t.Errorf("stages Engine = %d, want the flat 8", v)
+	if v, _ := scalarInt(s.engine("max_num_seqs")); v != 8 {
+		t.Errorf("stages engine = %d, want the flat 8", v)
 	}
-	if v, _ := ScalarInt(s.Engine("max_model_len")); v != 100 {
-		t.Errorf("stages Engine fallback = %d, want 100", v)
+	if v, _ := scalarInt(s.engine("max_model_len")); v != 100 {
+		t.Errorf("stages engine fallback = %d, want 100", v)
 	}
-	if s.Engine("missing") != nil {
-		t.Error("Engine of a missing key must be nil")
+	if s.engine("missing") != nil {
+		t.Error("engine of a missing key must be nil")
 	}
-	if !IsEngineKey("kv_transfer_config") || IsEngineKey("devices") || IsEngineKey("default_sampling_params") {
-		t.Error("IsEngineKey misclassifies reserved and engine keys")
+	if !isEngineKey("kv_transfer_config") || isEngineKey("devices") || isEngineKey("default_sampling_params") {
+		t.Error("isEngineKey misclassifies reserved and engine keys")
 	}
 }
 
@@ -108,12 +108,12 @@ func TestStageSetEngine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d, s := stage0(t, tc.src)
-			s.SetEngine("tensor_parallel_size", IntNode(2))
+			s.setEngine("tensor_parallel_size", intNode(2))
 			if got := mustRender(t, d); got != tc.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
-			if v, _ := ScalarInt(s.Engine("tensor_parallel_size")); v != 2 {
-				t.Errorf("Engine reads %d after SetEngine(2)", v)
+			if v, _ := scalarInt(s.engine("tensor_parallel_size")); v != 2 {
+				t.Errorf("engine reads %d after setEngine(2)", v)
 			}
 		})
 	}
@@ -172,7 +172,7 @@ func TestStageDevices(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.errPart) {
 					t.Errorf("err = %v, want it to contain %q", err, tc.errPart)
 				}
-				if pe, isPE := err.(*ParseError); !isPE || pe.Line == 0 {
+				if pe, isPE := err.(*ParseError); !isPE || pe.line == 0 {
 					t.Errorf("err %v should be a ParseError with a line", err)
 				}
 				return
@@ -254,14 +254,14 @@ func TestStageSetMaxNumSeqs(t *testing.T) {
 			if got := mustRender(t, d); got != tc.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
-			if v, ok := s.MaxNumSeqs(); !ok || v != 16 {
-				t.Errorf("MaxNumSeqs() = %d, %t after SetMaxNumSeqs(16)", v, ok)
+			if v, ok := s.maxNumSeqs(); !ok || v != 16 {
+				t.Errorf("maxNumSeqs() = %d, %t after SetMaxNumSeqs(16)", v, ok)
 			}
 		})
 	}
 	_, s := stage0(t, "stage_args:\n  - stage_id: 0\n")
-	if _, ok := s.MaxNumSeqs(); ok {
-		t.Error("MaxNumSeqs() reports a value on a stage without one")
+	if _, ok := s.maxNumSeqs(); ok {
+		t.Error("maxNumSeqs() reports a value on a stage without one")
 	}
 }
 
@@ -289,8 +289,8 @@ func TestStageSetEnv(t *testing.T) {
 			if got := mustRender(t, d); got != tc.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
-			if v, _ := ScalarString(MapGet(s.Env(), "VLLM_HOST_IP")); v != "10.0.0.1" {
-				t.Errorf("Env() reads %q", v)
+			if v, _ := scalarString(mapGet(s.env(), "VLLM_HOST_IP")); v != "10.0.0.1" {
+				t.Errorf("env() reads %q", v)
 			}
 		})
 	}
@@ -344,8 +344,8 @@ func TestDocumentStages(t *testing.T) {
 	if id, ok := ss[0].ID(); !ok || id != 5 || ss[0].Index != 0 || ss[1].Index != 1 {
 		t.Errorf("stage views: %+v", ss)
 	}
-	if d.StageList() == nil || d.Top() == nil {
-		t.Error("StageList/Top nil")
+	if d.stageList() == nil || d.top() == nil {
+		t.Error("stageList/top nil")
 	}
 }
 

@@ -24,29 +24,29 @@ const (
 // removed; a null there is replaced. before and after are the value's text
 // before and after.
 func (s Stage) TranslateKey(from, to []string, rewrite func(string) string) (what Translation, before, after string) {
-	val := PathGet(s.Node, from...)
+	val := pathGet(s.node, from...)
 	if val == nil {
 		return NotSet, "", ""
 	}
-	before, _ = ScalarString(val)
-	target := PathGet(s.Node, to...)
-	if IsSet(target) {
-		PathDelete(s.Node, from...)
+	before, _ = scalarString(val)
+	target := pathGet(s.node, to...)
+	if isSet(target) {
+		pathDelete(s.node, from...)
 		return TargetKept, before, ""
 	}
 	if target != nil {
-		PathDelete(s.Node, to...) // null: the value moves in
+		pathDelete(s.node, to...) // null: the value moves in
 	}
 	if len(from) == 1 && len(to) == 1 {
-		MapRename(s.Node, from[0], to[0])
-		SetScalarText(val, rewrite(before))
-		after, _ = ScalarString(val)
+		mapRename(s.node, from[0], to[0])
+		setScalarText(val, rewrite(before))
+		after, _ = scalarString(val)
 		return Renamed, before, after
 	}
-	key := PathKey(s.Node, from...)
-	PathDelete(s.Node, from...)
-	s.SetEngine(to[len(to)-1], val)
-	if moved := PathKey(s.Node, to...); moved != nil && key != nil {
+	key := pathKey(s.node, from...)
+	pathDelete(s.node, from...)
+	s.setEngine(to[len(to)-1], val)
+	if moved := pathKey(s.node, to...); moved != nil && key != nil {
 		moved.HeadComment, moved.LineComment, moved.FootComment = key.HeadComment, key.LineComment, key.FootComment
 	}
 	return Moved, before, ""

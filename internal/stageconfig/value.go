@@ -8,35 +8,35 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// ValueNode builds a node tree from a plain Go value: nil, bool, string,
+// valueNode builds a node tree from a plain Go value: nil, bool, string,
 // Quoted, int, int64, float64, []any, Map or map[string]any. A Map keeps
 // its order; a map[string]any's keys are written in sorted order so that
 // equal values give equal YAML; lists of scalars are
 // written in flow style, as vllm-omni's configs write them ([2150]).
-func ValueNode(v any) (*yaml.Node, error) {
+func valueNode(v any) (*yaml.Node, error) {
 	switch x := v.(type) {
 	case nil:
-		return NullNode(), nil
+		return nullNode(), nil
 	case bool:
-		return BoolNode(x), nil
+		return boolNode(x), nil
 	case string:
-		return StrNode(x), nil
+		return strNode(x), nil
 	case Quoted:
-		return QuotedStrNode(string(x)), nil
+		return quotedStrNode(string(x)), nil
 	case int:
-		return IntNode(x), nil
+		return intNode(x), nil
 	case int64:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tagInt, Value: fmt.Sprint(x)}, nil
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%v is not a finite number", x)
 		}
-		return FloatNode(x), nil
+		return floatNode(x), nil
 	case []any:
-		seq := NewSeq()
+		seq := newSeq()
 		flow := true
 		for _, e := range x {
-			n, err := ValueNode(e)
+			n, err := valueNode(e)
 			if err != nil {
 				return nil, err
 			}
@@ -50,58 +50,58 @@ func ValueNode(v any) (*yaml.Node, error) {
 		}
 		return seq, nil
 	case Map:
-		m := NewMap()
+		m := newMap()
 		for _, e := range x {
-			n, err := ValueNode(e.Value)
+			n, err := valueNode(e.Value)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", e.Key, err)
 			}
-			m.Content = append(m.Content, KeyNode(e.Key), n)
+			m.Content = append(m.Content, keyNode(e.Key), n)
 		}
 		return m, nil
 	case map[string]any:
-		m := NewMap()
+		m := newMap()
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			n, err := ValueNode(x[k])
+			n, err := valueNode(x[k])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
-			m.Content = append(m.Content, KeyNode(k), n)
+			m.Content = append(m.Content, keyNode(k), n)
 		}
 		return m, nil
 	}
 	return nil, fmt.Errorf("values of type %T cannot be written to YAML", v)
 }
 
-// MergeValue merges a plain Go value into the node stored under key in m:
+// mergeValue merges a plain Go value into the node stored under key in m:
 // maps merge key by key (recursively, new keys appended in sorted order),
 // anything else replaces the stored value.
-func MergeValue(m *yaml.Node, key string, v any) error {
+func mergeValue(m *yaml.Node, key string, v any) error {
 	if sub, ok := v.(map[string]any); ok {
-		if cur := resolve(MapGet(m, key)); cur != nil && cur.Kind == yaml.MappingNode {
+		if cur := resolve(mapGet(m, key)); cur != nil && cur.Kind == yaml.MappingNode {
 			keys := make([]string, 0, len(sub))
 			for k := range sub {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				if err := MergeValue(cur, k, sub[k]); err != nil {
+				if err := mergeValue(cur, k, sub[k]); err != nil {
 					return fmt.Errorf("%s: %w", k, err)
 				}
 			}
 			return nil
 		}
 	}
-	n, err := ValueNode(v)
+	n, err := valueNode(v)
 	if err != nil {
 		return err
 	}
-	MapSet(m, key, n)
+	mapSet(m, key, n)
 	return nil
 }
 
@@ -119,8 +119,8 @@ type KV struct {
 // Map is a mapping written in the order of its entries.
 type Map []KV
 
-// CheckValue reports whether ValueNode can write v, and if not, why.
+// CheckValue reports whether valueNode can write v, and if not, why.
 func CheckValue(v any) error {
-	_, err := ValueNode(v)
+	_, err := valueNode(v)
 	return err
 }

@@ -26,16 +26,16 @@ func TestOrderedValues(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 			if err := CheckValue(tc.v); err != nil {
-				t.Errorf("CheckValue = %v for a value ValueNode writes", err)
+				t.Errorf("CheckValue = %v for a value valueNode writes", err)
 			}
 		})
 	}
 }
 
-// valueYAML writes v with ValueNode, alone.
+// valueYAML writes v with valueNode, alone.
 func valueYAML(t *testing.T, v any) string {
 	t.Helper()
-	n, err := ValueNode(v)
+	n, err := valueNode(v)
 	if err != nil {
 		t.Fatal(err)
 	}
