@@ -141,27 +141,26 @@ data "omni_pd_pipeline" "test" {
 				return fmt.Errorf("/bin/sh splits serve_command\n%s\ninto %q,\nnot serve_args %q", attrs["serve_command"], words, args)
 			}
 			// One host, one process per stage (the default release
-			// applies no runtime.env in a whole-pipeline process): the
-			// head's is serve_command, and every process's command is
-			// its argv with the values verbatim.
-			if attrs["launches.0.processes.0.command"] != attrs["serve_command"] {
-				return fmt.Errorf("launches[0].processes[0].command differs from serve_command")
-			}
+			// applies no runtime.env in a whole-pipeline process), each an
+			// instance of the template: read as systemd reads it, every
+			// unit runs vllm with the values verbatim, and the head's is
+			// serve_args.
 			np, _ := strconv.Atoi(attrs["launches.0.processes.#"])
 			if np != 4 {
 				return fmt.Errorf("launches[0] has %d processes, want one per stage (4)", np)
 			}
 			for j := 0; j < np; j++ {
 				prefix := "launches.0.processes." + strconv.Itoa(j)
-				argv, err := flatList(attrs, prefix+".argv")
+				words, err := processCommand(attrs, prefix)
 				if err != nil {
 					return err
 				}
+				argv := vllmArgs(words)
 				if len(argv) < 3 || argv[2] != model || !containsPair(argv, "--stage-configs-path", configPath) {
-					return fmt.Errorf("%s.argv = %q; want the model and config_path verbatim", prefix, argv)
+					return fmt.Errorf("%s's unit runs %q; want the model and config_path verbatim", prefix, argv)
 				}
-				if words := shellWords(t, attrs[prefix+".command"]); !equalWords(words, argv) {
-					return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
+				if j == 0 && !equalWords(argv[1:], args[1:]) {
+					return fmt.Errorf("the head's unit runs %q, not serve_args %q", argv, args)
 				}
 			}
 			t.Logf("serve_command: %s", attrs["serve_command"])
@@ -170,14 +169,11 @@ data "omni_pd_pipeline" "test" {
 	})
 }
 
-// Across hosts, a host with several stages runs them from one shell command
-// ("... & ... & wait"). That command is run here for real, with a stand-in
-// `vllm` first on PATH that records its arguments, so each process must get
-// the model and config_path verbatim and nothing else may run.
+// Across hosts, each stage's unit is run here for real, as systemd reads
+// it, from vllm on: a stand-in `vllm` records its arguments, so each
+// process must get the model and config_path verbatim and nothing else may
+// run.
 func TestAccPDPipeline_ShellInjectionMultiHost(t *testing.T) {
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("no /bin/sh")
-	}
 	markers := newInjectionMarkers(t)
 	configPath := markers.hostilePath("/etc/omni") + ".yaml"
 	model := markers.hostilePath("/models") + "/Qwen3-Omni-30B-A3B-Instruct"
@@ -185,9 +181,8 @@ func TestAccPDPipeline_ShellInjectionMultiHost(t *testing.T) {
 
 	bin := t.TempDir()
 	record := filepath.Join(bin, "calls")
-	// One file per process: each stage is its own process across hosts.
-	fake := "#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$OMNI_RECORD.$$\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "vllm"), []byte(fake), 0o755); err != nil {
+	fake := filepath.Join(bin, "vllm")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\0' \"$@\" >\"$OMNI_RECORD\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 
@@ -211,37 +206,33 @@ data "omni_pd_pipeline" "test" {
 				np, _ := strconv.Atoi(attrs["launches."+strconv.Itoa(i)+".processes.#"])
 				for j := 0; j < np; j++ {
 					prefix := "launches." + strconv.Itoa(i) + ".processes." + strconv.Itoa(j)
-					argv, err := flatList(attrs, prefix+".argv")
+					words, err := processCommand(attrs, prefix)
 					if err != nil {
 						return err
 					}
-					command := attrs[prefix+".command"]
-					if words := shellWords(t, command); !equalWords(words, argv) {
-						return fmt.Errorf("/bin/sh splits %s.command into %q, not its argv %q", prefix, words, argv)
+					argv := vllmArgs(words)
+					if len(argv) == 0 {
+						return fmt.Errorf("%s's unit runs no vllm: %q", prefix, words)
 					}
 					out := record + strconv.Itoa(i) + "-" + strconv.Itoa(j)
-					cmd := exec.Command("/bin/sh", "-c", command)
-					cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "OMNI_RECORD="+out)
+					cmd := exec.Command(fake, argv[1:]...)
+					cmd.Env = append(os.Environ(), "OMNI_RECORD="+out)
 					if msg, err := cmd.CombinedOutput(); err != nil {
-						return fmt.Errorf("running %s.command: %v\n%s", prefix, err, msg)
+						return fmt.Errorf("running %s's command: %v\n%s", prefix, err, msg)
 					}
-					files, _ := filepath.Glob(out + ".*")
-					if len(files) != 1 {
-						return fmt.Errorf("%s.command started %d vllm processes, want 1", prefix, len(files))
-					}
-					call, err := os.ReadFile(files[0])
+					call, err := os.ReadFile(out)
 					if err != nil {
 						return err
 					}
 					args := strings.Split(strings.TrimSuffix(string(call), "\x00"), "\x00")
 					processes++
 					if len(args) < 2 || args[0] != "serve" || args[1] != model || !containsPair(args, "--stage-configs-path", configPath) {
-						return fmt.Errorf("%s.command ran vllm %q; want the model and config_path verbatim", prefix, args)
+						return fmt.Errorf("%s's unit ran vllm %q; want the model and config_path verbatim", prefix, args)
 					}
 				}
 			}
 			if processes != 4 {
-				return fmt.Errorf("the launches started %d vllm processes, want one per stage (4)", processes)
+				return fmt.Errorf("the units started %d vllm processes, want one per stage (4)", processes)
 			}
 			return markers.check()
 		},

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -17,63 +16,46 @@ import (
 
 // launches in the plan: on one host, on a release that applies no stage's
 // runtime.env in a whole-pipeline process (the default, 0.24.0), one
-// process per stage under a "local" key, the head serving serve_command;
-// across hosts one process per stage too, each with its unit, and no single
-// command where a host runs several.
+// process per stage under a "local" key, each an instance of the one
+// template unit, the head's options and environment in its drop-in;
+// across hosts the same template on both machines.
 func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 	launch := func(i int) tfjsonpath.Path { return tfjsonpath.New("launches").AtSliceIndex(i) }
 	proc := func(i, j int) tfjsonpath.Path { return launch(i).AtMapKey("processes").AtSliceIndex(j) }
-	ints := func(xs ...int64) knownvalue.Check {
-		cs := make([]knownvalue.Check, len(xs))
-		for k, x := range xs {
-			cs[k] = knownvalue.Int64Exact(x)
-		}
-		return knownvalue.ListExact(cs)
-	}
+	dropIn := func(i, j int) tfjsonpath.Path { return proc(i, j).AtMapKey("systemd_dropin") }
+	unit := tfjsonpath.New("systemd_unit")
 	accTest(t,
 		resource.TestStep{
 			Config: pipelineResource(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("host"), knownvalue.StringExact("local")),
 				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("gpu_count"), knownvalue.Int64Exact(3)),
-				// Several processes on the host: no one command for it.
-				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("argv"), knownvalue.Null()),
-				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("command"), knownvalue.Null()),
 				plancheck.ExpectKnownValue(resAddr, launch(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
+				plancheck.ExpectKnownValue(resAddr, unit.AtMapKey("path"), knownvalue.StringExact("/etc/systemd/system/vllm-omni-stage@.service")),
+				plancheck.ExpectKnownValue(resAddr, unit.AtMapKey("content"), unitLines(
+					"Description=Qwen/Qwen3-Omni-30B-A3B-Instruct: vllm-omni stage %i", "User=vllm-omni", "ConditionPathExists=/etc/systemd/system/vllm-omni-stage@%i.service.d/plan.conf")),
 				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(0)),
 				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-0.service")),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("devices"), ints(0)),
-				// Each side's NIXL port reaches it only as its process's
-				// own environment.
-				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-					namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("omni_master", 25203)})),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage@0.service")),
+				plancheck.ExpectKnownValue(resAddr, dropIn(0, 0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"path": knownvalue.StringExact("/etc/systemd/system/vllm-omni-stage@0.service.d/plan.conf"),
+					// Each side's NIXL port reaches it only as its process's
+					// own environment.
+					"content": knownvalue.StringExact("[Service]\n" +
+						`Environment="OMNI_PD_CHECKS=--gpus 1 --transport NixlConnector=nixl._api"` + "\n" +
+						`Environment="OMNI_PD_STAGE_ARGS=--port 8091"` + "\n" +
+						`Environment="VLLM_NIXL_SIDE_CHANNEL_PORT=25201"` + "\n"),
+				})),
 				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("role"), knownvalue.StringExact("headless")),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-1.service")),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("devices"), ints(1)),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25202")})),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-					namedPort("decode_side_channel", 25202)})),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("command"), knownvalue.StringExact(
-					"vllm serve "+seedModel+" --omni --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 1 --headless --omni-master-address 127.0.0.1 --omni-master-port 25203")),
-				// A headless process on the head's host waits for the
-				// master on the loopback address.
-				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
-					`(?m)^ExecStart=.* --head 127\.0\.0\.1:25203 --head-wait 600 --head-unit vllm-omni-stage-0\.service -- /usr/local/bin/vllm serve `))),
+				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage@1.service")),
+				// A headless process beside the head starts after it, and
+				// stops and restarts with it.
+				plancheck.ExpectKnownValue(resAddr, dropIn(0, 1).AtMapKey("content"), unitLines(
+					"[Unit]", "After=vllm-omni-stage@0.service", "PartOf=vllm-omni-stage@0.service",
+					`Environment="OMNI_PD_STAGE_ARGS=--headless"`, `Environment="VLLM_NIXL_SIDE_CHANNEL_PORT=25202"`)),
 				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage-3.service")),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("devices"), ints(2)),
-				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+				plancheck.ExpectKnownValue(resAddr, dropIn(0, 3).AtMapKey("content"), stringWithout("VLLM_NIXL")),
 			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
-				statecheck.CompareValuePairs(resAddr, proc(0, 0).AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
-			},
 		},
 		resource.TestStep{
 			Config: pipelineResource(`prefill = { host = "10.0.0.1" }`, `decode = { host = "10.0.0.2" }`,
@@ -81,20 +63,21 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
 				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("host"), knownvalue.StringExact("10.0.0.2")),
-				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("argv"), knownvalue.Null()),
-				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("command"), knownvalue.Null()),
 				// Decode and the stages after it move to a new host: they take
 				// its GPUs 0 and 1, not the 1 and 2 they had on the first
 				// machine, so that host needs two.
 				plancheck.ExpectKnownValue(resAddr, launch(1).AtMapKey("gpu_count"), knownvalue.Int64Exact(2)),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("gpu_count"), knownvalue.Int64Exact(2)),
 				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("stage_id"), knownvalue.Int64Exact(1)),
-				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("role"), knownvalue.StringExact("headless")),
-				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("unit_name"), knownvalue.StringExact("qwen-stage-1.service")),
-				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("env").AtMapKey("VLLM_HOST_IP"), knownvalue.StringExact("10.0.0.2")),
-				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("ports").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("decode_side_channel")),
-				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(
-					`(?m)^ExecStart=.* --head 10\.0\.0\.1:\d+ --head-wait 120 --head-unit qwen-stage-0\.service -- /opt/v/bin/vllm serve `))),
+				plancheck.ExpectKnownValue(resAddr, proc(1, 0).AtMapKey("unit_name"), knownvalue.StringExact("qwen-stage@1.service")),
+				// The head is on the other machine: no ordering after it
+				// here, its own address for its peers, the host's IP.
+				plancheck.ExpectKnownValue(resAddr, dropIn(1, 0).AtMapKey("content"), allOfChecks(stringWithout("After="), unitLines(
+					`Environment="OMNI_PD_STAGE_ARGS=--headless --omni-replica-address 10.0.0.2"`, `Environment="VLLM_HOST_IP=10.0.0.2"`))),
+				// Every machine's template waits for the head's master at its
+				// address.
+				plancheck.ExpectKnownValue(resAddr, unit.AtMapKey("content"), knownvalue.StringRegexp(regexp.MustCompile(
+					`(?m)^ExecStart=.* --head 10\.0\.0\.1:\d+ --head-wait 120 --head-unit qwen-stage@0\.service \$OMNI_PD_CHECKS -- /opt/v/bin/vllm serve `))),
 				plancheck.ExpectKnownValue(resAddr, proc(1, 2).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
 				plancheck.ExpectKnownValue(resAddr, proc(0, 0).AtMapKey("role"), knownvalue.StringExact("head")),
 			}},
@@ -109,9 +92,9 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 
 // On the releases that apply each stage's runtime.env in a whole-pipeline
 // process (0.22.0 and 0.23.0rc1), one host still runs one process with
-// every stage and every GPU: its unit is <prefix>.service, its stage_id
-// null, and the host's command is serve_command, without stage flags or
-// an omni master.
+// every stage and every GPU: its unit is <prefix>.service, complete, with
+// no drop-in, its stage_id null, and its command serve_command, without
+// stage flags or an omni master.
 func TestAccPDPipeline_LaunchWholePipeline(t *testing.T) {
 	launch := tfjsonpath.New("launches").AtSliceIndex(0)
 	proc := launch.AtMapKey("processes").AtSliceIndex(0)
@@ -124,33 +107,21 @@ func TestAccPDPipeline_LaunchWholePipeline(t *testing.T) {
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact(version)),
 					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), serve),
 					plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("host"), knownvalue.StringExact("local")),
-					plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("command"), serve),
 					plancheck.ExpectKnownValue(resAddr, launch.AtMapKey("processes"), knownvalue.ListSizeExact(1)),
 					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("stage_id"), knownvalue.Null()),
 					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("role"), knownvalue.StringExact("head")),
 					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni.service")),
-					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("command"), serve),
-					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.Int64Exact(0), knownvalue.Int64Exact(1), knownvalue.Int64Exact(2)})),
-					// The release sets each stage's runtime.env itself.
-					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
-					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-						namedPort("api", 8091), namedPort("prefill_side_channel", 25201), namedPort("decode_side_channel", 25202)})),
-					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("systemd_unit"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^User=vllm-omni$`))),
+					plancheck.ExpectKnownValue(resAddr, proc.AtMapKey("systemd_dropin"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("path"), knownvalue.StringExact("/etc/systemd/system/vllm-omni.service")),
+					// The release sets each stage's runtime.env itself; the one
+					// process checks every GPU of the host.
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("content"), allOfChecks(stringWithout("VLLM_NIXL"), knownvalue.StringRegexp(regexp.MustCompile(
+						`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight `+regexp.QuoteMeta(version)+` release \S+ /etc/vllm-omni/deploy-config\.yaml [0-9a-f]{64} --gpus 3 .* -- /usr/local/bin/vllm serve `+
+							regexp.QuoteMeta(seedModel)+` --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config\.yaml$`)))),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.CompareValuePairs(resAddr, launch.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
-					statecheck.CompareValuePairs(resAddr, launch.AtMapKey("argv"), resAddr, tfjsonpath.New("serve_args"), compare.ValuesSame()),
-					statecheck.CompareValuePairs(resAddr, proc.AtMapKey("command"), resAddr, tfjsonpath.New("serve_command"), compare.ValuesSame()),
-				},
 			})
 		})
 	}
-}
-
-// namedPort is an entry of a process's ports.
-func namedPort(name string, port int64) knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{"name": knownvalue.StringExact(name), "port": knownvalue.Int64Exact(port)})
 }
 
 // A downstream stage whose model_stage is "decode" keeps its own devices
@@ -227,12 +198,8 @@ data "omni_pd_pipeline" "test" {
 				// names, is the block's first.
 				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("prefill").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25201)),
 				statecheck.ExpectKnownValue(dataAddr, tfjsonpath.New("decode").AtMapKey("bootstrap_port"), knownvalue.Int64Exact(25203)),
-				statecheck.ExpectKnownValue(dataAddr, proc(0).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25201")})),
-				statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("env"), knownvalue.MapExact(map[string]knownvalue.Check{
-					"VLLM_NIXL_SIDE_CHANNEL_PORT": knownvalue.StringExact("25203")})),
-				statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("ports"), knownvalue.ListExact([]knownvalue.Check{
-					namedPort("decode_side_channel_dp0", 25203), namedPort("decode_side_channel_dp1", 25204)})),
+				statecheck.ExpectKnownValue(dataAddr, proc(0).AtMapKey("systemd_dropin").AtMapKey("content"), unitLines(`Environment="VLLM_NIXL_SIDE_CHANNEL_PORT=25201"`)),
+				statecheck.ExpectKnownValue(dataAddr, proc(1).AtMapKey("systemd_dropin").AtMapKey("content"), unitLines(`Environment="VLLM_NIXL_SIDE_CHANNEL_PORT=25203"`)),
 			},
 		},
 	)
