@@ -86,7 +86,7 @@ output "unique_units" { value = length(distinct(flatten([for p in omni_pd_pipeli
 							knownvalue.StringExact("vllm-omni-1-stage@2.service"), knownvalue.StringExact("vllm-omni-1-stage@3.service"),
 						}),
 						"unit_files": knownvalue.MapPartial(map[string]knownvalue.Check{
-							"/etc/systemd/system/vllm-omni-1-stage@.service": knownvalue.StringRegexp(regexp.MustCompile(`--stage-id %i --omni-master-address 127\.0\.0\.1 --omni-master-port 25213\n`)),
+							"/etc/systemd/system/vllm-omni-1-stage@.service":              knownvalue.StringRegexp(regexp.MustCompile(`--stage-id %i --omni-master-address 127\.0\.0\.1 --omni-master-port 25213\n`)),
 							"/etc/systemd/system/vllm-omni-1-stage@3.service.d/plan.conf": knownvalue.StringRegexp(regexp.MustCompile(`(?m)^Environment="OMNI_PD_STAGE_ARGS=--headless"$`)),
 						}),
 						"check_script_path": knownvalue.StringExact("/usr/local/lib/vllm-omni/pd-check.py"),

@@ -127,7 +127,7 @@ output "checked_config" {
   "vllm-omni-stage@2.service": "headless",
   "vllm-omni-stage@3.service": "headless"
 }`),
-		"systemd_unit": matches(`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight 0\.24\.0 `),
+		"systemd_unit":  matches(`(?m)^ExecStart=/usr/bin/env python3 /usr/local/lib/vllm-omni/pd-check\.py preflight 0\.24\.0 `),
 		"deploy_config": equalsFile(seedGolden),
 		"launch":        isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 	}},
