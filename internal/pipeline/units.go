@@ -130,8 +130,7 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 	s := c.service
 	comment := fmt.Sprintf("vllm-omni %s, planned by omni_pd_pipeline for vllm-omni %s.", what, c.release)
 	if template {
-		comment = fmt.Sprintf("vllm-omni's stages, planned by omni_pd_pipeline for vllm-omni %s: one instance per stage,\n%s<stage id>.service, with its drop-in; the machines guide explains each setting.",
-			c.release, strings.TrimSuffix(templateName(s.UnitPrefix), ".service"))
+		comment = fmt.Sprintf("vllm-omni %s's stages, planned by omni_pd_pipeline: one instance, with its drop-in, per stage.", c.release)
 	}
 	unit := systemd.Unit{Comment: comment}
 	head := []systemd.Directive{
@@ -166,7 +165,7 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 	add("EnvironmentFile", "-"+s.EnvironmentFile, "Secrets (HF_TOKEN=...): never in Terraform state.")
 	add("ExecStartPre", "+-/bin/sh -c \"command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0\"",
 		"")
-	add("ExecStart", execStart, "The preflight checks the machine against the plan, then execs vllm.")
+	add("ExecStart", execStart, "The preflight, then vllm in its place.")
 	add("Restart", "on-failure", "")
 	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit)+" 126 127 203 216 217",
 		"A machine unlike the plan fails once.")
@@ -306,15 +305,18 @@ func describePorts(ports []NamedPort) string {
 	return "ports " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// hardening confines the processes. Each setting that stays open is
-// commented with what needs it: the GPUs and RDMA NICs are devices, CUDA
-// and Triton compile kernels at run time, and NCCL and vLLM share memory
-// through /dev/shm.
+// hardening confines the processes. The settings that stay open are what
+// the GPUs need: the GPUs and RDMA NICs are devices (PrivateDevices=no),
+// CUDA and Triton compile kernels at run time (MemoryDenyWriteExecute=no),
+// and NCCL and vLLM share memory through /dev/shm, which ProtectSystem
+// leaves writable; the machines guide's table says so beside each. The
+// unit says it in as few words as it can: its bytes are in every
+// pipeline's state.
 var hardening = []systemd.Directive{
 	{Key: "ProtectSystem", Value: "strict"},
 	{Key: "ProtectHome", Value: "yes"},
 	{Key: "PrivateTmp", Value: "yes"},
-	{Key: "PrivateDevices", Value: "no", Comment: "The GPUs and RDMA NICs are devices."},
+	{Key: "PrivateDevices", Value: "no"},
 	{Key: "ProtectKernelTunables", Value: "yes"},
 	{Key: "ProtectKernelModules", Value: "yes"},
 	{Key: "ProtectKernelLogs", Value: "yes"},
@@ -330,7 +332,7 @@ var hardening = []systemd.Directive{
 	{Key: "UMask", Value: "0027"},
 	{Key: "SystemCallArchitectures", Value: "native"},
 	{Key: "RestrictAddressFamilies", Value: "AF_UNIX AF_INET AF_INET6 AF_NETLINK"},
-	{Key: "MemoryDenyWriteExecute", Value: "no", Comment: "CUDA and Triton make code at run time."},
+	{Key: "MemoryDenyWriteExecute", Value: "no"},
 }
 
 // sortedPorts lists ports by number.

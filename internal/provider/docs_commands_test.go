@@ -60,7 +60,7 @@ func TestDocs_ShellCommandsNameTheDefaultPlan(t *testing.T) {
 
 // holdsGuideLogChecks wants a script that holds the verify guide's log
 // checks, in their order, with the guide's unit names
-// (vllm-omni-stage-N.service) under unitPrefix: the pd-pipeline module
+// (vllm-omni-stage@N.service) under unitPrefix: the pd-pipeline module
 // writes them into check_commands_by_host for the plan's own units.
 func holdsGuideLogChecks(unitPrefix string) outputCheck {
 	return func(t *testing.T, got any) error {
@@ -94,7 +94,7 @@ func guideLogChecks(t *testing.T, unitPrefix string) []string {
 	for _, block := range shellBlocks(string(src)) {
 		for line := range strings.SplitSeq(strings.TrimSuffix(block.text, "\n"), "\n") {
 			if strings.HasPrefix(line, "journalctl ") || strings.HasPrefix(line, "! journalctl ") {
-				lines = append(lines, strings.ReplaceAll(line, "vllm-omni-stage-", unitPrefix+"-stage-"))
+				lines = append(lines, strings.ReplaceAll(line, "vllm-omni-stage@", unitPrefix+"-stage@"))
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
@@ -101,6 +102,19 @@ output "serve_command" {
 		"gpus_used":    isJSON(`2`),
 		"edges":        isJSON(`["0 -> 1", "1 -> 2"]`),
 		"final_stages": isJSON(`[0, 2]`),
+	}},
+	"functions/check_script": {outputs: map[string]outputCheck{
+		// The files a host needs besides its drop-ins, the check script
+		// among them, as the pipeline names them.
+		"files": func(_ *testing.T, got any) error {
+			m, ok := got.(map[string]any)
+			script, _ := m["/usr/local/lib/vllm-omni/pd-check.py"].(string)
+			unit, _ := m["/etc/systemd/system/vllm-omni-stage@.service"].(string)
+			if !ok || len(m) != 3 || script != pipeline.CheckScript || !strings.Contains(unit, "/usr/local/lib/vllm-omni/pd-check.py preflight ") {
+				return fmt.Errorf("want the config, the check script and the unit, got %.300s", jsonText(got))
+			}
+			return nil
+		},
 	}},
 	"functions/validate_stage_config": {
 		// The snippet stops the plan on errors and warns on warnings, with
@@ -275,14 +289,12 @@ output "checked_config" {
 			"launches": hasJSON(`[{
   "host": "local",
   "processes": [
-    {"role": "head", "stage_id": 0, "unit_name": "vllm-omni-a-stage@0.service", "env": {"VLLM_NIXL_SIDE_CHANNEL_PORT": "25201"},
-     "argv": ["vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "--omni", "--port", "8091", "--stage-configs-path", "/etc/vllm-omni/deploy-config.yaml",
-              "--stage-id", "0", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"]},
-    {"role": "headless", "stage_id": 1, "unit_name": "vllm-omni-a-stage@1.service", "env": {"VLLM_NIXL_SIDE_CHANNEL_PORT": "25202"},
-     "argv": ["vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "--omni", "--stage-configs-path", "/etc/vllm-omni/deploy-config.yaml",
-              "--stage-id", "1", "--headless", "--omni-master-address", "127.0.0.1", "--omni-master-port", "25203"]},
-    {"role": "headless", "stage_id": 2, "unit_name": "vllm-omni-a-stage@2.service", "env": {}},
-    {"role": "headless", "stage_id": 3, "unit_name": "vllm-omni-a-stage@3.service", "env": {}}
+    {"role": "head", "stage_id": 0, "unit_name": "vllm-omni-a-stage@0.service",
+     "systemd_dropin": {"path": "/etc/systemd/system/vllm-omni-a-stage@0.service.d/plan.conf",
+       "content": "[Service]\nEnvironment=\"OMNI_PD_CHECKS=--gpus 1 --transport NixlConnector=nixl._api\"\nEnvironment=\"OMNI_PD_STAGE_ARGS=--port 8091\"\nEnvironment=\"VLLM_NIXL_SIDE_CHANNEL_PORT=25201\"\n"}},
+    {"role": "headless", "stage_id": 1, "unit_name": "vllm-omni-a-stage@1.service"},
+    {"role": "headless", "stage_id": 2, "unit_name": "vllm-omni-a-stage@2.service"},
+    {"role": "headless", "stage_id": 3, "unit_name": "vllm-omni-a-stage@3.service"}
   ]
 }]`),
 			"ports": isJSON(`[
@@ -371,11 +383,13 @@ output "checked_config" {
 			// One document installs both pipelines, neither overwriting
 			// the other's files.
 			"user_data": writesFiles(
-				"/etc/vllm-omni/pipeline-0.yaml", "/etc/vllm-omni/pipeline-1.yaml",
-				"/etc/systemd/system/vllm-omni-0-stage@0.service", "/etc/systemd/system/vllm-omni-0-stage@1.service",
-				"/etc/systemd/system/vllm-omni-0-stage@2.service", "/etc/systemd/system/vllm-omni-0-stage@3.service",
-				"/etc/systemd/system/vllm-omni-1-stage@0.service", "/etc/systemd/system/vllm-omni-1-stage@1.service",
-				"/etc/systemd/system/vllm-omni-1-stage@2.service", "/etc/systemd/system/vllm-omni-1-stage@3.service",
+				"/etc/vllm-omni/pipeline-0.yaml", "/etc/vllm-omni/pipeline-1.yaml", "/usr/local/lib/vllm-omni/pd-check.py",
+				"/etc/systemd/system/vllm-omni-0-stage@.service",
+				"/etc/systemd/system/vllm-omni-0-stage@0.service.d/plan.conf", "/etc/systemd/system/vllm-omni-0-stage@1.service.d/plan.conf",
+				"/etc/systemd/system/vllm-omni-0-stage@2.service.d/plan.conf", "/etc/systemd/system/vllm-omni-0-stage@3.service.d/plan.conf",
+				"/etc/systemd/system/vllm-omni-1-stage@.service",
+				"/etc/systemd/system/vllm-omni-1-stage@0.service.d/plan.conf", "/etc/systemd/system/vllm-omni-1-stage@1.service.d/plan.conf",
+				"/etc/systemd/system/vllm-omni-1-stage@2.service.d/plan.conf", "/etc/systemd/system/vllm-omni-1-stage@3.service.d/plan.conf",
 			),
 			"units": isJSON(`[
   ["vllm-omni-0-stage@0.service", "vllm-omni-0-stage@1.service", "vllm-omni-0-stage@2.service", "vllm-omni-0-stage@3.service"],
@@ -980,8 +994,11 @@ func cloudConfigs(v any) []string {
 var execStart = regexp.MustCompile(`(?m)^ExecStart=(\S+)`)
 
 // checkCloudConfig runs cloud-init's own schema check on a document, and
-// systemd-analyze verify on every unit it writes, with the unit's vllm
-// replaced by a stub (verify wants the executable to exist).
+// systemd-analyze verify on every unit it enables, as systemd would load
+// it from the files the document writes under /etc/systemd/system (a
+// stage's instance from the template and its drop-in), with the unit
+// files' ExecStart replaced by a stub (verify wants the executable to
+// exist).
 func checkCloudConfig(t *testing.T, output, doc string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -998,6 +1015,7 @@ func checkCloudConfig(t *testing.T, output, doc string) {
 			Path    string `yaml:"path"`
 			Content string `yaml:"content"`
 		} `yaml:"write_files"`
+		RunCmd [][]string `yaml:"runcmd"`
 	}
 	if err := yaml.Unmarshal([]byte(doc), &parsed); err != nil {
 		t.Fatalf("output %s is not YAML: %v", output, err)
@@ -1007,23 +1025,37 @@ func checkCloudConfig(t *testing.T, output, doc string) {
 	if err := os.WriteFile(stub, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	units := 0
+	units := filepath.Join(dir, "units")
 	for _, f := range parsed.WriteFiles {
-		if !strings.HasPrefix(f.Path, "/etc/systemd/system/") {
+		rel, ok := strings.CutPrefix(f.Path, "/etc/systemd/system/")
+		if !ok {
 			continue
 		}
-		units++
-		unit := execStart.ReplaceAllString(f.Content, "ExecStart="+stub)
-		upath := filepath.Join(dir, filepath.Base(f.Path))
-		if err := os.WriteFile(upath, []byte(unit), 0o644); err != nil {
+		content := f.Content
+		if !strings.Contains(rel, "/") {
+			content = execStart.ReplaceAllString(content, "ExecStart="+stub)
+		}
+		upath := filepath.Join(units, rel)
+		if err := os.MkdirAll(filepath.Dir(upath), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command(analyze, "verify", upath).CombinedOutput(); err != nil || len(out) > 0 {
-			t.Errorf("output %s: systemd-analyze verify %s: %v\n%s", output, filepath.Base(f.Path), err, out)
+		if err := os.WriteFile(upath, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if units == 0 {
-		t.Errorf("output %s writes no systemd unit", output)
+	enabled := 0
+	for _, cmd := range parsed.RunCmd {
+		if len(cmd) < 2 || cmd[0] != "systemctl" || cmd[1] != "enable" {
+			continue
+		}
+		name := cmd[len(cmd)-1]
+		enabled++
+		if out, err := exec.Command(analyze, "verify", filepath.Join(units, name)).CombinedOutput(); err != nil || len(out) > 0 {
+			t.Errorf("output %s: systemd-analyze verify %s: %v\n%s", output, name, err, out)
+		}
+	}
+	if enabled == 0 {
+		t.Errorf("output %s enables no systemd unit", output)
 	}
 }
 

@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+)
+
+// stateBudget is what the recipe's default pipeline may store: its
+// attributes as `terraform show -json` prints them, compact.
+const stateBudget = 12000
+
+// The recipe's default pipeline stores at most stateBudget bytes of state,
+// and every unit file it writes is at most 3 KB: the check script is a
+// file, no value is stored twice, and the stages share one template unit.
+// A byte count, not a timing: the same plan always stores the same bytes.
+func TestAccPDPipelineResource_StateSize(t *testing.T) {
+	accTest(t, resource.TestStep{
+		Config:            pipelineResource(),
+		ConfigStateChecks: []statecheck.StateCheck{stateSizeCheck{addr: resAddr, budget: stateBudget}},
+	})
+}
+
+type stateSizeCheck struct {
+	addr   string
+	budget int
+}
+
+func (c stateSizeCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if req.State == nil || req.State.Values == nil || req.State.Values.RootModule == nil {
+		resp.Error = fmt.Errorf("no state")
+		return
+	}
+	for _, r := range req.State.Values.RootModule.Resources {
+		if r.Address != c.addr {
+			continue
+		}
+		b, err := json.Marshal(r.AttributeValues)
+		if err != nil {
+			resp.Error = err
+			return
+		}
+		if len(b) > c.budget {
+			resp.Error = fmt.Errorf("%s stores %d bytes of state, over %d", c.addr, len(b), c.budget)
+			return
+		}
+		unit, _ := r.AttributeValues["systemd_unit"].(map[string]any)
+		if content, _ := unit["content"].(string); len(content) > 3000 || content == "" {
+			resp.Error = fmt.Errorf("systemd_unit is %d bytes, want 1 to 3000", len(content))
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the state", c.addr)
+}
