@@ -119,9 +119,9 @@ type portRequest struct {
 // portPlan is every port the plan listens on, and the ones other steps
 // write into the config or the launch by role.
 type portPlan struct {
-	list         []Port // in request order
-	api          int
-	master       int // the omni master's, across hosts only
+	list   []Port // in request order
+	api    int
+	master int // the omni master's, across hosts only
 	// head are the ports connector entries ask for on the head
 	// (kvconnector.Entry.HeadPorts: LMCache's PD proxy), by name.
 	head map[string]int

@@ -155,7 +155,7 @@ func init() {
 func gateAt(where string) HandoffGate {
 	return HandoffGate{Required: true,
 		Passing: passing(),
-		Source: "vllm_omni/engine/orchestrator.py@" + where + " _build_pd_decode_params"}
+		Source:  "vllm_omni/engine/orchestrator.py@" + where + " _build_pd_decode_params"}
 }
 
 // Per-stage runtime.env. #3235 (28387341, 2026-05-27) added it: a
