@@ -326,27 +326,6 @@ func (p *planner) multiConnector(path Path) connector {
 	return m
 }
 
-// hasChild reports whether a MultiConnector runs a connector class.
-func (c connector) hasChild(name string) bool {
-	for _, child := range c.children {
-		if child.name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// usesConnector reports whether the PD pair loads a connector class,
-// alone or as a MultiConnector child.
-func (p *planner) usesConnector(name string) bool {
-	for _, c := range p.connectorClasses() {
-		if c == name {
-			return true
-		}
-	}
-	return false
-}
-
 // kvRoles returns the prefill and decode kv_role values.
 func (p *planner) kvRoles() (string, string) {
 	if p.spec.Connector.KVBoth {
