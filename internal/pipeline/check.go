@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -340,7 +341,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	if placement {
 		checkPDDevices(p, d, ds, path)
 	}
-	checkBootstrapPorts(p, d, pkv, dkv, ds, path)
+	checkConnectorPair(p, d, pkv.Connector, ds, path)
 }
 
 // tpProblem says why a prefill/decode tensor-parallel pair does not start,
@@ -364,26 +365,22 @@ func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {
 	}
 }
 
-func checkBootstrapPorts(p, d graphStage, pkv, dkv stageconfig.KVTransfer, ds *Diagnostics, path Path) {
-	if pkv.Connector != connectorMooncake {
+// checkConnectorPair runs the checks the pair's connector entry makes of a
+// config (kvconnector.Entry.CheckPair: Mooncake's bootstrap port).
+func checkConnectorPair(p, d graphStage, class string, ds *Diagnostics, path Path) {
+	e, ok := kvconnector.Lookup(class)
+	if !ok || e.CheckPair == nil {
 		return
 	}
-	pp, pok := pkv.BootstrapPort, pkv.HasBootstrapPort
-	dp, dok := dkv.BootstrapPort, dkv.HasBootstrapPort
-	if pok && dok && pp == dp && p.host == d.host {
-		ds.errorf(diagcode.PortCollision, path, "prefill and decode use the same Mooncake bootstrap port",
-			"both %s and %s bind mooncake_bootstrap_port %d on one host; give each its own port.", p.stage.Describe(), d.stage.Describe(), pp)
+	for _, f := range e.CheckPair(configSide(p), configSide(d)) {
+		ds.errorf(f.Code, path, f.Summary, "%s", f.Detail)
 	}
-	for _, x := range []struct {
-		s    graphStage
-		port int
-		ok   bool
-	}{{p, pp, pok}, {d, dp, dok}} {
-		if v, ok := x.s.stage.EnvVar("VLLM_MOONCAKE_BOOTSTRAP_PORT"); ok && x.ok && v != fmt.Sprint(x.port) {
-			ds.errorf(diagcode.BootstrapEnvMismatch, path, "the bootstrap port in env differs from the one in kv_connector_extra_config",
-				"%s: VLLM_MOONCAKE_BOOTSTRAP_PORT is %s but mooncake_bootstrap_port is %d; the server binds one and peers dial the other. Make them equal.", x.s.stage.Describe(), v, x.port)
-		}
-	}
+}
+
+// configSide is what an entry's CheckPair reads of one side of a config.
+func configSide(s graphStage) kvconnector.ConfigSide {
+	extra := s.stage.KVTransferSettings().Get("kv_connector_extra_config")
+	return kvconnector.ConfigSide{Describe: s.stage.Describe(), Host: s.host, ExtraInt: extra.Int, Env: s.stage.EnvVar}
 }
 
 // checkSharedDevices adds up gpu_memory_utilization of the stages that share

@@ -1,21 +1,24 @@
 package pipeline
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// Connector names the provider wires.
+// Connector names the provider wires: the entries' (kvconnector.Entries)
+// and MultiConnector, which the planner composes from its children.
 const (
-	connectorP2pNccl = "P2pNcclConnector"
-	connectorLMCache = "LMCacheConnectorV1"
-	connectorMulti   = "MultiConnector"
-	kvBoth           = "kv_both"
+	connectorMooncake = kvconnector.Mooncake
+	connectorNixl     = kvconnector.Nixl
+	connectorP2pNccl  = kvconnector.P2pNccl
+	connectorLMCache  = kvconnector.LMCache
+	connectorMulti    = kvconnector.Multi
+	kvBoth            = "kv_both"
 )
 
 // connector is what a plan needs to know of one KV connector: the ports
@@ -33,8 +36,9 @@ type connector struct {
 	// <side>.bootstrap_port (handshakePort chooses among a
 	// MultiConnector's children).
 	sidePorts func(side *plannedStage) []sidePort
-	// wire adds this connector's settings for one side.
-	wire func(p *planner, side *plannedStage, w *wiring)
+	// entry is the connector's row of kvconnector.Entries; a
+	// MultiConnector has none (its children do).
+	entry kvconnector.Entry
 	// requiredExtra are extra_config keys the user must provide.
 	requiredExtra []string
 	// transport is the Python package the connector imports its transfer
@@ -71,99 +75,84 @@ type wiring struct {
 	env   []kv
 }
 
-func (w *wiring) setEnv(name string, value any) { w.env = append(w.env, kv{name, fmt.Sprint(value)}) }
+// connectorTable lists the connectors the provider can wire, one for each
+// entry of kvconnector.Entries; others are rejected rather than written
+// half-configured.
+var connectorTable = func() map[string]connector {
+	out := map[string]connector{}
+	for _, e := range kvconnector.Entries {
+		out[e.Name] = connectorOf(e)
+	}
+	return out
+}()
 
-// connectorTable lists the connectors the provider can wire; others are
-// rejected rather than written half-configured.
-var connectorTable = map[string]connector{
-	connectorMooncake: {
-		name:       connectorMooncake,
-		allowsBoth: true,
-		transport:  "mooncake.engine", // pip mooncake-transfer-engine; vLLM imports TransferEngine from it
-		sidePorts:  func(*plannedStage) []sidePort { return []sidePort{{suffix: "_bootstrap", count: 1, handshake: true}} },
-		wire: func(p *planner, s *plannedStage, w *wiring) {
-			port := s.ports["_bootstrap"]
-			w.extra = append(w.extra, kv{"mooncake_bootstrap_port", port})
-			if c := p.spec.Connector; c.Protocol != "" {
-				w.extra = append(w.extra, kv{"mooncake_protocol", c.Protocol})
-			}
-			if c := p.spec.Connector; c.DeviceName != "" {
-				w.extra = append(w.extra, kv{"device_name", c.DeviceName})
-			}
-			// vLLM's bootstrap server binds VLLM_MOONCAKE_BOOTSTRAP_PORT
-			// (8998 when unset) and vllm-omni points decode at the extra
-			// config's port, so the two are set equal in every plan: two
-			// pipelines on one host would otherwise both take 8998
-			// (releases.Conform, mooncakeEnv, has the sources).
-			w.setEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", port)
-		},
-	},
-	connectorNixl: {
-		name:       connectorNixl,
-		allowsBoth: true,
-		transport:  "nixl._api", // pip nixl; vLLM imports nixl_agent from it
+// connectorOf is the planner's view of one entry.
+func connectorOf(e kvconnector.Entry) connector {
+	return connector{
+		name: e.Name, allowsBoth: e.AllowsBoth, requiredExtra: e.RequiredExtra, transport: e.Transport, entry: e,
 		sidePorts: func(s *plannedStage) []sidePort {
-			// vLLM's NIXL handshake listener is one per engine, on the
-			// scheduler side, at VLLM_NIXL_SIDE_CHANNEL_PORT plus the
-			// engine's data-parallel index (NixlConnectorScheduler,
-			// v1/nixl/scheduler.py; no tensor-parallel term since vLLM
-			// PR #26338), so a side needs one port per data-parallel rank.
-			return []sidePort{{suffix: "_side_channel", count: s.par.dp, handshake: true, index: indexDP}}
-		},
-		wire: func(p *planner, s *plannedStage, w *wiring) {
-			// Two NIXL engines on one host would both take the default 5600.
-			w.setEnv("VLLM_NIXL_SIDE_CHANNEL_PORT", s.ports["_side_channel"])
-			if p.multiHost() {
-				w.setEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", s.host)
+			eps := e.SidePorts(sideOf(s))
+			out := make([]sidePort, len(eps))
+			for i, sp := range eps {
+				out[i] = sidePort{suffix: sp.Suffix, count: sp.Count, handshake: sp.Handshake, index: sp.Index}
 			}
+			return out
 		},
-	},
-	connectorP2pNccl: {
-		name:          connectorP2pNccl,
-		requiredExtra: []string{"proxy_ip", "proxy_port"},
-		sidePorts: func(s *plannedStage) []sidePort {
-			// Each worker binds kv_port plus its rank in the world group
-			// (P2pNcclConnector's port_offset, vllm/distributed/kv_transfer/
-			// kv_connector/v1/p2p/p2p_nccl_connector.py@28be48fa :91-104 and
-			// p2p_nccl_engine.py :91), which with data parallelism spans
-			// every data-parallel rank (vllm/distributed/parallel_state.py
-			// @28be48fa :1406-1415), and its peer dials the same offset
-			// (p2p_nccl_connector.py :206): a block of tp × pp × dp ports.
-			return []sidePort{{suffix: "_kv_port", count: s.par.tp * s.par.pp * s.par.dp, handshake: true, index: indexRank}}
-		},
-		wire: func(p *planner, s *plannedStage, w *wiring) {
-			w.kv = append(w.kv, kv{"kv_port", s.ports["_kv_port"]})
-			w.extra = append(w.extra, kv{"http_port", p.ports.api})
-		},
-	},
-	connectorLMCache: {
-		name:      connectorLMCache,
-		transport: "lmcache",
-		sidePorts: func(s *plannedStage) []sidePort {
-			if s.role == RolePrefill {
-				return nil
-			}
-			return []sidePort{{suffix: "_peer_init", count: 1, handshake: true}, {suffix: "_peer_alloc", count: 1}}
-		},
-		wire: func(p *planner, s *plannedStage, w *wiring) {
-			// LMCache reads its configuration from LMCACHE_* variables.
-			w.setEnv("LMCACHE_ENABLE_PD", "True")
-			_, dec := p.pdPair()
-			if s.role == RolePrefill {
-				w.setEnv("LMCACHE_PD_ROLE", "sender")
-				w.setEnv("LMCACHE_PD_PEER_HOST", hostOrLocal(dec.host))
-				w.setEnv("LMCACHE_PD_PEER_INIT_PORT", dec.ports["_peer_init"])
-				w.setEnv("LMCACHE_PD_PEER_ALLOC_PORT", dec.ports["_peer_alloc"])
-				w.setEnv("LMCACHE_PD_PROXY_HOST", hostOrLocal(p.stages[0].host))
-				w.setEnv("LMCACHE_PD_PROXY_PORT", p.ports.lmcacheProxy)
-				return
-			}
-			w.setEnv("LMCACHE_PD_ROLE", "receiver")
-			w.setEnv("LMCACHE_PD_PEER_HOST", hostOrLocal(dec.host))
-			w.setEnv("LMCACHE_PD_PEER_INIT_PORT", dec.ports["_peer_init"])
-			w.setEnv("LMCACHE_PD_PEER_ALLOC_PORT", dec.ports["_peer_alloc"])
-		},
-	},
+	}
+}
+
+// sideOf is what an entry sees of one side of the PD pair.
+func sideOf(s *plannedStage) kvconnector.Side {
+	return kvconnector.Side{Key: s.key, Prefill: s.role == RolePrefill, Host: s.host,
+		TP: s.par.tp, PP: s.par.pp, DP: s.par.dp, Replicas: s.par.replicas, Ports: s.ports}
+}
+
+// wireContext is what an entry's Wire reads of the plan for side s.
+func (p *planner) wireContext(s *plannedStage) kvconnector.Context {
+	_, dec := p.pdPair()
+	return kvconnector.Context{
+		Settings: p.connectorSettings(), Side: sideOf(s), Decode: sideOf(dec),
+		Head: p.stages[0].host, MultiHost: p.multiHost(), APIPort: p.ports.api, HeadPorts: p.ports.head,
+	}
+}
+
+func (p *planner) connectorSettings() kvconnector.Settings {
+	return kvconnector.Settings{Protocol: p.spec.Connector.Protocol, DeviceName: p.spec.Connector.DeviceName}
+}
+
+// wire adds entry e's settings for side s to w.
+func (p *planner) wire(e kvconnector.Entry, s *plannedStage, w *wiring) {
+	var ew kvconnector.Wiring
+	e.Wire(p.wireContext(s), &ew)
+	for _, x := range ew.KV {
+		w.kv = append(w.kv, kv{x.Key, x.Value})
+	}
+	for _, x := range ew.Extra {
+		w.extra = append(w.extra, kv{x.Key, x.Value})
+	}
+	for _, x := range ew.Env {
+		w.env = append(w.env, kv{x.Key, x.Value})
+	}
+}
+
+// needsMemlock reports whether a class the pair loads registers memory
+// with an RDMA NIC (kvconnector.Entry.Memlock).
+func (p *planner) needsMemlock() bool {
+	for _, name := range p.connectorClasses() {
+		if e, ok := kvconnector.Lookup(name); ok && e.Memlock != nil && e.Memlock(p.connectorSettings()) {
+			return true
+		}
+	}
+	return false
+}
+
+func connectorNames() string {
+	names := []string{connectorMulti}
+	for n := range connectorTable {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // transportModule is the package a connector class needs beyond vLLM, ""
@@ -177,15 +166,6 @@ func hostOrLocal(h string) string {
 	return h
 }
 
-func connectorNames() string {
-	names := []string{connectorMulti}
-	for n := range connectorTable {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
-
 // Keys of a MultiConnector child's entry the provider writes itself.
 var childManagedKeys = map[string]string{
 	"kv_role":          "the PD pair (prefill produces, decode consumes; connector.kv_both for both)",
@@ -195,13 +175,17 @@ var childManagedKeys = map[string]string{
 	"kv_ip":            "the stages' hosts",
 }
 
-// Extra-config keys the provider writes itself from typed attributes.
-var managedExtraKeys = map[string]string{
-	"mooncake_bootstrap_port": "prefill.bootstrap_port and decode.bootstrap_port",
-	"mooncake_protocol":       "connector.protocol",
-	"device_name":             "connector.device_name",
-	"http_port":               "api_port",
-}
+// Extra-config keys the provider writes itself from typed attributes:
+// every entry's ManagedExtra.
+var managedExtraKeys = func() map[string]string {
+	out := map[string]string{}
+	for _, e := range kvconnector.Entries {
+		for k, attr := range e.ManagedExtra {
+			out[k] = attr
+		}
+	}
+	return out
+}()
 
 // chooseConnector resolves connector.name and checks the settings that go
 // with it.
@@ -221,20 +205,24 @@ func (p *planner) chooseConnector() connector {
 			"%q is not a connector this provider wires; use one of %s.", name, connectorNames())
 		return connectorTable[DefaultConnector]
 	}
-	// Mooncake's settings apply to it alone or as a MultiConnector child.
-	mooncake := name == connectorMooncake || conn.hasChild(connectorMooncake)
+	// protocol and device_name apply to a class that takes them, alone or
+	// as a MultiConnector child.
+	takesProtocol := conn.entry.TakesProtocol
+	for _, child := range conn.children {
+		takesProtocol = takesProtocol || child.entry.TakesProtocol
+	}
 	if c.Protocol != "" {
 		switch {
-		case !mooncake:
-			p.ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to MooncakeConnector only",
+		case !takesProtocol:
+			p.ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to "+protocolClasses()+" only",
 				"%s chooses its transport itself; remove protocol.", name)
 		case c.Protocol != "tcp" && c.Protocol != "rdma":
 			p.ds.errorf(diagcode.ConnectorProtocolUnknown, path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
 		}
 	}
-	if c.DeviceName != "" && (!mooncake || c.Protocol != "rdma") {
-		p.ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs MooncakeConnector over rdma",
-			"device_name names the RDMA NIC; set protocol = \"rdma\" with MooncakeConnector, or remove device_name.")
+	if c.DeviceName != "" && (!takesProtocol || c.Protocol != "rdma") {
+		p.ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs "+protocolClasses()+" over rdma",
+			"device_name names the RDMA NIC; set protocol = \"rdma\" with %s, or remove device_name.", protocolClasses())
 	}
 	if c.KVBoth && !conn.allowsBoth {
 		p.ds.errorf(diagcode.ConnectorKVBothUnsupported, path.Attr("kv_both"), "this connector needs a producer and a consumer",
@@ -252,7 +240,7 @@ func (p *planner) chooseConnector() connector {
 				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 		}
 	}
-	if name == connectorP2pNccl {
+	if conn.entry.ReadsProxy {
 		conn.proxy = readProxy(&p.ds, c.ExtraConfig, path.Attr("extra_config"))
 	}
 	checkEngineArgs(&p.ds, path.Attr("extra_config"), c.ExtraConfig, nil)
@@ -317,7 +305,7 @@ func (p *planner) multiConnector(path Path) connector {
 					"%s needs kv_connector_extra_config.%s in its entry (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 			}
 		}
-		if name == connectorP2pNccl {
+		if child.entry.ReadsProxy {
 			m.proxy = readProxy(&p.ds, childExtra, cpath.Index(i).Attr("kv_connector_extra_config"))
 		}
 		m.children = append(m.children, childConnector{connector: child, extra: rest})
@@ -336,27 +324,6 @@ func (p *planner) multiConnector(path Path) connector {
 		return out
 	}
 	return m
-}
-
-// hasChild reports whether a MultiConnector runs a connector class.
-func (c connector) hasChild(name string) bool {
-	for _, child := range c.children {
-		if child.name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// usesConnector reports whether the PD pair loads a connector class,
-// alone or as a MultiConnector child.
-func (p *planner) usesConnector(name string) bool {
-	for _, c := range p.connectorClasses() {
-		if c == name {
-			return true
-		}
-	}
-	return false
 }
 
 // kvRoles returns the prefill and decode kv_role values.
@@ -382,7 +349,7 @@ func (p *planner) wiringFor(s *plannedStage) wiring {
 		w.kv = append(w.kv, kv{"kv_ip", quoted(s.host)})
 	}
 	if p.conn.name != connectorMulti {
-		p.conn.wire(p, s, &w)
+		p.wire(p.conn.entry, s, &w)
 		for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
 			w.extra = append(w.extra, kv{k, extraValue(p.conn.name, k, p.spec.Connector.ExtraConfig[k])})
 		}
@@ -391,7 +358,7 @@ func (p *planner) wiringFor(s *plannedStage) wiring {
 	var children []any
 	for _, c := range p.conn.children {
 		var cw wiring
-		c.wire(p, s, &cw)
+		p.wire(c.entry, s, &cw)
 		entry := map[string]any{"kv_connector": c.name, "kv_role": *s.kvRole}
 		for _, e := range cw.kv {
 			entry[e.key] = plainValue(e.value)
@@ -437,8 +404,8 @@ type quoted = stageconfig.Quoted
 
 // How the ports of a block are named.
 const (
-	indexDP   = "_dp"   // one per data-parallel rank
-	indexRank = "_rank" // one per worker rank
+	indexDP   = kvconnector.IndexDP   // one per data-parallel rank
+	indexRank = kvconnector.IndexRank // one per worker rank
 )
 
 // portName names port i of a block of count: the base alone for a single
@@ -448,4 +415,15 @@ func portName(base string, i, count int, index string) string {
 		return base + index + strconv.Itoa(i)
 	}
 	return base
+}
+
+// protocolClasses names the classes connector.protocol applies to.
+func protocolClasses() string {
+	var names []string
+	for _, e := range kvconnector.Entries {
+		if e.TakesProtocol {
+			names = append(names, e.Name)
+		}
+	}
+	return kvconnector.ListWords(names, "or")
 }

@@ -44,6 +44,13 @@ func goldenCases() []goldenCase {
 			return Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{
 				"connectors": []any{map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}}
 		}},
+		// LMCache beside NIXL (alone it fails the handoff gate): its
+		// peer ports on decode, its proxy's port on the head, its LMCACHE_*
+		// roles in each side's environment.
+		{"lmcache_child", func(*testing.T) Spec {
+			return Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{
+				"connectors": []any{map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "LMCacheConnectorV1"}}}}}
+		}},
 		// A user's legacy config: its comments and spellings
 		// (max_batch_size, worker_cls) must come through.
 		{"legacy_base_config", func(t *testing.T) Spec {

@@ -63,7 +63,7 @@ func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) (launchPlan
 		model: p.spec.Model, release: p.release.Release, asked: p.spec.VLLMOmniVersion,
 		flag: p.configFlag(), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
 		service: p.spec.Service.withDefaults(),
-		rdma:    p.spec.Connector.Protocol == "rdma" || p.usesConnector(connectorNixl),
+		rdma:    p.needsMemlock(),
 		apiPort: res.APIPort, stageBased: p.stageBased(), masterPort: p.ports.master,
 		stages: res.Stages, ports: res.Ports, envs: envs, replicas: stageReplicas(doc), checks: stageChecks(doc, p.connectorClasses()),
 	}, err

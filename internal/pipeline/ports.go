@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 )
 
 // Port names, as reported for firewall rules and kept stable by name.
@@ -118,10 +119,12 @@ type portRequest struct {
 // portPlan is every port the plan listens on, and the ones other steps
 // write into the config or the launch by role.
 type portPlan struct {
-	list         []Port // in request order
-	api          int
-	master       int // the omni master's, across hosts only
-	lmcacheProxy int // where LMCache's PD proxy listens, on the head
+	list   []Port // in request order
+	api    int
+	master int // the omni master's, across hosts only
+	// head are the ports connector entries ask for on the head
+	// (kvconnector.Entry.HeadPorts: LMCache's PD proxy), by name.
+	head map[string]int
 	// edges are the ports of the connectors that carry an edge across
 	// hosts, on the sending host.
 	edges map[Edge]int
@@ -135,7 +138,7 @@ type portPlan struct {
 // allocatePorts claims every port the user gave, then hands out the rest
 // from port_range, preferring the ports an earlier plan chose.
 func (p *planner) allocatePorts() portPlan {
-	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}}
+	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}, head: map[string]int{}}
 	t := newPortTable(p.spec)
 	head := p.head()
 	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
@@ -146,15 +149,18 @@ func (p *planner) allocatePorts() portPlan {
 	// The PD pair's ports come first, so that prefill's and decode's are
 	// the first two of the range whatever else the launch needs.
 	pre, dec := p.pdPair()
-	p.checkNixlReplicas(pre, dec)
+	p.checkSides(pre, dec)
 	for _, s := range []*plannedStage{pre, dec} {
 		p.sidePortRequests(s, &pp, &reqs)
 	}
 	if p.stageBased() {
 		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &pp.master})
 	}
-	if p.usesConnector(connectorLMCache) {
-		reqs = append(reqs, &portRequest{name: "lmcache_proxy", host: head, count: 1, out: &pp.lmcacheProxy})
+	for _, class := range p.connectorClasses() {
+		e, _ := kvconnector.Lookup(class)
+		for _, name := range e.HeadPorts {
+			reqs = append(reqs, &portRequest{name: name, host: head, count: 1, out: new(int), done: func(port int) { pp.head[name] = port }})
+		}
 	}
 	p.edgePortRequests(pp.edges, &reqs)
 	reqs = append(reqs, p.foreignPorts(t)...)
@@ -218,24 +224,22 @@ func (p *planner) edgePortRequests(into map[Edge]int, reqs *[]*portRequest) {
 
 func edgePortName(e Edge) string { return fmt.Sprintf("edge_%d_%d", e.From, e.To) }
 
-// checkNixlReplicas refuses replicas of the PD pair over NIXL. Replicas
-// get no data-parallel index of their own (vllm_omni/engine/stage_runtime.py
-// @d4a869fe launches each from the stage's config and environment), so
-// vLLM's handshake listener would bind one port for all of them. Both
-// sides are copies of the base's split stage, whose runtime.num_replicas
-// they share: one error says it.
-func (p *planner) checkNixlReplicas(sides ...*plannedStage) {
-	if !p.usesConnector(connectorNixl) {
-		return
-	}
-	for _, s := range sides {
-		if s.par.replicas <= 1 {
+// checkSides asks each connector class the pair loads whether it can run
+// its sides (kvconnector.Entry.CheckSide: NIXL refuses replicas). Both
+// sides are copies of the base's split stage and share what such a check
+// reads, so one error per class says it.
+func (p *planner) checkSides(sides ...*plannedStage) {
+	for _, class := range p.connectorClasses() {
+		e, _ := kvconnector.Lookup(class)
+		if e.CheckSide == nil {
 			continue
 		}
-		p.ds.errorf(diagcode.NixlReplicasOnePort, p.basePath, "NIXL replicas of one stage would share one port",
-			"the %s stage runs %d replicas (num_replicas on the base config's split stage), and vllm-omni starts each with the same environment and data-parallel index, so NixlConnector's handshake listener binds one VLLM_NIXL_SIDE_CHANNEL_PORT %d times; set the split stage's num_replicas to 1 and run more pipelines for more capacity.",
-			s.key, s.par.replicas, s.par.replicas)
-		return
+		for _, s := range sides {
+			if f := e.CheckSide(sideOf(s)); f != nil {
+				p.ds.errorf(f.Code, p.basePath, f.Summary, "%s", f.Detail)
+				break
+			}
+		}
 	}
 }
 

@@ -1,6 +1,10 @@
 package pipeline
 
-import "math"
+import (
+	"math"
+
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
+)
 
 // Spec is everything a user can say about a pipeline. Optional numbers are
 // pointers so that "unset" differs from zero; every default is applied by
@@ -161,7 +165,7 @@ const (
 	DefaultPortRangeLast  = 25300
 	DefaultPrefillMaxSeqs = 16
 	DefaultDecodeMaxSeqs  = 64
-	DefaultConnector      = connectorNixl // the one whose prefill returns remote_request_id (releases.HandoffGate)
+	DefaultConnector      = kvconnector.Default // the one whose prefill returns remote_request_id (releases.HandoffGate)
 	DefaultTensorParallel = 1
 	defaultGPUMemoryShare = 0.9 // vLLM's gpu_memory_utilization default
 	connectorZMQBasePort  = 50051
@@ -170,7 +174,5 @@ const (
 	// sharedDeviceHeadroom: above this sum on one GPU a plan warns. vllm-omni's
 	// own configs run co-located stages at up to 0.95.
 	sharedDeviceHeadroom   = 0.95
-	connectorMooncake      = "MooncakeConnector"
-	connectorNixl          = "NixlConnector"
 	kvProducer, kvConsumer = "kv_producer", "kv_consumer"
 )

@@ -330,7 +330,7 @@ func badInputs() []badInput {
 
 		// --- connector ---
 		{name: "connector unknown", body: []string{`connector = { name = "FooConnector" }`},
-			attr: `connector.name`, fix: `use one of LMCacheConnectorV1, MooncakeConnector, MultiConnector, NixlConnector, P2pNcclConnector`, code: "connector_unknown"},
+			attr: `connector.name`, fix: `"FooConnector" is not a connector this provider wires; use one of`, code: "connector_unknown"},
 		{name: "connector name empty", body: []string{`connector = { name = "" }`},
 			attr: `connector.name`, fix: `at least 1`},
 		{name: "protocol unknown", body: []string{`connector = { protocol = "udp" }`},

@@ -111,15 +111,13 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			Attributes: map[string]schema.Attribute{
 				"name": schema.StringAttribute{
-					MarkdownDescription: "vLLM KV connector class: `NixlConnector` (the default), `MultiConnector`, `MooncakeConnector`, `P2pNcclConnector` or `LMCacheConnectorV1`. " +
-						"vllm-omni's orchestrator hands a request from prefill to decode only when prefill's KV transfer parameters carry `remote_request_id`, " +
-						"and fails it otherwise; of these only `NixlConnector` returns it, so the others are refused on every release (`MultiConnector` passes with a `NixlConnector` child). Unset, it reads back as the connector planned.",
-					Optional:   true,
-					Computed:   true,
-					Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+					MarkdownDescription: connectorNameDescription(),
+					Optional:            true,
+					Computed:            true,
+					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"protocol": schema.StringAttribute{
-					MarkdownDescription: "Mooncake transport: `tcp` or `rdma`, for `MooncakeConnector` alone or as a `MultiConnector` child.",
+					MarkdownDescription: connectorProtocolDescription(),
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.OneOf("tcp", "rdma")},
 				},
@@ -129,12 +127,12 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"extra_config": schema.DynamicAttribute{
-					MarkdownDescription: "Any object, merged into `kv_connector_extra_config` on both stages of the pair. `P2pNcclConnector` needs `proxy_ip` (IPv4 or `localhost`) and `proxy_port` (1-65535, written as text) here, or in its child entry's `kv_connector_extra_config`; `MultiConnector` takes its children as `connectors = [{ kv_connector = \"NixlConnector\" }, ...]`.",
+					MarkdownDescription: connectorExtraConfigDescription(),
 					Optional:            true,
 					Validators:          []validator.Dynamic{isObject()},
 				},
 				"kv_both": schema.BoolAttribute{
-					MarkdownDescription: "Give both sides `kv_role = kv_both` instead of `kv_producer` / `kv_consumer`. NixlConnector, MooncakeConnector and a MultiConnector of those (with a NixlConnector child) allow it. Default: `false`.",
+					MarkdownDescription: connectorKVBothDescription(),
 					Optional:            true,
 				},
 			},
@@ -305,7 +303,7 @@ func roleAttribute(role string, defaultMaxSeqs int) schema.SingleNestedAttribute
 				Validators:          []validator.Number{fractionValidator()},
 			},
 			"bootstrap_port": schema.NumberAttribute{
-				MarkdownDescription: "The port the other side dials for the KV handoff. With `NixlConnector`, and with a `MultiConnector` whatever the order of its children, that is NIXL's side channel (`VLLM_NIXL_SIDE_CHANNEL_PORT`; with `data_parallel_size` N it is the first of N), the connector whose prefill hands decode the `remote_request_id` vllm-omni needs; the other children's ports (such as Mooncake's `prefill_bootstrap`) are allocated and listed in `ports`. For a connector alone it is its own: Mooncake's bootstrap port, P2pNccl's `kv_port`, LMCache's peer-init port on decode. Default: allocated from `port_range`. Unset, it reads back as the port planned; null for a connector whose side listens on none.",
+				MarkdownDescription: bootstrapPortDescription(),
 				Optional:            true,
 				Computed:            true,
 				Validators:          []validator.Number{portValidator()},

@@ -305,6 +305,21 @@ func (n Need) working() string {
 
 // fix says what to change when no release runs the plan.
 func (n Need) fix() string {
+	// A connector no release's vLLM loads is the cause on every row, not
+	// the dialect.
+	var unloadable []string
+	for _, name := range n.Connectors {
+		loaded := false
+		for _, r := range Table {
+			loaded = loaded || r.KVConnectors.Has(name)
+		}
+		if !loaded {
+			unloadable = append(unloadable, name)
+		}
+	}
+	if len(unloadable) > 0 {
+		return "No release's vLLM loads the KV connector " + strings.Join(unloadable, ", ") + "; name a connector the release table lists."
+	}
 	var out []string
 	if n.Dialect == Stages || n.dialectOn(Table[len(Table)-1]) == Stages {
 		out = append(out, "the stages dialect runs PD only through a registered pipeline, and no release registers one for "+describePipeline(n.BasePipeline)+

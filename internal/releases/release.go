@@ -10,7 +10,11 @@
 // The package has no Terraform imports.
 package releases
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
+)
 
 // Dialect names, as stageconfig spells them.
 const (
@@ -124,7 +128,7 @@ func (g HandoffGate) Failure(connector string, children []string) string {
 }
 
 // MultiConnector is vLLM's connector that runs several others.
-const MultiConnector = "MultiConnector"
+const MultiConnector = kvconnector.Multi
 
 // StageEnvFact says how a stage's runtime.env reaches its engine.
 type StageEnvFact struct {

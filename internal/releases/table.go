@@ -11,6 +11,12 @@ package releases
 // Commit: its row carries forward the facts of the newest release read and
 // says so in Unread, and a plan for it warns.
 
+import (
+	"strings"
+
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
+)
+
 // Loaders.
 var (
 	// PD arrived in the stage_args dialect (#2220), read by the legacy
@@ -105,37 +111,51 @@ var (
 	}
 )
 
-// KV connectors the vLLM a release needs can load. MooncakeConnector is in
-// vLLM since PR #24718 (documented from 0.15); vllm-omni's patch meant to
-// make it return remote_request_id (distributed/kv_transfer/monkey_patch.py)
-// was never called and was deleted by ccb5c53e (2026-06-22).
-// P2pNcclConnector was removed by vLLM PR #44854 (on vLLM main
-// 2026-06-08); its first release without it is not pinned, so rows from
-// 0.23 leave it out.
-var (
-	kvConnectorsWithP2p = Facts{
-		Names:  []string{"MooncakeConnector", "NixlConnector", "P2pNcclConnector", "LMCacheConnectorV1", "MultiConnector"},
-		Source: "vllm/distributed/kv_transfer/kv_connector/factory.py@a4cd9d0d; vLLM PR #24718 (MooncakeConnector)",
+// kvConnectorsOn lists the KV connectors vLLM line vllm can load: every
+// entry of kvconnector.Entries its factory still has, and MultiConnector.
+// The entries carry where each was read.
+func kvConnectorsOn(vllm string) Facts {
+	f := Facts{Source: "vllm/distributed/kv_transfer/kv_connector/factory.py@a4cd9d0d"}
+	for _, e := range kvconnector.Entries {
+		if e.GoneInVLLM != "" && !lineBefore(MustVersion(vllm), MustVersion(e.GoneInVLLM)) {
+			f.Source += "; " + e.Name + " removed by " + e.GoneBy
+			continue
+		}
+		f.Names = append(f.Names, e.Name)
 	}
-	kvConnectors = Facts{
-		Names:  []string{"MooncakeConnector", "NixlConnector", "LMCacheConnectorV1", "MultiConnector"},
-		Source: "vllm/distributed/kv_transfer/kv_connector/factory.py@a4cd9d0d; P2pNcclConnector removed by vLLM PR #44854",
+	f.Names = append(f.Names, kvconnector.Multi)
+	return f
+}
+
+// passing are the KV connectors whose request_finished returns
+// remote_request_id, from the entries' facts.
+func passing() Facts {
+	f := Facts{Names: kvconnector.Passing()}
+	var sources []string
+	for _, e := range kvconnector.Entries {
+		sources = append(sources, e.Name+": "+e.HandoffSource)
 	}
-)
+	f.Source = "vLLM " + strings.Join(sources, "; ")
+	return f
+}
+
+// Each row's KV connectors follow from its vLLM line and the entries.
+func init() {
+	for i := range Table {
+		Table[i].KVConnectors = kvConnectorsOn(Table[i].VLLM)
+	}
+}
 
 // gateAt is the KV handoff gate as read at one commit. From a5a4998e
 // (2026-04-17) the orchestrator's _build_pd_decode_params raises for every
 // PD request whose prefill kv_transfer_params lack remote_request_id; its
-// body is the same at every release read. Of vLLM's connectors
-// (vllm/distributed/kv_transfer/kv_connector/v1/, request_finished),
-// NixlConnector returns the key (PR #29665, 2025-12-05); MooncakeConnector
-// returns no params since PR #31034 (2026-02-04), P2pNcclConnector
-// (False, None), LMCacheConnectorV1 None or {"first_tok": ...}.
+// body is the same at every release read. Which of vLLM's connectors
+// (vllm/distributed/kv_transfer/kv_connector/v1/, request_finished) return
+// the key is each kvconnector entry's ReturnsRequestID.
 func gateAt(where string) HandoffGate {
 	return HandoffGate{Required: true,
-		Passing: Facts{Names: []string{"NixlConnector"},
-			Source: "vLLM NixlConnector.request_finished returns remote_request_id (PR #29665); MooncakeConnector returns none since PR #31034, P2pNcclConnector and LMCacheConnectorV1 neither"},
-		Source: "vllm_omni/engine/orchestrator.py@" + where + " _build_pd_decode_params"}
+		Passing: passing(),
+		Source:  "vllm_omni/engine/orchestrator.py@" + where + " _build_pd_decode_params"}
 }
 
 // Per-stage runtime.env. #3235 (28387341, 2026-05-27) added it: a
@@ -217,60 +237,60 @@ var Table = []Release{
 	{Version: "0.20.0", Date: "2026-05-07", VLLM: "0.20", Source: "NPU RFC #2223 tag list; docs install line vllm==0.20.0",
 		Commit:  "7f2b1e93",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIBase, KVConnectors: kvConnectorsWithP2p, Handoff: gateAt("7f2b1e93 :541, raise :553-556"),
+		StageCLI: stageCLIBase, Handoff: gateAt("7f2b1e93 :541, raise :553-556"),
 		StageEnv: stageEnvUnknown, Processors: processorsAt("7f2b1e93", qwen3Sync, qwen25Thinker), RequiredStageKeys: requiredKeysNone,
 		Notes: "The first release with PD and both loaders: a stage_args file under --deploy-config loads zero stages and runs without PD. Input processors still take the stage list: (stage_list, engine_input_source, prompt, requires_multimodal_data)."},
 	{Version: "0.21.0rc1", Date: "2026-05-17", VLLM: "0.21", Source: "ai-dynamo/dynamo PR #9669 pins it (2026-05-17); rebase to vLLM 0.21.0 in PR #3530",
 		Commit:  "eb4e60ee",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIBase, KVConnectors: kvConnectorsWithP2p, Handoff: gateAt("eb4e60ee :749, raise :761-764"),
+		StageCLI: stageCLIBase, Handoff: gateAt("eb4e60ee :749, raise :761-764"),
 		StageEnv: stageEnvUnknown, Processors: processorsAt("eb4e60ee", qwen3Payload, qwen25Both), RequiredStageKeys: requiredKeysNone,
 		Notes: "Date is the first pin seen, not the tag. From here input processors are called as (source_outputs, prompt, requires_multimodal_data[, streaming_context])."},
 	{Version: "0.22.0", Date: "2026-06-07", VLLM: "0.22", Source: "README for v0.22.0, PR #4233 (2026-06-07): aligned with vLLM 0.22",
 		Commit:  "f92d84fc",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectorsWithP2p, Handoff: gateAt("f92d84fc :876, raise :888-891"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("f92d84fc :876, raise :888-891"),
 		StageEnv: stageEnvApplied("f92d84fc :879 (LLM) and :1024 (diffusion)"), Processors: processorsAt("f92d84fc", qwen3Payload, qwen25Payload), RequiredStageKeys: requiredKeysNone},
 	{Version: "0.23.0rc1", Date: "2026-07-06", VLLM: "0.23", Source: "ai-dynamo/dynamo PR #11248 moves from it to 0.24.0 (2026-07-06); rebase to vLLM 0.23.0 in PR #4286",
 		Commit:  "7b837944",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("7b837944 :1032, raise :1044-1047"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("7b837944 :1032, raise :1044-1047"),
 		StageEnv: stageEnvApplied("7b837944 :882 (LLM) and :1027 (diffusion)"), Processors: processorsAt("7b837944", qwen3Payload, qwen25Payload), RequiredStageKeys: requiredKeysNone,
 		Notes: "Released before 2026-07-06; no 0.23.0 final was found. It sits before #3855 (64a5bb92), so it still applies runtime.env. P2pNcclConnector is left out from here (vLLM PR #44854)."},
 	{Version: "0.24.0", Date: "2026-07-06", VLLM: "0.24", Source: "README for v0.24.0, PR #5060; v0.24.0 release notes (rebases #4286, #4709)",
 		Commit:  "d4a869fe",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("d4a869fe :1098, raise :1110-1113"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("d4a869fe :1098, raise :1110-1113"),
 		StageEnv: stageEnvDropped("d4a869fe :628"), Processors: processorsAt("d4a869fe"+qwen25Removed, qwen3Payload, qwen25NoPlain), RequiredStageKeys: requiredKeysNone,
 		Notes: "Read at d4a869fe, main's last commit before the tag (rc1 sits on a560ed18). --stage-configs-path is deprecated here but still reaches the stage_args loader."},
 	{Version: "0.25.0rc1", Date: "2026-07-12", VLLM: "0.25", Source: "GitHub release v0.25.0rc1 @d3c47ef (2026-07-12)",
 		Commit:  "d3c47efc",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("d3c47efc :1098, raise :1110-1113"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("d3c47efc :1098, raise :1110-1113"),
 		StageEnv: stageEnvDropped("d3c47efc :628"), Processors: processorsAt("d3c47efc"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeysNone,
 		Notes: "No input processor here merges prefill's and decode's embeddings for Qwen3-Omni's talker, so the qwen3_omni_moe preset does not run PD here (the thinker-only one, with no processor, does)."},
 	{Version: "0.26.0rc1", Date: "2026-07-27", VLLM: "0.26", Source: "v0.26.0rc1 release notes (145 PRs); ai-dynamo/dynamo PR #12773",
 		Commit:  "cbab1d4d",
 		Loaders: []Loader{loadStageArgs, loadStages}, StageArgs: stageArgsRuntime, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("cbab1d4d :1604, raise :1616-1619"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("cbab1d4d :1604, raise :1616-1619"),
 		StageEnv: stageEnvDropped("cbab1d4d :696"), Processors: processorsAt("cbab1d4d"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeys0260,
 		Notes: "The last release with --stage-configs-path (#5647, 7a2007cc, removed it on main 2026-08-03). Its stage init reads five stage keys with no default, which a plan writes on every stage."},
 	{Version: "0.26.0", Date: "2026-08-03", VLLM: "0.26", Source: "README for v0.26.0, PR #5715 (30cba842, 2026-08-04): 0.26.x requires vLLM 0.26.x",
 		Unread:  "it was cut from a release branch whose commit is not in main's history, so the row carries 0.26.0rc1's (cbab1d4d) run-time facts and takes --stage-configs-path as gone, as on main from 7a2007cc (2026-08-03).",
 		Loaders: []Loader{loadStages}, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("cbab1d4d :1604, raise :1616-1619"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("cbab1d4d :1604, raise :1616-1619"),
 		StageEnv: stageEnvDropped("cbab1d4d :696"), Processors: processorsAt("cbab1d4d"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeys0260,
 		Notes: "Cut after #5647 with 252 changes against rc1's 145, so --stage-configs-path is taken as gone; the stage_args loader has no CLI path."},
 	{Version: "0.27.0rc1", Date: "2026-08-11", VLLM: "0.27", Source: "GitHub release v0.27.0rc1 @2ce15ab (2026-08-11), rebased on vLLM 0.27.0",
 		Commit:  "2ce15ab7",
 		Loaders: []Loader{loadStages}, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("2ce15ab7 :1750, raise :1762-1765"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("2ce15ab7 :1750, raise :1762-1765"),
 		StageEnv: stageEnvDropped("2ce15ab7 :713"), Processors: processorsAt("2ce15ab7"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeys0270,
 		Notes: "serve.py has no --stage-configs-path (7a2007cc); the deploy loader does not yet refuse stage_args (#6200 came after)."},
 	{Version: "0.27.0", Date: "", VLLM: "0.27", Source: "NPU RFC #2223 tag list",
 		Unread:  "it was cut after 2026-08-20, the end of the upstream history the table was read from, so the row carries 0.27.0rc1's (2ce15ab7) facts; whether it carries #6200 (the stage_args refusal) is not known, so a stage_args file is neither loaded nor assumed refused.",
 		Loaders: []Loader{loadStages}, Deploy: deployLoader, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("2ce15ab7 :1750, raise :1762-1765"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("2ce15ab7 :1750, raise :1762-1765"),
 		StageEnv: stageEnvDropped("2ce15ab7 :713"), Processors: processorsAt("2ce15ab7"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeys0270,
 		Notes: "Date not established."},
 	unreadRow("0.28.0", "2026-08-31", "docs for v0.28.0, PR #6858 (2026-08-31): 0.28.x requires vLLM 0.28.x", ""),
@@ -291,7 +311,7 @@ func unreadRow(version, date, source, notes string) Release {
 	return Release{Version: version, Date: date, VLLM: MustVersion(version).Line(), Source: source,
 		Unread:  unreadAfter + ".",
 		Loaders: []Loader{loadStages}, Deploy: deployLoaderRefusing, Validator: pdValidator,
-		StageCLI: stageCLIReplicas, KVConnectors: kvConnectors, Handoff: gateAt("10906e3a :1780, raise :1792-1795 (main, 2026-08-20)"),
+		StageCLI: stageCLIReplicas, Handoff: gateAt("10906e3a :1780, raise :1792-1795 (main, 2026-08-20)"),
 		StageEnv: stageEnvDropped("2ce15ab7 :713"), Processors: processorsAt("10906e3a"+qwen3Removed, qwen3NoPD, qwen25NoPlain), RequiredStageKeys: requiredKeys0270,
 		Notes: notes}
 }

@@ -267,3 +267,30 @@ func newestFinal() string {
 	}
 	panic("the table has no final release")
 }
+
+// A connector no release's vLLM loads is named as the reason, not blamed
+// on the stages dialect.
+func TestChoose_UnloadableConnectorNamed(t *testing.T) {
+	need := qwen3Default
+	need.Connectors = []string{"NoSuchConnector"}
+	_, p := Choose("", need)
+	if p == nil {
+		t.Fatal("chose a release for a connector no release loads")
+	}
+	if !strings.Contains(p.Detail, "loads the KV connector NoSuchConnector") || strings.Contains(p.Detail, "stages dialect") {
+		t.Errorf("%s: %s, want the connector named and no word of the stages dialect", p.Code, p.Detail)
+	}
+}
+
+// Each row's connectors follow from the entries: P2pNccl until vLLM 0.23.
+func TestTable_KVConnectorsFromEntries(t *testing.T) {
+	for _, r := range Table {
+		want := MustVersion(r.VLLM).Compare(MustVersion("0.23")) < 0
+		if got := r.KVConnectors.Has("P2pNcclConnector"); got != want {
+			t.Errorf("%s (vLLM %s) loads P2pNcclConnector: %v, want %v", r.Version, r.VLLM, got, want)
+		}
+		if !r.KVConnectors.Has("NixlConnector") || !r.KVConnectors.Has(MultiConnector) {
+			t.Errorf("%s: %v lacks NixlConnector or MultiConnector", r.Version, r.KVConnectors.Names)
+		}
+	}
+}
