@@ -870,9 +870,9 @@ func fillRetiredOutputs(attrs map[string]tftypes.Value) {
 	if !ok {
 		panic("launches is not a list")
 	}
-	launchType := launchesType.ElementType.(tftypes.Object)
-	processesType := launchType.AttributeTypes["processes"].(tftypes.List)
-	processType := processesType.ElementType.(tftypes.Object)
+	launchType := mustType[tftypes.Object](launchesType.ElementType)
+	processesType := mustType[tftypes.List](launchType.AttributeTypes["processes"])
+	processType := mustType[tftypes.Object](processesType.ElementType)
 	strs := tftypes.List{ElementType: tftypes.String}
 	str := func(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 	var launches []tftypes.Value
