@@ -85,6 +85,25 @@ func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResou
 	return resp, nil
 }
 
+// ReadDataSource answers a data source read with the data source's own
+// Read. Terraform reads every instance on every plan, so at hundreds of
+// pipelines the framework's generic passes around Read are a large share
+// of the plan (PERFORMANCE.md).
+func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	if req.TypeName != provider.PDPipelineTypeName || req.Config == nil || req.ProviderMeta != nil {
+		return s.ProviderServer.ReadDataSource(ctx, req)
+	}
+	typ := provider.PDPipelineDataSourceType()
+	config, err := req.Config.Unmarshal(typ)
+	if err != nil {
+		return s.ProviderServer.ReadDataSource(ctx, req)
+	}
+	state, diags := provider.ReadPDPipelineDataSource(ctx, config)
+	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
+	resp.State = encodeState(typ, state, &resp.Diagnostics)
+	return resp, nil
+}
+
 // attributeOf is a top-level attribute of an object value; the zero Value
 // when v is null, unknown or not an object.
 func attributeOf(v tftypes.Value, name string) tftypes.Value {

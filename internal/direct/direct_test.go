@@ -42,6 +42,14 @@ func (r *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6
 	return r.ProviderServer.PlanResourceChange(ctx, req)
 }
 
+func (r *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	r.calls++
+	if r.fail {
+		return nil, errReachedFramework
+	}
+	return r.ProviderServer.ReadDataSource(ctx, req)
+}
+
 func newFramework() tfprotov6.ProviderServer {
 	return providerserver.NewProtocol6(provider.New("test")())()
 }
@@ -366,6 +374,57 @@ func TestFallsBack(t *testing.T) {
 			}
 			if got := inner.calls == 1; got != tc.toFramework {
 				t.Errorf("reached the framework: %v, want %v", got, tc.toFramework)
+			}
+		})
+	}
+}
+
+// A data source read gives what the framework's does: the same state and
+// the same diagnostics, for the seed, a layout across hosts, a release
+// with one process, and inputs the plan refuses.
+func TestReadDataSource_MatchesFramework(t *testing.T) {
+	ctx := context.Background()
+	framework, direct := parityServers(t)
+	typ := provider.PDPipelineDataSourceType()
+	for name, set := range map[string]map[string]tftypes.Value{
+		"seed":            {"model": str(seedModel)},
+		"one process":     {"model": str(seedModel), "vllm_omni_version": str("0.22.0")},
+		"refused":         {"model": str(seedModel), "gpus": num(1)},
+		"unknown release": {"model": str(seedModel), "vllm_omni_version": str("9.9.9")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			config, err := tfprotov6.NewDynamicValue(typ, resourceValue(t, typ, set))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &tfprotov6.ReadDataSourceRequest{TypeName: provider.PDPipelineTypeName, Config: &config}
+			want, err := framework.ReadDataSource(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := direct.ReadDataSource(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
+				t.Errorf("diagnostics differ:\n direct    %v\n framework %v", got.Diagnostics, want.Diagnostics)
+			}
+			if (got.State == nil) != (want.State == nil) {
+				t.Fatalf("state: direct %v, framework %v", got.State, want.State)
+			}
+			if want.State == nil {
+				return
+			}
+			g, err := got.State.Unmarshal(typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := want.State.Unmarshal(typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !g.Equal(w) {
+				t.Errorf("states differ:\n direct    %v\n framework %v", g, w)
 			}
 		})
 	}

@@ -183,7 +183,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"systemd": schema.SingleNestedAttribute{
-			MarkdownDescription: "How each process runs as a systemd service (`launches[*].processes[*].systemd_unit`). Every field has a default. The units run sandboxed, and every path they are given is judged against their sandbox: one they read (`config_path`, a local `model`, `vllm_path`, `python_path`, a stage's `model` or `tokenizer`) under `/home`, `/root` or `/run/user` (`ProtectHome=yes`) or `/tmp` or `/var/tmp` (`PrivateTmp=yes`) is refused, and so is a `cache_dir` there or in `/dev/shm` (`RemoveIPC=yes`); `environment_file`, which systemd reads before the sandbox is set up, may be anywhere.",
+			MarkdownDescription: "How each process runs as a systemd service (`systemd_unit`, with each stage's `launches[*].processes[*].systemd_dropin`). Every field has a default. The units run sandboxed, and every path they are given is judged against their sandbox: one they read (`config_path`, a local `model`, `vllm_path`, `python_path`, a stage's `model` or `tokenizer`) under `/home`, `/root` or `/run/user` (`ProtectHome=yes`) or `/tmp` or `/var/tmp` (`PrivateTmp=yes`) is refused, and so is a `cache_dir` there or in `/dev/shm` (`RemoveIPC=yes`); `environment_file`, which systemd reads before the sandbox is set up, may be anywhere.",
 			Optional:            true,
 			Attributes: map[string]schema.Attribute{
 				"user": schema.StringAttribute{

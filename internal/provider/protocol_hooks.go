@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -44,4 +45,19 @@ func UnknownPDPipelineOutputs(ctx context.Context, planned, config tftypes.Value
 	plan := tfsdk.Plan{Schema: pdPipelineResourceSchema(), Raw: planned}
 	diags := writeUnknownOutputs(ctx, &plan, config)
 	return plan.Raw, diags
+}
+
+// PDPipelineDataSourceType is the Terraform type of the data source's
+// configuration and state.
+func PDPipelineDataSourceType() tftypes.Type {
+	return pdPipelineDataSourceSchema().Type().TerraformType(context.Background())
+}
+
+// ReadPDPipelineDataSource runs the data source's Read on a configuration:
+// the response's state starts as the configuration, as in the framework.
+func ReadPDPipelineDataSource(ctx context.Context, config tftypes.Value) (tftypes.Value, diag.Diagnostics) {
+	schema := pdPipelineDataSourceSchema()
+	resp := datasource.ReadResponse{State: tfsdk.State{Schema: schema, Raw: config.Copy()}}
+	(&pdPipelineDataSource{}).Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: schema, Raw: config}}, &resp)
+	return resp.State.Raw, resp.Diagnostics
 }
