@@ -168,13 +168,6 @@ func tcUnitPath(host, unit string) string {
 	return filepath.Join(strings.ReplaceAll(host, ":", "_"), unit)
 }
 
-// TestGoldenCheckScript pins the script every host keeps: its behaviour is
-// tested by running it (preflight_test.go), and this file is how a
-// reviewer reads a change to it.
-func TestGoldenCheckScript(t *testing.T) {
-	compareGolden(t, filepath.Join("testdata", "golden", "pd-check.py"), CheckScript)
-}
-
 func compareGolden(t *testing.T, path, got string) {
 	t.Helper()
 	if *update {

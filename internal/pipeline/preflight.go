@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"slices"
 	"strconv"
@@ -15,7 +16,9 @@ import (
 // a drifted machine fails once, clearly, instead of restarting forever.
 const PreflightExit = 78 // EX_CONFIG
 
-// preflightSource checks, in the Python that runs vllm, that the installed
+// CheckScript is the script every host keeps at check_script_path. Its
+// `ready` and `smoke` are health's commands; its `preflight` checks, in the
+// Python that runs vllm, that the installed
 // vllm-omni is the release the plan is for, that its vLLM is the major.minor
 // that release needs, and that the deploy config is the plan's, by SHA-256;
 // then, before any GPU memory is taken, that the host has the GPUs the
@@ -23,8 +26,9 @@ const PreflightExit = 78 // EX_CONFIG
 // the process resolves. Arguments: the version as the user gave it, "line"
 // or "release", the vLLM line, the config path and its SHA-256; then
 // options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE;
-// on a headless unit --head ADDRESS:PORT --head-wait SECONDS --head-unit
-// UNIT, the head's omni master to wait for once the checks pass), and,
+// on a stage's unit --head ADDRESS:PORT --head-wait SECONDS --head-unit
+// UNIT, the head's omni master, waited for once the checks pass when the
+// command is --headless), and,
 // optionally, `--` and the command to exec once everything matches.
 // With a command, the first check is that its script runs in this Python:
 // its "#!" line, its "#!/usr/bin/env" command on PATH, or the /bin/sh
@@ -33,275 +37,13 @@ const PreflightExit = 78 // EX_CONFIG
 // Versions are read from the installed distributions' metadata
 // (importlib.metadata); the imports come last, once the versions match, so
 // that a failed one means the release itself lacks what the plan names.
-const CheckScript = `import hashlib, importlib, json, os, re, shlex, shutil, socket, subprocess, sys, time, urllib.error, urllib.request
-from importlib import metadata
-STATUS = 78
-UNIT_WORDS = ("` + unitChecksVar + `", "` + unitArgsVar + `")
-def say(kind, msg):
-    sys.stderr.write("vllm-omni preflight: %s: %s\n" % (kind, msg))
-def fail(msg):
-    say("error", msg)
-    sys.exit(STATUS)
-def ready(url, model):
-    # Exits 0 when the models URL lists the model, and says what it saw
-    # otherwise; each try is bounded by ten seconds.
-    try:
-        ids = [m.get("id") for m in json.load(urllib.request.urlopen(url, timeout=10)).get("data", [])]
-    except Exception as e:
-        sys.exit("not ready: %s: %s" % (url, e))
-    if model not in ids:
-        sys.exit("not ready: %s lists %s, not %s" % (url, ids or "no model", model))
-    print("ready: %s serves %s" % (url, model))
-def smoke(url, model, unit):
-    body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Reply with one word."}], "max_tokens": 1, "modalities": ["text"]}).encode()
-    req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
-    hint = " (if prefill could not hand its KV cache to decode, journalctl -u %s shows [Orchestrator][PD] Missing prefill kv_transfer_params)" % unit
-    try:
-        reply = json.load(urllib.request.urlopen(req, timeout=300))
-    except urllib.error.HTTPError as e:
-        text = e.read().decode(errors="replace")[:500]
-        pd = any(s in text for s in ("remote_request_id", "[PD]", "Orchestrator died"))
-        sys.exit("smoke: %s answered %d%s: %s" % (url, e.code, hint if pd else "", text))
-    except (socket.timeout, TimeoutError):
-        sys.exit("smoke: %s gave no answer within 300 s%s" % (url, hint))
-    except Exception as e:
-        sys.exit("smoke: %s: %s" % (url, e))
-    choices = reply.get("choices") or []
-    if not choices:
-        sys.exit("smoke: %s answered with no choice: %s" % (url, json.dumps(reply)[:500]))
-    print("smoke: %s answered through prefill and decode: %r" % (url, (choices[0].get("message") or {}).get("content")))
-cmd = sys.argv[1:2]
-if cmd == ["ready"] and len(sys.argv) == 4:
-    ready(*sys.argv[2:])
-    sys.exit(0)
-if cmd == ["smoke"] and len(sys.argv) == 5:
-    smoke(*sys.argv[2:])
-    sys.exit(0)
-if cmd != ["preflight"] or len(sys.argv) < 7:
-    fail("usage: %s preflight VERSION line|release VLLM_LINE CONFIG SHA256 [OPTION VALUE]... [-- COMMAND...] | ready URL MODEL | smoke URL MODEL UNIT" % sys.argv[0])
-want, mode, want_vllm, path, want_sha = sys.argv[2:7]
-args = sys.argv[7:]
-gpus, imports, transports, rest = 0, [], [], []
-head, head_wait, head_unit = None, 0, ""
-while args:
-    a = args.pop(0)
-    if a == "--":
-        rest = args
-        break
-    if not args:
-        fail("option %s has no value; the unit was not written by this plan" % a)
-    v = args.pop(0)
-    if a == "--gpus":
-        gpus = int(v)
-    elif a == "--import":
-        imports.append(v.split("=", 1))
-    elif a == "--transport":
-        transports.append(v.split("=", 1))
-    elif a == "--head":
-        head = v
-    elif a == "--head-wait":
-        head_wait = int(v)
-    elif a == "--head-unit":
-        head_unit = v
-    else:
-        fail("unknown option %s; the unit was not written by this plan" % a)
-SHELLS = ("sh", "bash", "dash")
-# The directory uv's relocatable trampolines find their Python in, as the
-# shell computes it: the script's real directory, and before that the
-# directory of $0.
-BESIDE = (('"$(dirname -- "$(realpath -- "$0")")"/', lambda s: os.path.dirname(os.path.realpath(s))),
-          ('"$(CDPATH= cd -- "$(dirname -- "$0")" && echo "$PWD")"/', lambda s: os.path.dirname(os.path.abspath(s))))
-def trampoline(script, lines):
-    # Where "#!<python>" would pass the kernel's 127 bytes or hold a space,
-    # pip and virtualenv (distlib) and uv start the script with /bin/sh, a
-    # line that sh runs and Python reads as the start of a string,
-    # '''exec' <python> "$0" "$@", and one that ends the string, ' '''.
-    # <python> is one shell word.
-    if len(lines) < 3 or lines[2].strip() != b"' '''":
-        return None
-    line = lines[1].rstrip(b"\r\n").decode(errors="replace")
-    head, tail = "'''exec' ", ' "$0" "$@"'
-    if not (line.startswith(head) and line.endswith(tail)):
-        return None
-    expr, base = line[len(head):-len(tail)], ""
-    for prefix, where in BESIDE:
-        if expr.startswith(prefix):
-            expr, base = expr[len(prefix):], where(script)
-            break
-    try:
-        words = shlex.split(expr)
-    except ValueError:
-        return None
-    if not words:
-        return None
-    return os.path.normpath(os.path.join(base, words[0])) if base else words[0]
-def python_of(script):
-    # The Python the script runs in, and how its first lines say so; None
-    # for a binary, or a shell script of the user's, which the check cannot
-    # read.
-    try:
-        with open(script, "rb") as f:
-            lines = [f.readline(65536) for _ in range(3)]
-    except OSError as e:
-        fail("%s cannot be read (%s); set systemd.vllm_path to the vllm executable" % (script, e.strerror))
-    words = lines[0][2:].split() if lines[0].startswith(b"#!") else []
-    if not words:
-        return None, None
-    interp = words[0].decode(errors="replace")
-    name = os.path.basename(interp)
-    if name == "env":
-        cmd = [w.decode(errors="replace") for w in words[1:] if not w.startswith(b"-") and b"=" not in w]
-        found = shutil.which(cmd[0]) if cmd else None
-        if not found:
-            fail("%s runs %s, which finds no %s on PATH (%s); set systemd.vllm_path to the vllm of the Python that should run it" % (script, b" ".join(words).decode(errors="replace"), cmd[0] if cmd else "command", os.environ.get("PATH", "")))
-        return found, "through env"
-    if name in SHELLS:
-        found = trampoline(script, lines)
-        if found is None:
-            say("warning", "%s is a %s script, not a trampoline of pip, uv or virtualenv, so this check cannot tell which Python it runs; it checked %s" % (script, interp, sys.executable))
-            return None, None
-        return found, "by its /bin/sh trampoline"
-    return interp, "by its first line"
-def environment(python):
-    # A virtual environment is the directory of its pyvenv.cfg, where
-    # Python's site module finds it (beside the executable or one level
-    # up): its python links to the base interpreter, so the real path alone
-    # does not tell a venv from the Python it was made from.
-    exe_dir = os.path.dirname(os.path.abspath(python))
-    for d in (exe_dir, os.path.dirname(exe_dir)):
-        if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
-            return "venv", os.path.realpath(d)
-    return "python", os.path.realpath(python)
-if rest:
-    # The check is worth only as much as the Python it runs in: it must be
-    # the one vllm runs in, so that comes first.
-    interp, how = python_of(rest[0])
-    if interp is not None:
-        if not os.path.isabs(interp):
-            fail("%s names %s, not an absolute path, as its Python; reinstall vllm-omni with the pip of the Python that should run it" % (rest[0], interp))
-        if environment(interp) != environment(sys.executable):
-            fail("%s runs in %s (%s), but this check ran in %s; set systemd.python_path to %s" % (rest[0], interp, how, sys.executable, interp))
-PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
-def installed(name):
-    try:
-        v = metadata.version(name)
-    except metadata.PackageNotFoundError:
-        v = None
-    if not v:
-        fail("%s is not installed for %s; this machine was planned for vllm-omni %s with vLLM %s: install them into that Python" % (name, sys.executable, want, want_vllm))
-    return v
-def parts(v, name):
-    m = PEP440.match(v)
-    if not m:
-        fail("%s %s is not a version this check reads" % (name, v))
-    return m
-omni = installed("vllm-omni")
-m = parts(omni, "vllm-omni")
-line = m.group(1) + "." + m.group(2)
-base = line + "." + (m.group(3) or "0")
-extra = "".join(g for g in m.group(5, 6, 7) if g)
-if mode == "line":
-    if line != want:
-        fail("vllm-omni %s is installed, but the plan is for the %s line; install vllm-omni==%s.* or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, line))
-    if m.group(4) or extra:
-        say("warning", "vllm-omni %s is a pre-release or local build of the %s line" % (omni, want))
-else:
-    w = parts(want, "the planned release")
-    wbase = w.group(1) + "." + w.group(2) + "." + (w.group(3) or "0")
-    same = base == wbase and (m.group(4) or "").lower() == (w.group(4) or "").lower()
-    rc_of_final = base == wbase and not w.group(4) and m.group(4)
-    if not (same or rc_of_final):
-        fail("vllm-omni %s is installed, but the plan is for vllm-omni %s; install vllm-omni==%s or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, omni))
-    if rc_of_final or extra:
-        say("warning", "vllm-omni %s is a pre-release, post-release or local build of %s" % (omni, want))
-vllm = installed("vllm")
-v = parts(vllm, "vLLM")
-if v.group(1) + "." + v.group(2) != want_vllm:
-    fail("vLLM %s is installed, but vllm-omni %s needs vLLM %s.x (a major.minor skew fails at import); install vllm==%s.*" % (vllm, want, want_vllm, want_vllm))
-try:
-    with open(path, "rb") as f:
-        sha = hashlib.sha256(f.read()).hexdigest()
-except OSError as e:
-    fail("the deploy config %s cannot be read (%s); write the plan's config_yaml there" % (path, e.strerror))
-if sha != want_sha:
-    fail("the deploy config %s has SHA-256 %s, but the plan's config_sha256 is %s: the machine holds another plan's config; write this plan's config_yaml there, or replace the machine" % (path, sha, want_sha))
-def count_gpus():
-    # nvidia-smi and the driver's /proc entries count the GPUs without
-    # creating a CUDA context, so no GPU memory is taken.
-    try:
-        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
-        if out.returncode == 0:
-            return len([l for l in out.stdout.splitlines() if l.startswith("GPU ")]), "nvidia-smi -L"
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        return len(os.listdir("/proc/driver/nvidia/gpus")), "/proc/driver/nvidia/gpus"
-    except OSError:
-        return None, None
-if gpus:
-    have, how = count_gpus()
-    if have is None:
-        say("warning", "cannot count this host's GPUs (no nvidia-smi, no /proc/driver/nvidia/gpus); the process is given GPU indices up to %d" % (gpus - 1))
-    elif have < gpus:
-        fail("this host has %d GPU(s) (%s), but the plan for vllm-omni %s gives this process GPU index %d, so it needs %d; run it on a host with enough GPUs or plan again with gpus = %d" % (have, how, want, gpus - 1, gpus, have))
-def resolve(dotted):
-    try:
-        return importlib.import_module(dotted)
-    except ModuleNotFoundError as e:
-        if e.name != dotted or "." not in dotted:
-            raise
-    mod, _, attr = dotted.rpartition(".")
-    obj = importlib.import_module(mod)
-    if not hasattr(obj, attr):
-        raise AttributeError("module %s has no attribute %s" % (mod, attr))
-    return getattr(obj, attr)
-PIP = {"mooncake.engine": "mooncake-transfer-engine", "nixl._api": "nixl"}
-def first_line(e):
-    return (str(e).strip().splitlines() or [type(e).__name__])[0]
-for conn, module in transports:
-    try:
-        importlib.import_module(module)
-    except Exception as e:
-        fail("%s needs the Python package %s, which does not import in %s (%s); the plan for vllm-omni %s uses %s: install it (pip: %s) into that Python" % (conn, module, sys.executable, first_line(e), want, conn, PIP.get(module, module.split(".")[0])))
-for key, dotted in imports:
-    try:
-        resolve(dotted)
-    except Exception as e:
-        fail("%s %s does not resolve in the installed vllm-omni %s (%s); the plan for vllm-omni %s names it: correct the base config, or plan for the release that has it" % (key, dotted, omni, first_line(e), want))
-def wait_for_head():
-    # A headless stage registers with the head's omni master once, at
-    # start: wait for its port, each try bounded, until the deadline. The
-    # status is 1, not STATUS: the head may come later, so systemd starts
-    # this again.
-    host, _, port = head.rpartition(":")
-    deadline = time.monotonic() + head_wait
-    said = False
-    while True:
-        try:
-            socket.create_connection((host, int(port)), timeout=5).close()
-            return
-        except OSError:
-            pass
-        if time.monotonic() >= deadline:
-            break
-        if not said:
-            say("waiting", "the head's omni master at %s does not answer yet; waiting up to %d s" % (head, head_wait))
-            said = True
-        time.sleep(2)
-    say("error", "the head's omni master at %s did not answer within %d s; start %s on %s first" % (head, head_wait, head_unit, host))
-    sys.exit(1)
-if head and "--headless" in rest:
-    wait_for_head()
-if rest:
-    # The unit's per-stage words came in through these; vllm needs none.
-    for name in UNIT_WORDS:
-        os.environ.pop(name, None)
-    try:
-        os.execv(rest[0], rest)
-    except OSError as e:
-        fail("%s cannot be started (%s); set systemd.vllm_path to the vllm executable" % (rest[0], e.strerror))
-say("ok", "vllm-omni %s, vLLM %s and %s match the plan" % (omni, vllm, path))
-`
+//
+// The script is pd-check.py beside this file, embedded: Python a reader
+// and a linter can open as Python. Its UNIT_WORDS are unitChecksVar and
+// unitArgsVar (TestCheckScriptRemovesTheUnitWords).
+//
+//go:embed pd-check.py
+var CheckScript string
 
 // checkScriptSHA256 is CheckScript's hash, which the content id holds.
 var checkScriptSHA256 = func() string {

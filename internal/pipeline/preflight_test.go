@@ -503,3 +503,11 @@ func healthArgv(python, command, planned, url string) []string {
 	argv := withLocalPaths(strings.Fields(command), map[string]string{"python3": python, DefaultCheckScriptPath: checkScriptFile(), planned: url})
 	return argv
 }
+
+// The variables a drop-in hands the template are the ones the script
+// removes before it execs vllm.
+func TestCheckScriptRemovesTheUnitWords(t *testing.T) {
+	if want := `UNIT_WORDS = ("` + unitChecksVar + `", "` + unitArgsVar + `")`; !strings.Contains(CheckScript, want) {
+		t.Errorf("pd-check.py does not hold %s", want)
+	}
+}

@@ -266,3 +266,4 @@ if rest:
     except OSError as e:
         fail("%s cannot be started (%s); set systemd.vllm_path to the vllm executable" % (rest[0], e.strerror))
 say("ok", "vllm-omni %s, vLLM %s and %s match the plan" % (omni, vllm, path))
+
