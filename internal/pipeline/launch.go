@@ -155,7 +155,7 @@ func launches(lp launchPlan) ([]Launch, UnitFile, error) {
 			}
 			checks := preflightChecks{transports: lp.checks[s.StageID].transports}
 			argv, own := lp.stageArgs(i)
-			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: argv, ownArgs: [2]int{own, len(argv) - stageSharedTail},
+			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: argv, ownArgs: own,
 				Env: lp.envs[id], Devices: s.Devices, Ports: processPorts(lp.ports, &id, role == ProcessHead),
 				UnitName: stageUnitName(svc.UnitPrefix, id), host: host, checks: checks})
 		}
@@ -242,10 +242,6 @@ func stageEnvs(doc *stageconfig.Document) (map[int]map[string]string, error) {
 	return out, nil
 }
 
-// stageSharedTail is how many words end every stage's argv: the config's
-// flag and path, the stage id and the omni master's address and port.
-const stageSharedTail = 8
-
 // stageArgs launches stage i with vllm-omni's stage-based CLI: the head's
 // first stage serves the API and the omni master; every other stage runs
 // headless and registers with the master, on loopback when the head is on
@@ -253,10 +249,10 @@ const stageSharedTail = 8
 // at own, where the recipe puts the API port; the words around them every
 // stage shares but for the stage id, so the template's ExecStart spells
 // them and the stage's drop-in the rest.
-func (lp launchPlan) stageArgs(i int) (argv []string, own int) {
+func (lp launchPlan) stageArgs(i int) (argv []string, own [2]int) {
 	s, head := lp.stages[i], lp.stages[0].Host
 	argv = []string{"vllm", "serve", lp.model, "--omni"}
-	own = len(argv)
+	own[0] = len(argv)
 	if i == 0 {
 		argv = append(argv, "--port", strconv.Itoa(lp.apiPort))
 	} else {
@@ -272,6 +268,7 @@ func (lp launchPlan) stageArgs(i int) (argv []string, own int) {
 	if s.Host != head && lp.release.StageCLI.Has(releases.FlagOmniReplicaAddr) {
 		argv = append(argv, releases.FlagOmniReplicaAddr, s.Host)
 	}
+	own[1] = len(argv)
 	argv = append(argv, lp.flag, lp.configPath, "--stage-id", strconv.Itoa(s.StageID),
 		"--omni-master-address", lp.masterAddress(), "--omni-master-port", strconv.Itoa(lp.masterPort))
 	return argv, own

@@ -152,15 +152,9 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 	}
 	add("Type", "exec", "")
 	add("User", s.User, "")
-	for i, k := range []string{"HF_HOME", "HOME", "PATH"} {
-		v := map[string]string{"HF_HOME": s.CacheDir, "HOME": s.CacheDir,
-			"PATH": unitPath(s.VLLMPath)}[k]
-		e, _ := systemd.Environment(k, v) // the service paths passed PlainPath
-		comment := ""
-		if i == 0 {
-			comment = ""
-		}
-		add("Environment", e, comment)
+	for _, kv := range [][2]string{{"HF_HOME", s.CacheDir}, {"HOME", s.CacheDir}, {"PATH", unitPath(s.VLLMPath)}} {
+		e, _ := systemd.Environment(kv[0], kv[1]) // the service paths passed PlainPath
+		add("Environment", e, "")
 	}
 	add("EnvironmentFile", "-"+s.EnvironmentFile, "Secrets (HF_TOKEN=...): never in Terraform state.")
 	add("ExecStartPre", "+-/bin/sh -c \"command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0\"",
