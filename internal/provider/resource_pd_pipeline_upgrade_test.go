@@ -630,26 +630,7 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := providerserver.NewProtocol6(New("test")())()
-	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-		TypeName: "omni_pd_pipeline", Version: 0, RawState: &tfprotov6.RawState{JSON: rawJSON},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range resp.Diagnostics {
-		t.Fatalf("diagnostic: %s: %s", d.Summary, d.Detail)
-	}
-	current := currentResourceSchema(ctx)
-	v, err := resp.UpgradedState.Unmarshal(current.Type().TerraformType(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := tfsdk.State{Schema: current, Raw: v}
-	var m pipelineResourceModel
-	if diags := state.Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
+	m := upgradeRawState(t, 0, rawJSON)
 
 	// Every prior value is carried over...
 	checks := map[string]bool{
@@ -804,25 +785,7 @@ func TestUpgradeState_V2RawState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server := providerserver.NewProtocol6(New("test")())()
-	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-		TypeName: "omni_pd_pipeline", Version: 2, RawState: &tfprotov6.RawState{JSON: rawJSON},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range resp.Diagnostics {
-		t.Fatalf("diagnostic: %s: %s", d.Summary, d.Detail)
-	}
-	current := currentResourceSchema(ctx)
-	v, err := resp.UpgradedState.Unmarshal(current.Type().TerraformType(ctx))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m pipelineResourceModel
-	if diags := (tfsdk.State{Schema: current, Raw: v}).Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
+	m := upgradeRawState(t, 2, rawJSON)
 	var stages []stageModel
 	var ports []portModel
 	var launches []launchModel
@@ -953,4 +916,32 @@ func TestAccPDPipelineResource_UpgradeFromV2(t *testing.T) {
 			},
 		},
 	})
+}
+
+// upgradeRawState upgrades a stored state of a version through the
+// provider's own server, as Terraform asks for it, and reads it into the
+// model; a diagnostic fails the test.
+func upgradeRawState(t *testing.T, version int64, rawJSON []byte) pipelineResourceModel {
+	t.Helper()
+	ctx := context.Background()
+	server := providerserver.NewProtocol6(New("test")())()
+	resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+		TypeName: "omni_pd_pipeline", Version: version, RawState: &tfprotov6.RawState{JSON: rawJSON},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range resp.Diagnostics {
+		t.Fatalf("diagnostic: %s: %s", d.Summary, d.Detail)
+	}
+	current := currentResourceSchema(ctx)
+	v, err := resp.UpgradedState.Unmarshal(current.Type().TerraformType(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m pipelineResourceModel
+	if diags := (tfsdk.State{Schema: current, Raw: v}).Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	return m
 }
