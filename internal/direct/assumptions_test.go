@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -33,12 +34,12 @@ func resourceSchema(t testing.TB) rschema.Schema {
 }
 
 // TestAssumptions: the direct path skips the framework's passes around
-// the resource's Read and ModifyPlan, which is right only while the
-// resource has no identity and no move-state support, and its schema no
-// blocks, no custom types, no defaults, no write-only attributes and no
-// plan modifier but triggers' RequiresReplace. Each is checked through the
-// framework's own interfaces, so adding one fails here, not in a user's
-// plan.
+// the entities' validation, Read and ModifyPlan, which is right only while
+// the resource has no identity and no move-state support, neither entity
+// has config validators, and the schemas have no blocks, no custom types,
+// no defaults, no write-only attributes and no plan modifier but
+// triggers' RequiresReplace. Each is checked through the framework's own
+// interfaces, so adding one fails here, not in a user's plan.
 func TestAssumptions(t *testing.T) {
 	r := provider.NewPDPipelineResource()
 	if _, ok := r.(resource.ResourceWithIdentity); ok {
@@ -46,6 +47,19 @@ func TestAssumptions(t *testing.T) {
 	}
 	if _, ok := r.(resource.ResourceWithMoveState); ok {
 		t.Error("the resource moves state; the direct path was not built for it")
+	}
+	// Validation runs the entities' own checks, which make the framework's
+	// schema walk; config validators would run outside them.
+	if _, ok := r.(resource.ResourceWithConfigValidators); ok {
+		t.Error("the resource has config validators; the direct validation does not run them")
+	}
+	if _, ok := provider.NewPDPipelineDataSource().(datasource.DataSourceWithConfigValidators); ok {
+		t.Error("the data source has config validators; the direct validation does not run them")
+	}
+	var ds datasource.SchemaResponse
+	provider.NewPDPipelineDataSource().Schema(context.Background(), datasource.SchemaRequest{}, &ds)
+	if len(ds.Schema.Blocks) > 0 {
+		t.Errorf("the data source has blocks; the direct validation and read do not nullify them")
 	}
 	rs := resourceSchema(t)
 	if len(rs.Blocks) > 0 {

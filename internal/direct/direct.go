@@ -17,10 +17,11 @@ func Wrap(framework func() tfprotov6.ProviderServer) func() tfprotov6.ProviderSe
 	return func() tfprotov6.ProviderServer { return server{framework()} }
 }
 
-// server answers ReadResource and PlanResourceChange for omni_pd_pipeline
-// and passes everything else, and any call it was not built for (another
-// type, a provider_meta block, private state, a resource identity, a
-// destroy, a value that does not decode), to the framework unchanged.
+// server answers the validations, ReadResource, PlanResourceChange and
+// ReadDataSource for omni_pd_pipeline and passes everything else, and any
+// call it was not built for (another type, a provider_meta block, private
+// state, a resource identity, a destroy, a value that does not decode), to
+// the framework unchanged.
 type server struct{ tfprotov6.ProviderServer }
 
 // ReadResource answers a refresh: the state as it is, since the resource
@@ -102,6 +103,35 @@ func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourc
 	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
 	resp.State = encodeState(typ, state, &resp.Diagnostics)
 	return resp, nil
+}
+
+// ValidateDataResourceConfig and ValidateResourceConfig answer a
+// validation with the entity's own checks: the schema's, which the entity
+// makes as the framework does, and the engine's beside them. Terraform
+// validates every instance again before it reads or plans it, and the
+// framework's generic schema walk looks each attribute up from the root.
+func (s server) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	if req.TypeName != provider.PDPipelineTypeName || req.Config == nil {
+		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
+	}
+	config, err := req.Config.Unmarshal(provider.PDPipelineDataSourceType())
+	if err != nil {
+		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
+	}
+	diags := provider.ValidatePDPipelineDataSource(ctx, config)
+	return &tfprotov6.ValidateDataResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}, nil
+}
+
+func (s server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	if req.TypeName != provider.PDPipelineTypeName || req.Config == nil {
+		return s.ProviderServer.ValidateResourceConfig(ctx, req)
+	}
+	config, err := req.Config.Unmarshal(provider.PDPipelineResourceType())
+	if err != nil {
+		return s.ProviderServer.ValidateResourceConfig(ctx, req)
+	}
+	diags := provider.ValidatePDPipelineResource(ctx, config)
+	return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}, nil
 }
 
 // attributeOf is a top-level attribute of an object value; the zero Value

@@ -3,8 +3,10 @@ package direct
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"reflect"
+	"sort"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -48,6 +50,22 @@ func (r *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.Rea
 		return nil, errReachedFramework
 	}
 	return r.ProviderServer.ReadDataSource(ctx, req)
+}
+
+func (r *recordingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	r.calls++
+	if r.fail {
+		return nil, errReachedFramework
+	}
+	return r.ProviderServer.ValidateDataResourceConfig(ctx, req)
+}
+
+func (r *recordingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	r.calls++
+	if r.fail {
+		return nil, errReachedFramework
+	}
+	return r.ProviderServer.ValidateResourceConfig(ctx, req)
 }
 
 func newFramework() tfprotov6.ProviderServer {
@@ -427,5 +445,84 @@ func TestReadDataSource_MatchesFramework(t *testing.T) {
 				t.Errorf("states differ:\n direct    %v\n framework %v", g, w)
 			}
 		})
+	}
+}
+
+// TestValidate_MatchesFramework: both entities' validation answers what
+// the framework's does, for a valid configuration, schema errors, engine
+// errors beside them, and unknowns. The framework reports the schema's
+// errors in map order, so the diagnostics compare as sorted sets.
+func TestValidate_MatchesFramework(t *testing.T) {
+	ctx := context.Background()
+	framework, direct := parityServers(t)
+	portRange := func(first, last float64) tftypes.Value {
+		typ := provider.PDPipelineResourceType().(tftypes.Object).AttributeTypes["port_range"]
+		return tftypes.NewValue(typ, map[string]tftypes.Value{"first": num(first), "last": num(last)})
+	}
+	cases := map[string]map[string]tftypes.Value{
+		"seed":            {"model": str(seedModel)},
+		"no model":        {},
+		"schema errors":   {"model": str(seedModel), "format": str("yaml"), "gpus": num(4.5), "port_range": portRange(30010, 30000)},
+		"engine beside":   {"model": str(seedModel), "gpus": num(4.5), "vllm_omni_version": str("9.9.9")},
+		"engine only":     {"model": str(seedModel), "gpus": num(1)},
+		"conflict":        {"model": str(seedModel), "preset": str("qwen3_omni_moe"), "base_config": str("stage_args: []")},
+		"unknown":         {"model": unknown(tftypes.String), "gpus": num(4.5)},
+		"empty model":     {"model": str("")},
+		"api port zero":   {"model": str(seedModel), "api_port": num(0)},
+		"unknown version": {"model": str(seedModel), "vllm_omni_version": unknown(tftypes.String)},
+	}
+	sorted := func(ds []*tfprotov6.Diagnostic) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = fmt.Sprintf("%s|%s|%s|%v", d.Severity, d.Summary, d.Detail, d.Attribute)
+		}
+		sort.Strings(out)
+		return out
+	}
+	reported := 0
+	for _, entity := range []struct {
+		name     string
+		typ      tftypes.Type
+		validate func(tfprotov6.ProviderServer, *tfprotov6.DynamicValue) ([]*tfprotov6.Diagnostic, error)
+	}{
+		{"data source", provider.PDPipelineDataSourceType(), func(s tfprotov6.ProviderServer, c *tfprotov6.DynamicValue) ([]*tfprotov6.Diagnostic, error) {
+			resp, err := s.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: provider.PDPipelineTypeName, Config: c})
+			if err != nil {
+				return nil, err
+			}
+			return resp.Diagnostics, nil
+		}},
+		{"resource", provider.PDPipelineResourceType(), func(s tfprotov6.ProviderServer, c *tfprotov6.DynamicValue) ([]*tfprotov6.Diagnostic, error) {
+			resp, err := s.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: provider.PDPipelineTypeName, Config: c})
+			if err != nil {
+				return nil, err
+			}
+			return resp.Diagnostics, nil
+		}},
+	} {
+		for name, set := range cases {
+			t.Run(entity.name+"/"+name, func(t *testing.T) {
+				config, err := tfprotov6.NewDynamicValue(entity.typ, resourceValue(t, entity.typ, set))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := entity.validate(framework, &config)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := entity.validate(direct, &config)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, w := sorted(got), sorted(want); !reflect.DeepEqual(g, w) {
+					t.Errorf("diagnostics differ:\n direct    %q\n framework %q", g, w)
+				}
+				reported += len(want)
+			})
+		}
+	}
+	// The cases must trip checks, or the comparison proves little.
+	if reported < 16 {
+		t.Errorf("the cases produced only %d diagnostics", reported)
 	}
 }

@@ -1,7 +1,8 @@
-// Package direct answers the two calls Terraform makes for every applied
-// omni_pd_pipeline resource on every plan, the refresh (ReadResource) and
-// the plan (PlanResourceChange), straight from the protocol request, and
-// passes every other call to the framework's server unchanged.
+// Package direct answers the calls Terraform makes for every
+// omni_pd_pipeline instance on every plan straight from the protocol
+// request: for a resource the validation, the refresh (ReadResource) and
+// the plan (PlanResourceChange), for a data source the validation and the
+// read. It passes every other call to the framework's server unchanged.
 //
 // The framework wraps the resource's Read and ModifyPlan in generic passes
 // over the whole state: turning null blocks into empty ones and back, a
@@ -14,9 +15,11 @@
 // yet in a re-plan of tens of applied resources they cost the provider
 // about three times the CPU of the plans themselves (PERFORMANCE.md).
 //
-// The handlers call the entity's own ModifyPlan (provider.PlanPDPipelineResource)
-// and hold no logic of their own beyond the replacement and the unknowns
-// the framework adds around it. The parity tests compare both paths'
+// The handlers call the entity's own methods (provider.PlanPDPipelineResource,
+// ReadPDPipelineDataSource, the Validate hooks) and hold no logic of their
+// own beyond the replacement and the unknowns the framework adds around a
+// plan. Validation runs the checks the entities' ValidateConfig already
+// makes as the framework's schema walk does (TestSchemaChecks_MatchFramework). The parity tests compare both paths'
 // answers; TestAssumptions fails if the resource gains what the passes
 // exist for. To remove the package, drop direct.Wrap from main.go.
 package direct

@@ -128,15 +128,6 @@ func frameworkDiagnosticStrings(t *testing.T, diags diag.Diagnostics) []string {
 	return diagnosticStrings(out)
 }
 
-// validateWithEngine is what both entities' validation reports: the
-// schema's checks (the framework's own, which validateConfig makes too),
-// then the engine's where those failed (ValidateConfig).
-func validateWithEngine(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
-	diags := validateConfig(ctx, config, vs)
-	diags.Append(engineErrorsBeside(ctx, config, diags)...)
-	return diags
-}
-
 // TestSchemaChecks_MatchFramework: validateConfig finds what the
 // framework's own schema checks find, with the same diagnostics at the
 // same paths, for every validator in both schemas, so the entities'

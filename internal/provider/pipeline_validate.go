@@ -20,6 +20,18 @@ import (
 // other attributes. A valid configuration is not planned here: it is
 // planned once, at plan time, as always.
 
+// validateWithEngine is an entity's whole validation of a configuration,
+// the answer the framework's ValidateDataResourceConfig and
+// ValidateResourceConfig give: the schema's checks, which validateConfig
+// makes as the framework does (TestSchemaChecks_MatchFramework), then the
+// engine's errors beside them (the entity's ValidateConfig). The framework
+// gives the same diagnostics, the schema's in map order.
+func validateWithEngine(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
+	diags := validateConfig(ctx, config, vs)
+	diags.Append(engineErrorsBeside(ctx, config, diags)...)
+	return diags
+}
+
 // engineErrorsBeside returns the engine's errors on attributes that
 // schemaDiags does not already fault, or nothing when schemaDiags holds no
 // error or the configuration is not wholly known yet (the plan checks it

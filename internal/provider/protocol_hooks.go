@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -19,10 +20,11 @@ import (
 const PDPipelineTypeName = pdPipelineTypeName
 
 // PDPipelineResourceType is the Terraform type of the resource's
-// configuration, plan and state.
-func PDPipelineResourceType() tftypes.Type {
+// configuration, plan and state, built once: building it walks the whole
+// schema, and every call needs it.
+var PDPipelineResourceType = sync.OnceValue(func() tftypes.Type {
 	return pdPipelineResourceSchemaType().TerraformType(context.Background())
-}
+})
 
 // PlanPDPipelineResource runs the resource's ModifyPlan on a configuration,
 // the plan Terraform proposes and the prior state (null on create): the
@@ -47,11 +49,23 @@ func UnknownPDPipelineOutputs(ctx context.Context, planned, config tftypes.Value
 	return plan.Raw, diags
 }
 
-// PDPipelineDataSourceType is the Terraform type of the data source's
-// configuration and state.
-func PDPipelineDataSourceType() tftypes.Type {
-	return pdPipelineDataSourceSchema().Type().TerraformType(context.Background())
+// ValidatePDPipelineResource validates the resource's configuration as
+// the framework's ValidateResourceConfig does.
+func ValidatePDPipelineResource(ctx context.Context, config tftypes.Value) diag.Diagnostics {
+	return validateWithEngine(ctx, tfsdk.Config{Schema: pdPipelineResourceSchema(), Raw: config}, resourceValidationSchema())
 }
+
+// ValidatePDPipelineDataSource validates the data source's configuration
+// as the framework's ValidateDataResourceConfig does.
+func ValidatePDPipelineDataSource(ctx context.Context, config tftypes.Value) diag.Diagnostics {
+	return validateWithEngine(ctx, tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: config}, dataSourceValidationSchema())
+}
+
+// PDPipelineDataSourceType is the Terraform type of the data source's
+// configuration and state, built once.
+var PDPipelineDataSourceType = sync.OnceValue(func() tftypes.Type {
+	return pdPipelineDataSourceSchemaType().TerraformType(context.Background())
+})
 
 // ReadPDPipelineDataSource runs the data source's Read on a configuration:
 // the response's state starts as the configuration, as in the framework.
