@@ -12,6 +12,7 @@ import (
 // runs the plan with.
 func TestReleaseDiagnostics(t *testing.T) {
 	m := seedModel
+	newer, _ := releases.Beyond()
 	runPlanDiagnostics(t, []planDiagCase{
 		{"stages base with no known topology written as stage_args", func(t *testing.T) Spec {
 			return Spec{Model: "acme/omni-7b", Format: "stage_args", BaseConfig: readLocal(t, stagesQwen3), SplitStage: ptr(0)}
@@ -35,7 +36,7 @@ func TestReleaseDiagnostics(t *testing.T) {
 		{"Qwen3-Omni on 0.25.0rc1", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.25.0rc1"} }, "release_no_pd", "vllm_omni_version"},
 		{"Qwen3-Omni on 0.26.0rc1", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.26.0rc1"} }, "release_no_pd", "vllm_omni_version"},
 		{"Qwen2.5-Omni on 0.24.0", func(*testing.T) Spec { return Spec{Model: "Qwen/Qwen2.5-Omni-7B", VLLMOmniVersion: "0.24.0"} }, "release_no_pd", "vllm_omni_version"},
-		{"version newer than the table", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.99"} }, "release_unknown_newer", "vllm_omni_version"},
+		{"version newer than the table", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: newer} }, "release_unknown_newer", "vllm_omni_version"},
 		{"version not a known release", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.22.7"} }, "release_unknown", "vllm_omni_version"},
 		{"stage_args on a release that refuses it", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.28"} }, "release_no_pd", "vllm_omni_version"},
 		{"P2pNccl on a vLLM without it", func(*testing.T) Spec {
@@ -118,6 +119,7 @@ func TestTranslateIgnoredKeys(t *testing.T) {
 // for while that release still runs the plan, as it keeps its ports; one
 // that no longer does gives way to the default.
 func TestPreviousReleaseKept(t *testing.T) {
+	_, dropped := releases.Beyond()
 	for _, tc := range []struct{ model, prev, want string }{
 		{seedModel, "0.22.0", "0.22.0"},
 		{seedModel, "0.20.0", "0.20.0"},
@@ -126,7 +128,7 @@ func TestPreviousReleaseKept(t *testing.T) {
 		{seedModel, "0.25.0rc1", "0.24.0"},
 		{seedModel, "0.28.0", "0.24.0"},    // loads no stage_args
 		{seedModel, "0.19.0rc1", "0.24.0"}, // a row this provider dropped
-		{seedModel, "0.99.0", "0.24.0"},    // a row a later provider dropped
+		{seedModel, dropped, "0.24.0"},     // a row a later provider knows
 		{seedModel, "", "0.24.0"},
 		{"Qwen/Qwen2.5-Omni-7B", "0.23.0rc1", "0.23.0rc1"},
 		{"Qwen/Qwen2.5-Omni-7B", "0.24.0", "0.22.0"}, // its processors are gone there

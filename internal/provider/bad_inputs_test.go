@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 // The catalogue of bad inputs: every attribute, alone and in contradiction
@@ -104,6 +106,7 @@ func baseConfig(yamlText string) string {
 }
 
 func badInputs() []badInput {
+	newer, _ := releases.Beyond()
 	// Nested attributes: the engine spells the path at the start of its
 	// detail, the framework's validators write "Attribute <path>".
 	return []badInput{
@@ -166,7 +169,7 @@ func badInputs() []badInput {
 			attr: `vllm_omni_version`, fix: `0.19.0rc1 is older than 0.20.0, the first release with prefill-decode`, code: "release_before_pd"},
 		{name: "version whose Qwen3-Omni processors are gone", body: []string{`vllm_omni_version = "0.25.0rc1"`},
 			attr: `vllm_omni_version`, fix: `it has no input processor \S+\.qwen3_omni\.thinker2talker`, code: "release_no_pd"},
-		{name: "version newer than the table", body: []string{`vllm_omni_version = "0.40"`},
+		{name: "version newer than the table", body: []string{`vllm_omni_version = "` + newer + `"`},
 			attr: `vllm_omni_version`, fix: `newest release this provider's table describes`, code: "release_unknown_newer"},
 		{name: "version that cannot run the recipe", body: []string{`vllm_omni_version = "0.28.0"`},
 			attr: `vllm_omni_version`, fix: `no longer loads stage_args configs`, code: "release_no_pd"},

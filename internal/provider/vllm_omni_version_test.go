@@ -18,6 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 const dataAddr = "data.omni_pd_pipeline.test"
@@ -192,17 +194,18 @@ resource "terraform_data" "version" {
 // as its own process (the release applies no runtime.env in a
 // whole-pipeline process): serve_command is the head's.
 func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
+	newest := releases.NewestFinal().Version
 	accTest(t, resource.TestStep{
 		Config: both(`format = "stages"
   pipeline = "qwen3_omni_moe_pd"`),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.32.0")),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact(newest)),
 			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("serve_command"), knownvalue.StringRegexp(regexp.MustCompile(
 				` --deploy-config /\S+ --stage-id 0 --omni-master-address 127\.0\.0\.1 --omni-master-port 25203$`))),
 			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes"), knownvalue.ListSizeExact(4)),
 			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`\Apipeline: qwen3_omni_moe_pd\nasync_chunk: false\nstages:\n`))),
 		}},
-		ConfigStateChecks: versionChecks(dataAddr, "0.32.0", "0.32.0"),
+		ConfigStateChecks: versionChecks(dataAddr, newest, newest),
 	})
 }
 

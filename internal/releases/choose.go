@@ -244,7 +244,7 @@ func Lookup(version string) (Release, *Problem) {
 
 // lookup finds the table row a parsed version names.
 func lookup(v Version) (Release, *Problem) {
-	first, last := Table[0].V(), Table[len(Table)-1].V()
+	first, last := Table[0].V(), Newest().V()
 	var best *Release
 	for i := range Table {
 		r := Table[i]
@@ -321,7 +321,7 @@ func (n Need) fix() string {
 		return "No release's vLLM loads the KV connector " + strings.Join(unloadable, ", ") + "; name a connector the release table lists."
 	}
 	var out []string
-	if n.Dialect == Stages || n.dialectOn(Table[len(Table)-1]) == Stages {
+	if n.Dialect == Stages || n.dialectOn(Newest()) == Stages {
 		out = append(out, "the stages dialect runs PD only through a registered pipeline, and no release registers one for "+describePipeline(n.BasePipeline)+
 			": use a stage_args base (or format = \"stage_args\") on a release that reads it, or name your own registration in pipeline")
 	}
@@ -336,7 +336,33 @@ func (n Need) fix() string {
 }
 
 func describeTable() string {
-	return Table[0].Version + " to " + Table[len(Table)-1].Version
+	return Table[0].Version + " to " + Newest().Version
+}
+
+// Newest is the table's newest row. Code, tests and generated pages that
+// mean "the newest release" ask for it, so a new row moves them all.
+func Newest() Release { return Table[len(Table)-1] }
+
+// NewestFinal is the table's newest row that is not a release candidate.
+func NewestFinal() Release {
+	for i := len(Table) - 1; i >= 0; i-- {
+		if Table[i].V().RC == 0 {
+			return Table[i]
+		}
+	}
+	panic("the release table has no final release")
+}
+
+// Beyond names two versions just past the table, which no row matches and
+// which resolve to release_unknown_newer: the line after the newest row's
+// ("0.33" past 0.32.0) and the next patch on the newest row's line
+// ("0.32.1"). Tests of "newer than the table" use them, so they stay newer
+// when a row is added.
+func Beyond() (line, patch string) {
+	v := Newest().V()
+	line = Version{Major: v.Major, Minor: v.Minor + 1}.String()
+	patch = Version{Major: v.Major, Minor: v.Minor, Patch: v.Patch + 1, HasPatch: true}.String()
+	return line, patch
 }
 
 // ReadVersions lists the releases whose code was read at their own

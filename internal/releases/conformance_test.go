@@ -216,7 +216,7 @@ func TestConform(t *testing.T) {
 		{"P2pNccl on vLLM 0.24", "0.24.0", deployment(t, strings.ReplaceAll(conformingPD, "NixlConnector", "P2pNcclConnector")), "kv_connector_unknown"},
 		{"bootstrap env unset", "0.24.0", deployment(t, editMooncake("      env:\n        VLLM_MOONCAKE_BOOTSTRAP_PORT: \"25201\"\n", "")), "mooncake_bootstrap_env"},
 		{"Mooncake returns no remote_request_id", "0.24.0", deployment(t, mooncakePD), "handoff_gate"},
-		{"Mooncake on the newest release", newestFinal(), deployment(t, mooncakePD), "handoff_gate"},
+		{"Mooncake on the newest release", NewestFinal().Version, deployment(t, mooncakePD), "handoff_gate"},
 		{"Mooncake named by vLLM's own module path", "0.24.0", deployment(t, strings.Replace(mooncakePD, "kv_connector: MooncakeConnector\n        kv_role: kv_producer",
 			"kv_connector: MooncakeConnector\n        kv_connector_module_path: vllm.distributed.kv_transfer.kv_connector.v1.mooncake_connector\n        kv_role: kv_producer", 1)), "handoff_gate"},
 		{"P2pNccl returns no remote_request_id", "0.22.0", deployment(t, strings.ReplaceAll(conformingPD, "NixlConnector", "P2pNcclConnector")), "handoff_gate"},

@@ -104,6 +104,8 @@ func Markdown(names []string, load func(string) (*stageconfig.Document, error)) 
 		"whose commit is not on main) say so in the table, carry forward the newest facts read, and make the plan warn " +
 		"(`release_row_unread`).\n\n")
 	w("## The table\n\n")
+	w("Newest first: from %s, the newest release this provider version knows, to %s, the first that runs PD. "+
+		"A version no row matches is a plan error on `vllm_omni_version`.\n\n", Newest().Version, Table[0].Version)
 	w("| release | read at | date | vLLM | loads (flag) | presets that run PD natively | per-stage `runtime.env` | stage-based flags | KV connectors (passing the handoff gate) | notes |\n")
 	w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for i := len(Table) - 1; i >= 0; i-- {

@@ -28,6 +28,9 @@ func TestMarkdown_Content(t *testing.T) {
 			t.Errorf("release %s has no row", r.Version)
 		}
 	}
+	if !strings.Contains(md, "from "+Newest().Version+", the newest release this provider version knows, to "+Table[0].Version+",") {
+		t.Error("the page does not state the table's range")
+	}
 	for _, c := range pdValidator.Checks {
 		if checkText[c] == "" {
 			t.Errorf("check %s has no description", c)

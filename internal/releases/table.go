@@ -224,8 +224,12 @@ var (
 const unreadAfter = "it was cut after 2026-08-20, the end of the upstream history the table was read from, so the row carries the facts of the newest code read (main at 10906e3a), and runtime.env as 0.27.0rc1 (2ce15ab7) treats it"
 
 // Table lists the releases, oldest first: from the first release that
-// runs PD to the newest established. Adding a release is one row here and
-// one line in table_test.go's rowFacts.
+// runs PD to the newest established. Adding a release is one row here, its
+// line in table_test.go's rowFacts, and `make docs` to regenerate the
+// release guide, which states the range. Nothing else names the newest
+// release: code and tests that mean it, or a version past it, ask Newest,
+// NewestFinal or Beyond, and the README and the docs index point at the
+// guide (internal/provider/docs_releases_test.go holds them to that).
 //
 // 0.19.0rc1 (2804a85e) is left out: its stage configs take
 // is_prefill_only / is_decode_only, but PD is not wired in there.
@@ -298,7 +302,7 @@ var Table = []Release{
 	unreadRow("0.30.0", "", "v0.31.0rc1 release notes count changes since v0.30.0", "Date not established."),
 	unreadRow("0.31.0rc1", "", "v0.31.0rc1 release notes (110 changes since v0.30.0)", "Date not established."),
 	unreadRow("0.32.0", "", "v0.32.0 release notes: requires vLLM 0.32.0, Python >=3.11,<3.14 (branch release/v0.32.0)",
-		"The newest release established. Date not established. docs/features/pd_disaggregation.md@832c1056 says the stages schema cannot express Qwen3-Omni's PD split yet."),
+		"Date not established. docs/features/pd_disaggregation.md@832c1056 says the stages schema cannot express Qwen3-Omni's PD split yet."),
 }
 
 // unreadRow is a release after the history read: the stages loader only,

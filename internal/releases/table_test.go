@@ -191,6 +191,7 @@ func TestChoose(t *testing.T) {
 	stages.Dialect = Stages
 	userPipeline := stages
 	userPipeline.Pipeline = "my_pd"
+	nextLine, nextPatch := Beyond()
 	tests := []struct {
 		name, version string
 		need          Need
@@ -207,7 +208,7 @@ func TestChoose(t *testing.T) {
 		{"0.26 means 0.26.0", "0.26", anyPlan, "", "", "release_no_pd"},
 		{"stages dialect: nothing registered", "0.28.0", stages, "", "", "release_no_pd"},
 		{"stages dialect: the user's registration", "0.28.0", userPipeline, "0.28.0", Stages, ""},
-		{"the user's registration: the newest final release that loads it", "", userPipeline, newestFinal(), Stages, ""},
+		{"the user's registration: the newest final release that loads it", "", userPipeline, NewestFinal().Version, Stages, ""},
 		{"P2pNccl: the newest release that loads it", "", p2p, "0.22.0", StageArgs, ""},
 		{"P2pNccl where vLLM lost it", "0.24.0", p2p, "", "", "release_no_pd"},
 		{"multi-host", "", multi, "0.24.0", StageArgs, ""},
@@ -216,8 +217,8 @@ func TestChoose(t *testing.T) {
 		{"Qwen2.5-Omni's processors are gone", "0.24.0", qwen25, "", "", "release_no_pd"},
 		{"before PD", "0.18.0", qwen3Default, "", "", "release_before_pd"},
 		{"0.19.0rc1 does not run PD", "0.19.0rc1", qwen3Default, "", "", "release_before_pd"},
-		{"newer than the table", "0.33", qwen3Default, "", "", "release_unknown_newer"},
-		{"newer patch than the table", "0.32.1", qwen3Default, "", "", "release_unknown_newer"},
+		{"newer than the table", nextLine, qwen3Default, "", "", "release_unknown_newer"},
+		{"newer patch than the table", nextPatch, qwen3Default, "", "", "release_unknown_newer"},
 		{"inside the table but not a release", "0.24.1", qwen3Default, "", "", "release_unknown"},
 	}
 	for _, tc := range tests {
@@ -255,17 +256,6 @@ func TestIgnoredKeyValue(t *testing.T) {
 	if batch := stageArgsRuntime.Ignored[1]; batch.Value("16") != "16" {
 		t.Error("max_batch_size's value changed on the way")
 	}
-}
-
-// newestFinal is the table's newest final release (not a candidate), so a
-// test of "the newest" follows the table when a row is added.
-func newestFinal() string {
-	for i := len(Table) - 1; i >= 0; i-- {
-		if MustVersion(Table[i].Version).RC == 0 {
-			return Table[i].Version
-		}
-	}
-	panic("the table has no final release")
 }
 
 // A connector no release's vLLM loads is named as the reason, not blamed
