@@ -7,6 +7,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 var _ datasource.DataSource = (*pdPipelineDataSource)(nil)
@@ -53,19 +56,31 @@ var pdPipelineDataSourceSchemaType = sync.OnceValue(func() attr.Type {
 // planned from them. After an error the state holds what was written so
 // far; Terraform discards it.
 func (d *pdPipelineDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	resp.Diagnostics.Append(readPipeline(ctx, req.Config.Raw, &resp.State, func() (pipelineInputs, diag.Diagnostics) {
+		var m pipelineModel
+		diags := req.Config.Get(ctx, &m)
+		return m.pipelineInputs, diags
+	})...)
+}
+
+// readPipeline writes into state the outputs planned from a data source
+// configuration whose inputs inputs reads: the one body of the data
+// source's Read and of ReadPDPipelineDataSource, which read the inputs
+// each their own way.
+func readPipeline(ctx context.Context, config tftypes.Value, state *tfsdk.State, inputs func() (pipelineInputs, diag.Diagnostics)) diag.Diagnostics {
 	// Terraform defers the read while the configuration holds unknowns; if a
 	// client calls anyway, answer "not known yet" rather than guess.
-	if !inputsKnown(req.Config.Raw) {
-		resp.Diagnostics.Append(writeUnknownOutputs(ctx, &resp.State, req.Config.Raw)...)
-		return
+	if !inputsKnown(config) {
+		return writeUnknownOutputs(ctx, state, config)
 	}
-	var m pipelineModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
+	in, diags := inputs()
+	if diags.HasError() {
+		return diags
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
-	resp.Diagnostics.Append(diags...)
+	out, ok, planDiags := planOutputs(ctx, in, nil)
+	diags.Append(planDiags...)
 	if ok {
-		resp.Diagnostics.Append(setOutputs(ctx, &resp.State, out)...)
+		diags.Append(setOutputs(ctx, state, out)...)
 	}
+	return diags
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
@@ -57,12 +56,23 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 	return spec, overrideDiags, diags
 }
 
+// modelOf fills the model *m from a known object; false, with an error,
+// when the object does not fit it.
+func modelOf[M any](obj types.Object, m *M, diags *diag.Diagnostics) bool {
+	if err := fillModel(obj.Attributes(), m); err != nil {
+		diags.AddError("Input object does not fit its model",
+			"The provider cannot read an input object ("+err.Error()+"). This is a defect in the provider; please report it.")
+		return false
+	}
+	return true
+}
+
 func roleSpec(ctx context.Context, p path.Path, obj types.Object, diags *diag.Diagnostics) pipeline.RoleSpec {
 	if obj.IsNull() {
 		return pipeline.RoleSpec{}
 	}
 	var m roleModel
-	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+	if !modelOf(obj, &m, diags) {
 		return pipeline.RoleSpec{}
 	}
 	engineArgs, err := goObject(ctx, p.AtName("engine_args"), m.EngineArgs)
@@ -85,7 +95,7 @@ func connectorSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostic
 		return pipeline.ConnectorSpec{}
 	}
 	var m connectorModel
-	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+	if !modelOf(obj, &m, diags) {
 		return pipeline.ConnectorSpec{}
 	}
 	p := path.Root("connector").AtName("extra_config")
@@ -107,7 +117,7 @@ func serviceSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics)
 		return pipeline.ServiceSpec{}
 	}
 	var m systemdModel
-	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+	if !modelOf(obj, &m, diags) {
 		return pipeline.ServiceSpec{}
 	}
 	return pipeline.ServiceSpec{
@@ -126,7 +136,7 @@ func portRangeSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostic
 		return nil
 	}
 	var m portRangeModel
-	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() {
+	if !modelOf(obj, &m, diags) {
 		return nil
 	}
 	first, last := intPtr(m.First), intPtr(m.Last)

@@ -2,19 +2,20 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// What internal/direct calls to answer the resource's per-instance calls
-// without the framework's generic passes. Each runs the entity's own
-// method on protocol values, as the framework calls it; nothing here has
-// logic of its own.
+// What internal/direct calls to answer the entities' per-instance calls
+// without the framework's generic passes. Each runs the entity's own code
+// on protocol values, as the framework calls it; the data source read
+// reads its inputs with fillModel, the rest is the entity's.
 
 // PDPipelineTypeName is the data source's and the resource's type name.
 const PDPipelineTypeName = pdPipelineTypeName
@@ -67,11 +68,24 @@ var PDPipelineDataSourceType = sync.OnceValue(func() tftypes.Type {
 	return pdPipelineDataSourceSchemaType().TerraformType(context.Background())
 })
 
-// ReadPDPipelineDataSource runs the data source's Read on a configuration:
-// the response's state starts as the configuration, as in the framework.
+// ReadPDPipelineDataSource answers a data source read of a configuration
+// as the data source's Read does, the state starting as the configuration
+// as in the framework, with the inputs read by fillModel instead of the
+// framework's reflection (TestReadDataSource_MatchesFramework).
 func ReadPDPipelineDataSource(ctx context.Context, config tftypes.Value) (tftypes.Value, diag.Diagnostics) {
-	schema := pdPipelineDataSourceSchema()
-	resp := datasource.ReadResponse{State: tfsdk.State{Schema: schema, Raw: config.Copy()}}
-	(&pdPipelineDataSource{}).Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: schema, Raw: config}}, &resp)
-	return resp.State.Raw, resp.Diagnostics
+	state := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config.Copy()}
+	diags := readPipeline(ctx, config, &state, func() (pipelineInputs, diag.Diagnostics) {
+		var m pipelineModel
+		var diags diag.Diagnostics
+		value, err := pdPipelineDataSourceSchemaType().ValueFromTerraform(ctx, config)
+		obj, ok := value.(types.Object)
+		if err != nil || !ok {
+			diags.AddError("Configuration does not fit the schema",
+				fmt.Sprintf("The provider cannot read the configuration as an object (%v). This is a defect in the provider; please report it.", err))
+			return m.pipelineInputs, diags
+		}
+		modelOf(obj, &m, &diags)
+		return m.pipelineInputs, diags
+	})
+	return state.Raw, diags
 }
