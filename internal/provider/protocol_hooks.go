@@ -11,10 +11,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// What internal/direct calls to answer the resource's per-instance calls
-// without the framework's generic passes. Each runs the entity's own
-// method on protocol values, as the framework calls it; nothing here has
-// logic of its own.
+// What internal/direct calls to answer the per-instance calls of the
+// resource and the data source without the framework's generic passes.
+// Each runs the entity's own method on protocol values, as the framework
+// calls it; nothing here has logic of its own.
 
 // PDPipelineTypeName is the data source's and the resource's type name.
 const PDPipelineTypeName = pdPipelineTypeName
