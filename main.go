@@ -45,8 +45,9 @@ func main() {
 
 	// provider.Serve is providerserver.Serve for protocol 6, made lighter for
 	// plans of many pipelines while no one reads the provider's logs;
-	// direct.Wrap answers the resource's refreshes and plans without the
-	// framework's generic passes (internal/direct).
+	// direct.Wrap answers the validations, the resource's refreshes and
+	// plans and the data source's reads without the framework's generic
+	// passes (internal/direct).
 	if err := provider.Serve("registry.terraform.io/omnipd/omni", version, debug, direct.Wrap); err != nil {
 		log.Fatal(err.Error())
 	}

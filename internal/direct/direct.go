@@ -87,9 +87,9 @@ func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResou
 }
 
 // ReadDataSource answers a data source read with the data source's own
-// Read. Terraform reads every instance on every plan, so at hundreds of
-// pipelines the framework's generic passes around Read are a large share
-// of the plan (PERFORMANCE.md).
+// Read. Terraform reads every instance on every plan, so the framework's
+// generic passes around Read would run once per pipeline for an answer
+// they never change (PERFORMANCE.md).
 func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
 	if req.TypeName != provider.PDPipelineTypeName || req.Config == nil || req.ProviderMeta != nil {
 		return s.ProviderServer.ReadDataSource(ctx, req)

@@ -227,8 +227,7 @@ func TestPlaceDiagnostics(t *testing.T) {
 			return Spec{Model: m, StageOverrides: map[string]StageOverride{"code2wav": {GPUMemoryUtilization: ptr(0.5)}}}
 		}, "gpu_memory_oversubscribed", "stage_overrides.code2wav.gpu_memory_utilization"},
 		// Parallel sizes too large to place: placement would build a device
-		// list that long (a plan used to take seconds at 65536 and never
-		// finish at 4194304).
+		// list that long, so checkWorldBounds refuses them first.
 		{"absurd prefill TP", func(*testing.T) Spec {
 			p, d := tp(1<<22, 1<<22)
 			return Spec{Model: m, Prefill: p, Decode: d}

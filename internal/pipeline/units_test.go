@@ -54,8 +54,9 @@ func verifyUnit(t *testing.T, analyze, dir string, res *Result, proc Process) st
 	return path
 }
 
-// Every unit file the plan writes is short: at most 3 KB, and no inline
-// program (the check script is a file the units name).
+// Every unit file the plan writes is short, at most 3000 bytes, and holds no
+// inline program (the check script is a file the units name): a unit's
+// bytes are in every pipeline's state, which Terraform reads on every plan.
 func TestUnitsAreShort(t *testing.T) {
 	for _, tc := range goldenCases() {
 		res := mustPlan(t, tc.spec(t))

@@ -447,8 +447,8 @@ func badInputs() []badInput {
 			attr: `base_config`, fix: `line 1.*the document is empty`, code: "base_config_invalid"},
 		{name: "base_config duplicate keys", body: []string{baseConfig(strings.Replace(goodBase, "    stage_type: llm\n", "    stage_type: llm\n    stage_id: 5\n", 1))},
 			attr: `base_config`, fix: `line 4, column 5: key "stage_id" appears twice.*remove the other`, code: "base_config_invalid"},
-		// 1000 × 301 numbers. (A flatten() of 300000 one-element strings
-		// would take Terraform itself minutes to evaluate.)
+		// 1000 × 301 numbers, as one join of 1000 strings: a flatten() of
+		// 300000 one-element strings is too slow for Terraform itself.
 		{name: "base_config too many nodes", body: []string{`base_config = "stage_args: [${join(",", [for i in range(1000) : "` + strings.Repeat("1,", 300) + `1"])}]"`},
 			attr: `base_config`, fix: `line 1, column \d+: the document has more than 200000 nodes`, code: "base_config_invalid"},
 		{name: "base_config deep nesting", body: []string{`base_config = "stage_args: ${join("", [for i in range(70) : "["])}${join("", [for i in range(70) : "]"])}"`},
@@ -610,9 +610,10 @@ func showRE(re *regexp.Regexp) *regexp.Regexp {
 // plan runs on every `terraform plan`, twice. Each is planned through the
 // same path the data source and the resource use, and timed.
 func TestPDPipeline_AdversarialBaseConfigIsFast(t *testing.T) {
-	// Generous, for a loaded CI machine: the slowest case (300000 nodes,
-	// which yaml.v3 must decode before they can be counted) takes about
-	// 0.4 s, the others milliseconds.
+	// Generous, for a loaded CI machine: the limit catches a document whose
+	// cost grows with what it expands to, not a slow run. The slowest case
+	// is 300000 nodes, which yaml.v3 must decode before they can be
+	// counted; each case logs its time.
 	limit := 3 * time.Second * raceSlowdown
 	cases := []struct {
 		name, doc, want string

@@ -30,7 +30,8 @@ type plannedOutputs map[string]tftypes.Value
 // attributes. It builds the Terraform values directly, with the types the
 // schema declares (outputShapes): building framework values first and
 // converting them with ToTerraformValue computed every object's type again
-// and checked every value twice, a fifth of a read's time (PERFORMANCE.md).
+// and checked every value twice, on every read of every instance
+// (PERFORMANCE.md).
 // The model structs (stageModel, ...) are what the values read back into;
 // TestOutputsRoundTrip checks the two agree, and
 // TestOutputsFromResult_MatchesFrameworkBuilder that the values are those
@@ -128,7 +129,9 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 	}
 
 	// The nested computed inputs merge the configuration's framework
-	// values (effectiveObjects); four small objects per plan.
+	// values (effectiveObjects) and convert them: four small objects
+	// (prefill, decode, connector, port_range), not worth building by hand
+	// as the outputs are.
 	effective, d := effectiveObjects(in, r)
 	diags.Append(d...)
 	for name, v := range effective {
@@ -196,12 +199,12 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 
 // setOutputs writes top-level attributes (the outputs, and the computed
 // inputs as planned) into a plan or a state and leaves the other inputs
-// untouched. It builds
-// the new object once: SetAttribute rebuilds the whole value and resolves
-// the path through the schema on every call, ten times per plan, and Set
-// of the whole model finds the struct's fields again and converts every
-// value, on every plan of every instance (BenchmarkWriteOutputs against
-// BenchmarkWriteStateSet measures the difference). Any other target goes through SetAttribute, with each value
+// untouched. It builds the new object once: SetAttribute rebuilds the
+// whole value and resolves the path through the schema on every call, once
+// per attribute written, and Set of the whole model finds the struct's
+// fields again and converts every value, on every plan of every instance
+// (BenchmarkWriteOutputs against BenchmarkWriteStateSet measures the
+// difference). Any other target goes through SetAttribute, with each value
 // read back into the framework value of the schema's type.
 func setOutputs(ctx context.Context, target attributeSetter, vals map[string]tftypes.Value) diag.Diagnostics {
 	var diags diag.Diagnostics

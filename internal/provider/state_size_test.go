@@ -15,9 +15,12 @@ import (
 const stateBudget = 12000
 
 // The recipe's default pipeline stores at most stateBudget bytes of state,
-// and every unit file it writes is at most 3 KB: the check script is a
-// file, no value is stored twice, and the stages share one template unit.
-// A byte count, not a timing: the same plan always stores the same bytes.
+// and its template unit is at most 3000 bytes. Terraform reads, decodes and
+// compares every byte of state on every plan of every instance, so the
+// budget keeps the shape that keeps it small: the check script is a file,
+// no value is stored twice, and the stages share one template unit. A byte
+// count, not a timing: the same plan always stores the same bytes, so the
+// limit can be exact where a timing could not.
 func TestAccPDPipelineResource_StateSize(t *testing.T) {
 	accTest(t, resource.TestStep{
 		Config:            pipelineResource(),

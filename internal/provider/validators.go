@@ -141,7 +141,8 @@ func (v wholeNumberValidator) problem(x *big.Float) string {
 
 // numberText writes a number as a user wrote it: 8091.5, 70000, 1e+30.
 // Beyond any float64 it writes an approximation instead (7e+4666666):
-// the exact decimal form of such a number takes seconds to compute.
+// the exact decimal form of such a number has as many digits as its
+// exponent, and a message must not wait on printing them all.
 func numberText(x *big.Float) string {
 	if i, acc := x.Int64(); acc == big.Exact {
 		return strconv.FormatInt(i, 10)
