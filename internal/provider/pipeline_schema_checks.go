@@ -15,23 +15,78 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // validationSchema is an entity's schema as validateConfig takes it.
 type validationSchema struct {
 	attrs map[string]schemaAttribute
-	typ   attr.Type // the schema's Type(), built once
+	types map[string]attr.Type  // each attribute's type
+	nulls map[string]attr.Value // each attribute's null value
+	err   error                 // why a null value could not be made
 }
 
 // The entities' schemas as validateConfig takes them, built once.
 var (
 	dataSourceValidationSchema = sync.OnceValue(func() validationSchema {
-		return validationSchema{attrs: asSchemaAttributes(pdPipelineDataSourceSchema().Attributes), typ: pdPipelineDataSourceSchemaType()}
+		return newValidationSchema(asSchemaAttributes(pdPipelineDataSourceSchema().Attributes), pdPipelineDataSourceSchemaType())
 	})
 	resourceValidationSchema = sync.OnceValue(func() validationSchema {
-		return validationSchema{attrs: asSchemaAttributes(pdPipelineResourceSchema().Attributes), typ: pdPipelineResourceSchemaType()}
+		return newValidationSchema(asSchemaAttributes(pdPipelineResourceSchema().Attributes), pdPipelineResourceSchemaType())
 	})
 )
+
+func newValidationSchema(attrs map[string]schemaAttribute, typ attr.Type) validationSchema {
+	ctx := context.Background()
+	vs := validationSchema{attrs: attrs, types: map[string]attr.Type{}, nulls: map[string]attr.Value{}}
+	obj, ok := typ.(basetypes.ObjectType)
+	if !ok {
+		vs.err = fmt.Errorf("the schema's type is %T, not an object", typ)
+		return vs
+	}
+	for name, t := range obj.AttrTypes {
+		null, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), nil))
+		if err != nil {
+			vs.err = err
+		}
+		vs.types[name], vs.nulls[name] = t, null
+	}
+	return vs
+}
+
+// attributes converts a configuration's attributes to framework values,
+// as the schema type's ValueFromTerraform does, with a null attribute (most
+// of them: every output, every input left unset) given its null value made
+// once: converting one builds its whole Terraform type again to compare.
+func (vs validationSchema) attributes(ctx context.Context, raw tftypes.Value) (map[string]attr.Value, error) {
+	if vs.err != nil {
+		return nil, vs.err
+	}
+	var raws map[string]tftypes.Value
+	if err := raw.As(&raws); err != nil {
+		return nil, err
+	}
+	if len(raws) != len(vs.types) {
+		return nil, fmt.Errorf("the configuration has %d attributes, the schema %d", len(raws), len(vs.types))
+	}
+	out := make(map[string]attr.Value, len(raws))
+	for name, rv := range raws {
+		t, ok := vs.types[name]
+		if !ok {
+			return nil, fmt.Errorf("the schema has no attribute %q", name)
+		}
+		if rv.IsNull() {
+			out[name] = vs.nulls[name]
+			continue
+		}
+		v, err := t.ValueFromTerraform(ctx, rv)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = v
+	}
+	return out, nil
+}
 
 // schemaAttribute is what the data source's and the resource's schema
 // attributes have in common that validation needs.
@@ -88,13 +143,13 @@ func holdsObjects(a schemaAttribute) bool {
 // come in a stable order.
 func validateConfig(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
 	var diags diag.Diagnostics
-	v, err := vs.typ.ValueFromTerraform(ctx, config.Raw)
-	obj, ok := v.(types.Object)
-	if err != nil || !ok {
-		diags.AddError("Internal error", fmt.Sprintf("the configuration cannot be read as an object: %v", err))
+	values, err := vs.attributes(ctx, config.Raw)
+	if err != nil {
+		diags.AddError("Configuration does not fit the schema",
+			fmt.Sprintf("The provider cannot read the configuration (%v). This is a defect in the provider; please report it.", err))
 		return diags
 	}
-	validateObject(ctx, config, path.Empty(), vs.attrs, obj.Attributes(), &diags)
+	validateObject(ctx, config, path.Empty(), vs.attrs, values, &diags)
 	return diags
 }
 

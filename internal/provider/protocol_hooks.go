@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -77,14 +76,14 @@ func ReadPDPipelineDataSource(ctx context.Context, config tftypes.Value) (tftype
 	diags := readPipeline(ctx, config, &state, func() (pipelineInputs, diag.Diagnostics) {
 		var m pipelineModel
 		var diags diag.Diagnostics
-		value, err := pdPipelineDataSourceSchemaType().ValueFromTerraform(ctx, config)
-		obj, ok := value.(types.Object)
-		if err != nil || !ok {
-			diags.AddError("Configuration does not fit the schema",
-				fmt.Sprintf("The provider cannot read the configuration as an object (%v). This is a defect in the provider; please report it.", err))
-			return m.pipelineInputs, diags
+		attrs, err := dataSourceValidationSchema().attributes(ctx, config)
+		if err == nil {
+			err = fillModel(attrs, &m)
 		}
-		modelOf(obj, &m, &diags)
+		if err != nil {
+			diags.AddError("Configuration does not fit the schema",
+				fmt.Sprintf("The provider cannot read the configuration (%v). This is a defect in the provider; please report it.", err))
+		}
 		return m.pipelineInputs, diags
 	})
 	return state.Raw, diags
