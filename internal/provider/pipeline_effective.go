@@ -2,9 +2,10 @@ package provider
 
 import (
 	"context"
-	"math/big"
+	"errors"
+	"fmt"
+	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -17,99 +18,105 @@ import (
 // plan used, as HashiCorp's providers do for their defaults: each computed
 // field the configuration leaves unset holds the planned value, everything
 // the user wrote is kept exactly, and the other fields stay as written
-// (null when unset).
+// (null when unset). While the plan cannot be made yet, "the planned value"
+// is unknown. effectiveObject is that one rule, for both cases.
 
-// effectiveObjects returns prefill, decode, connector and port_range as
-// they read back after planning in from r.
-func effectiveObjects(in pipelineInputs, r *pipeline.Result) (map[string]attr.Value, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	out := map[string]attr.Value{}
-	set := func(name string, config types.Object, planned map[string]attr.Value) {
-		v, d := mergeObject(name, config, planned)
-		diags.Append(d...)
-		out[name] = v
-	}
-	set("prefill", in.Prefill, roleValues(r.Prefill))
-	set("decode", in.Decode, roleValues(r.Decode))
-	set("connector", in.Connector, map[string]attr.Value{"name": types.StringValue(r.Connector)})
-	set("port_range", in.PortRange, map[string]attr.Value{"first": number(r.PortRange.First), "last": number(r.PortRange.Last)})
-	return out, diags
-}
-
-func roleValues(s pipeline.RoleSettings) map[string]attr.Value {
-	devices := make([]attr.Value, len(s.Devices))
-	for i, d := range s.Devices {
-		devices[i] = number(d)
-	}
-	port := types.NumberNull()
-	if s.BootstrapPort != nil {
-		port = number(*s.BootstrapPort)
-	}
-	return map[string]attr.Value{
-		"devices":              types.ListValueMust(types.NumberType, devices),
-		"tensor_parallel_size": number(s.TensorParallelSize),
-		"max_num_seqs":         number(s.MaxNumSeqs),
-		"bootstrap_port":       port,
-	}
-}
-
-func number(i int) types.Number { return types.NumberValue(new(big.Float).SetInt64(int64(i))) }
-
-// mergeObject is config with each computed field it leaves null set from
-// planned; a null config object becomes one with only those fields set.
-func mergeObject(name string, config types.Object, planned map[string]attr.Value) (types.Object, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	typ, ok := computedInputTypes()[name].(types.ObjectType)
+// effectiveObject is the value the nested computed input name reads back,
+// given its configuration value and planned, the values the plan chose for
+// its computed fields, or nil while the plan cannot be made (an input is
+// unknown):
+//
+//   - config null (or unknown): the planned object, with only the computed
+//     fields set; unknown as a whole while there is no plan.
+//   - config set: config, with each computed field it leaves null set to the
+//     planned value, or unknown while there is no plan. Every other field,
+//     engine_args and extra_config included, is config's, untouched.
+func effectiveObject(name string, config tftypes.Value, planned map[string]tftypes.Value) (tftypes.Value, error) {
+	typ, ok := nestedInputTypes()[name]
 	if !ok {
-		diags.AddAttributeError(path.Root(name), "Internal error", "the schema does not declare this attribute as an object")
-		return types.ObjectNull(nil), diags
+		return tftypes.Value{}, errors.New("the schema does not declare this attribute as an object")
 	}
-	attrs := map[string]attr.Value{}
-	if !config.IsNull() && !config.IsUnknown() {
-		for k, v := range config.Attributes() {
-			attrs[k] = v
-		}
-	}
-	for k, t := range typ.AttrTypes {
-		if v, ok := attrs[k]; ok && !v.IsNull() {
-			continue
-		}
-		if v, ok := planned[k]; ok {
-			attrs[k] = v
-		} else if _, ok := attrs[k]; !ok {
-			attrs[k] = nullOf(t)
-		}
-	}
-	v, d := types.ObjectValue(typ.AttrTypes, attrs)
-	diags.Append(d...)
-	return v, diags
-}
-
-// unknownComputedFields is the value a nested computed input takes while the
-// plan cannot be made yet: unknown as a whole when config leaves it unset,
-// else config with its unset computed fields unknown.
-func unknownComputedFields(ctx context.Context, name string, config tftypes.Value) (tftypes.Value, error) {
-	typ := computedInputTypes()[name].TerraformType(ctx)
-	if config.IsNull() || !config.IsKnown() {
+	given := config.IsKnown() && !config.IsNull()
+	if !given && planned == nil {
 		return tftypes.NewValue(typ, tftypes.UnknownValue), nil
 	}
-	var attrs map[string]tftypes.Value
-	if err := config.As(&attrs); err != nil {
-		return config, err
+	var written map[string]tftypes.Value
+	if given {
+		if err := config.As(&written); err != nil {
+			return tftypes.Value{}, err
+		}
 	}
-	out := make(map[string]tftypes.Value, len(attrs))
-	for k, v := range attrs {
-		out[k] = v
+	out := make(map[string]tftypes.Value, len(typ.AttributeTypes))
+	for k, t := range typ.AttributeTypes {
+		if v, ok := written[k]; ok {
+			out[k] = v
+		} else {
+			out[k] = tftypes.NewValue(t, nil)
+		}
 	}
 	for _, k := range nestedComputedInputs[name] {
-		if v := out[k]; v.IsNull() {
-			out[k] = tftypes.NewValue(v.Type(), tftypes.UnknownValue)
+		if !out[k].IsNull() {
+			continue // as written, known or not
 		}
+		if planned == nil {
+			out[k] = tftypes.NewValue(typ.AttributeTypes[k], tftypes.UnknownValue)
+			continue
+		}
+		v, ok := planned[k]
+		if !ok {
+			return tftypes.Value{}, fmt.Errorf("no planned value for %s.%s", name, k)
+		}
+		out[k] = v
+	}
+	if err := tftypes.ValidateValue(typ, out); err != nil {
+		return tftypes.Value{}, err
 	}
 	return tftypes.NewValue(typ, out), nil
 }
 
-func nullOf(t attr.Type) attr.Value {
-	v, _ := t.ValueFromTerraform(context.Background(), tftypes.NewValue(t.TerraformType(context.Background()), nil))
-	return v
+// effectiveObjects returns prefill, decode, connector and port_range as
+// they read back after planning in from r.
+func effectiveObjects(ctx context.Context, in pipelineInputs, r *pipeline.Result) (map[string]tftypes.Value, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	out := make(map[string]tftypes.Value, len(nestedComputedInputs))
+	set := func(name string, config types.Object, planned map[string]tftypes.Value) {
+		c, err := config.ToTerraformValue(ctx)
+		if err == nil {
+			out[name], err = effectiveObject(name, c, planned)
+		}
+		if err != nil {
+			delete(out, name)
+			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+		}
+	}
+	t := nestedInputTypes()
+	set("prefill", in.Prefill, plannedRole(t["prefill"], r.Prefill))
+	set("decode", in.Decode, plannedRole(t["decode"], r.Decode))
+	set("connector", in.Connector, map[string]tftypes.Value{"name": tfStr(r.Connector)})
+	set("port_range", in.PortRange, map[string]tftypes.Value{"first": tfInt(r.PortRange.First), "last": tfInt(r.PortRange.Last)})
+	return out, diags
 }
+
+// plannedRole is the planned values of prefill's or decode's computed
+// fields; bootstrap_port is null where the connector has none.
+func plannedRole(t tftypes.Object, s pipeline.RoleSettings) map[string]tftypes.Value {
+	devices, _ := t.AttributeTypes["devices"].(tftypes.List)
+	return map[string]tftypes.Value{
+		"devices":              tfInts(devices, s.Devices),
+		"tensor_parallel_size": tfInt(s.TensorParallelSize),
+		"max_num_seqs":         tfInt(s.MaxNumSeqs),
+		"bootstrap_port":       tfIntPointer(s.BootstrapPort),
+	}
+}
+
+// nestedInputTypes are the Terraform types of the nested computed inputs,
+// from the schema, built once.
+var nestedInputTypes = sync.OnceValue(func() map[string]tftypes.Object {
+	out := make(map[string]tftypes.Object, len(nestedComputedInputs))
+	for name := range nestedComputedInputs {
+		if t, ok := computedInputTypes()[name].TerraformType(context.Background()).(tftypes.Object); ok {
+			out[name] = t
+		}
+	}
+	return out
+})

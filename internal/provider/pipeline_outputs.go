@@ -128,18 +128,11 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 		"format":            tfStr(r.Format),
 	}
 
-	// The nested computed inputs merge the configuration's framework
-	// values (effectiveObjects) and convert them: four small objects
-	// (prefill, decode, connector, port_range), not worth building by hand
-	// as the outputs are.
-	effective, d := effectiveObjects(in, r)
+	// The nested computed inputs: the configuration's objects with the
+	// planned values where they leave a computed field unset.
+	effective, d := effectiveObjects(ctx, in, r)
 	diags.Append(d...)
-	for name, v := range effective {
-		tv, err := v.ToTerraformValue(ctx)
-		if err != nil {
-			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
-			continue
-		}
+	for name, tv := range effective {
 		out[name] = tv
 	}
 	return out, diags
@@ -155,24 +148,22 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 		unknown[name] = t
 	}
 	vals := make(map[string]attr.Value, len(unknown))
+	tvals := make(map[string]tftypes.Value, len(unknown)+len(pipelineComputedInputs))
 	for _, name := range pipelineComputedInputs {
 		given := attributeOf(config, name)
 		switch {
-		case given.IsNull():
-			unknown[name] = computedInputTypes()[name]
 		case nestedComputedInputs[name] != nil:
-			// Set, but its computed fields may be unset.
-			tv, err := unknownComputedFields(ctx, name, given)
-			if err == nil {
-				var v attr.Value
-				v, err = computedInputTypes()[name].ValueFromTerraform(ctx, tv)
-				vals[name] = v
-			}
+			// The same rule as after a plan, with every planned value
+			// unknown (effectiveObject).
+			tv, err := effectiveObject(name, given, nil)
 			if err != nil {
 				var diags diag.Diagnostics
 				diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
 				return diags
 			}
+			tvals[name] = tv
+		case given.IsNull():
+			unknown[name] = computedInputTypes()[name]
 		}
 	}
 	for name, t := range unknown {
@@ -184,7 +175,6 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 		}
 		vals[name] = v
 	}
-	tvals := make(map[string]tftypes.Value, len(vals))
 	for name, v := range vals {
 		tv, err := v.ToTerraformValue(ctx)
 		if err != nil {
