@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -13,8 +12,8 @@ import (
 // plannedStage is one stage of the output pipeline and every choice the
 // planner makes for it.
 type plannedStage struct {
-	key       string // prefill, decode, or the stage_overrides name (overrideKeys)
-	deviceKey string // the stage's name in Allocations.Devices (DeviceKeys)
+	key       string // prefill, decode, or the stage_overrides name (stageKey.override)
+	deviceKey string // the stage's name in Allocations.Devices (stageKey.device)
 	role      string
 	base      graphStage // the base stage it comes from
 	id        int
@@ -98,38 +97,51 @@ func (p *planner) newID(old int) int {
 func (p *planner) layout() []*plannedStage {
 	k := p.split.id
 	overrides := p.spec.StageOverrides
-	keys := p.overrideKeys()
-	p.checkOverrideKeys(keys)
 	stages := make([]*plannedStage, 0, len(p.g.stages)+1)
 	var pre, dec *plannedStage
 	for _, s := range p.g.stages {
 		if s.id == k {
-			pre = &plannedStage{key: prefillKey, role: RolePrefill, base: s, id: k, path: AttrPath(prefillKey)}
+			pre = &plannedStage{role: RolePrefill, base: s, id: k, path: AttrPath(prefillKey)}
 			for _, in := range s.inputs {
 				pre.inputs = append(pre.inputs, p.newID(in))
 			}
-			dec = &plannedStage{key: decodeKey, role: RoleDecode, base: s, id: k + 1, inputs: []int{k}, path: AttrPath(decodeKey)}
-			preRole, decRole := p.kvRoles()
+			dec = &plannedStage{role: RoleDecode, base: s, id: k + 1, inputs: []int{k}, path: AttrPath(decodeKey)}
+			stages = append(stages, pre, dec)
+			continue
+		}
+		ps := &plannedStage{role: RoleStage, base: s, id: p.newID(s.id)}
+		for _, in := range s.inputs {
+			ps.inputs = append(ps.inputs, p.newID(in))
+		}
+		stages = append(stages, ps)
+	}
+	infos := make([]StageInfo, len(stages))
+	for i, s := range stages {
+		infos[i] = StageInfo{StageID: s.id, Role: s.role, ModelStage: s.base.modelStage}
+	}
+	for i, key := range stageKeys(infos) {
+		stages[i].key, stages[i].deviceKey = key.override, key.device
+	}
+	p.checkOverrideKeys(stages)
+	preRole, decRole := p.kvRoles()
+	for _, s := range stages {
+		switch s.role {
+		case RolePrefill:
 			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, preRole, 0)
+		case RoleDecode:
 			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, decRole, 1)
 			// A size below 1 is checkSpec's range error, not a mismatch.
 			if msg := tpProblem(p.conn, pre.par.tp, dec.par.tp); msg != "" && pre.par.tp >= 1 && dec.par.tp >= 1 {
 				p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 			}
-			stages = append(stages, pre, dec)
-			continue
+		default:
+			if o, ok := overrides[s.key]; ok {
+				o := o
+				s.override = &o
+			}
+			s.path = AttrPath("stage_overrides", s.key)
+			p.configureStage(s)
 		}
-		ps := &plannedStage{key: keys[s.id], role: RoleStage, base: s, id: p.newID(s.id)}
-		for _, in := range s.inputs {
-			ps.inputs = append(ps.inputs, p.newID(in))
-		}
-		if o, ok := overrides[ps.key]; ok {
-			o := o
-			ps.override = &o
-		}
-		ps.path = AttrPath("stage_overrides", ps.key)
-		p.configureStage(ps)
-		stages = append(stages, ps)
 	}
 	// Hosts: the decode side defaults to the prefill host, and the other
 	// stages to the decode host, since they consume what decode produces.
@@ -144,7 +156,6 @@ func (p *planner) layout() []*plannedStage {
 			s.host = firstNonEmpty(h, dec.host)
 		}
 	}
-	setDeviceKeys(stages)
 	return stages
 }
 
@@ -184,37 +195,9 @@ func (p *planner) pdPair() (pre, dec *plannedStage) {
 	return pre, dec
 }
 
-// idKey matches the stage_<n> spelling overrideKeys gives stages by id.
-var idKey = regexp.MustCompile(`^stage_[0-9]+$`)
-
-// overrideKeys names each stage that is not split the way
-// stage_overrides addresses it: its model_stage, or stage_<id> (its id in
-// the base config) when it has none, shares it with another stage, is
-// named like a side of the pair, or is itself spelled stage_<n>. So every
-// key is unique and none is prefill or decode. A name two stages share
-// addresses neither.
-func (p *planner) overrideKeys() map[int]string {
-	count := map[string]int{}
-	for _, s := range p.g.stages {
-		if s.id != p.split.id {
-			count[s.modelStage]++
-		}
-	}
-	keys := map[int]string{}
-	for _, s := range p.g.stages {
-		if s.id == p.split.id {
-			continue
-		}
-		key := s.modelStage
-		if key == "" || count[key] > 1 || key == prefillKey || key == decodeKey || key == p.split.modelStage || idKey.MatchString(key) {
-			key = fmt.Sprintf("stage_%d", s.id)
-		}
-		keys[s.id] = key
-	}
-	return keys
-}
-
-func (p *planner) checkOverrideKeys(keys map[int]string) {
+// checkOverrideKeys reports the stage_overrides entries that address no
+// stage, or the split stage, or a model_stage several stages share.
+func (p *planner) checkOverrideKeys(stages []*plannedStage) {
 	for _, name := range sortedStrings(p.spec.StageOverrides) {
 		if h := p.spec.StageOverrides[name].Host; h != "" {
 			checkHost(&p.ds, AttrPath("stage_overrides", name, "host"), h)
@@ -223,14 +206,14 @@ func (p *planner) checkOverrideKeys(keys map[int]string) {
 	known := map[string]bool{}
 	var names []string
 	shared := map[string][]string{}
-	for _, s := range p.g.stages {
-		if s.id == p.split.id {
+	for _, s := range stages {
+		if s.role != RoleStage {
 			continue
 		}
-		known[keys[s.id]] = true
-		names = append(names, keys[s.id])
-		if keys[s.id] != s.modelStage && s.modelStage != "" {
-			shared[s.modelStage] = append(shared[s.modelStage], keys[s.id])
+		known[s.key] = true
+		names = append(names, s.key)
+		if ms := s.base.modelStage; s.key != ms && ms != "" {
+			shared[ms] = append(shared[ms], s.key)
 		}
 	}
 	for _, name := range sortedStrings(p.spec.StageOverrides) {

@@ -44,3 +44,38 @@ func TestDeviceKeys(t *testing.T) {
 		}
 	}
 }
+
+// The override half of the rule: the PD pair by role, every other stage by
+// its model_stage, or stage_<id> with its id in the base config (one less
+// past the pair) when the name is missing, shared, a side's or the split
+// stage's, or spelled like an id.
+func TestStageOverrideKeys(t *testing.T) {
+	pre := StageInfo{StageID: 1, Role: RolePrefill, ModelStage: "thinker"}
+	dec := StageInfo{StageID: 2, Role: RoleDecode, ModelStage: "thinker"}
+	stage := func(id int, modelStage string) StageInfo {
+		return StageInfo{StageID: id, Role: RoleStage, ModelStage: modelStage}
+	}
+	tests := []struct {
+		name   string
+		stages []StageInfo
+		want   []string
+	}{
+		{"pair and downstream", []StageInfo{stage(0, "encoder"), pre, dec, stage(3, "talker"), stage(4, "code2wav")},
+			[]string{"encoder", "prefill", "decode", "talker", "code2wav"}},
+		{"shared", []StageInfo{pre, dec, stage(3, "talker"), stage(4, "talker")},
+			[]string{"prefill", "decode", "stage_2", "stage_3"}},
+		{"named like a side, the split stage or an id", []StageInfo{stage(0, "decode"), pre, dec, stage(3, "thinker"), stage(4, "stage_7"), stage(5, "")},
+			[]string{"stage_0", "prefill", "decode", "stage_2", "stage_3", "stage_4"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, k := range stageKeys(tc.stages) {
+				got = append(got, k.override)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("override keys = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
