@@ -33,6 +33,7 @@ func benchPlanner(b *testing.B) *planner {
 		b.Fatal(describeDiags(p.ds))
 	}
 	p.stages = p.layout()
+	p.checkLayout(p.stages)
 	p.hosts = stageHosts(p.stages)
 	if p.release, ok = p.chooseRelease(); !ok {
 		b.Fatal(describeDiags(p.ds))
@@ -153,6 +154,7 @@ func BenchmarkStepSplit(b *testing.B) {
 			b.Fatal(describeDiags(p.ds))
 		}
 		p.stages = p.layout()
+		p.checkLayout(p.stages)
 		p.hosts = stageHosts(p.stages)
 	}
 }

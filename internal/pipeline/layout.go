@@ -122,7 +122,6 @@ func (p *planner) layout() []*plannedStage {
 	for i, key := range stageKeys(infos) {
 		stages[i].key, stages[i].deviceKey = key.override, key.device
 	}
-	p.checkOverrideKeys(stages)
 	preRole, decRole := p.kvRoles()
 	for _, s := range stages {
 		switch s.role {
@@ -130,10 +129,6 @@ func (p *planner) layout() []*plannedStage {
 			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, preRole, 0)
 		case RoleDecode:
 			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, decRole, 1)
-			// A size below 1 is checkSpec's range error, not a mismatch.
-			if msg := tpProblem(p.conn, pre.par.tp, dec.par.tp); msg != "" && pre.par.tp >= 1 && dec.par.tp >= 1 {
-				p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
-			}
 		default:
 			if o, ok := overrides[s.key]; ok {
 				o := o
@@ -195,6 +190,33 @@ func (p *planner) pdPair() (pre, dec *plannedStage) {
 	return pre, dec
 }
 
+// checkLayout reports what the layout leaves unplanned or cannot run, in
+// stage order: stage_overrides entries that address no stage, engine_args
+// parallel sizes that are not whole numbers (the layout keeps the config's
+// size for them), and a PD pair whose tensor-parallel sizes the connector
+// refuses.
+func (p *planner) checkLayout(stages []*plannedStage) {
+	p.checkOverrideKeys(stages)
+	var pre *plannedStage
+	for _, s := range stages {
+		switch s.role {
+		case RolePrefill:
+			checkParallelArgs(&p.ds, s.path, p.spec.Prefill.EngineArgs)
+			pre = s
+		case RoleDecode:
+			checkParallelArgs(&p.ds, s.path, p.spec.Decode.EngineArgs)
+			// A size below 1 is checkSpec's range error, not a mismatch.
+			if msg := tpProblem(p.conn, pre.par.tp, s.par.tp); msg != "" && pre.par.tp >= 1 && s.par.tp >= 1 {
+				p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
+			}
+		default:
+			if s.override != nil {
+				checkParallelArgs(&p.ds, s.path, s.override.EngineArgs)
+			}
+		}
+	}
+}
+
 // checkOverrideKeys reports the stage_overrides entries that address no
 // stage, or the split stage, or a model_stage several stages share.
 func (p *planner) checkOverrideKeys(stages []*plannedStage) {
@@ -236,7 +258,7 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	// Unset, both sides keep the split stage's own tensor_parallel_size.
 	// Pipeline and data parallel sizes come from its engine args over the
 	// base's, as the merge into the config will write them.
-	s.par = baseParallel(s.base.stage).withEngineArgs(r.EngineArgs, s.path, &p.ds)
+	s.par = baseParallel(s.base.stage).withEngineArgs(r.EngineArgs)
 	s.par.tp = engineInt(s.base.stage, "tensor_parallel_size", DefaultTensorParallel)
 	if r.TensorParallelSize != nil {
 		s.par.tp = *r.TensorParallelSize
@@ -264,7 +286,7 @@ func (p *planner) configureStage(s *plannedStage) {
 		s.par = baseParallel(s.base.stage)
 		return
 	}
-	s.par = baseParallel(s.base.stage).withEngineArgs(o.EngineArgs, s.path, &p.ds)
+	s.par = baseParallel(s.base.stage).withEngineArgs(o.EngineArgs)
 	if o.NumReplicas != nil && *o.NumReplicas >= 1 {
 		s.par.replicas = *o.NumReplicas
 	}

@@ -101,26 +101,48 @@ func baseParallel(s stageconfig.Stage) parallel {
 	return x
 }
 
+// parallelArgs are the engine_args keys that set a parallel size.
+var parallelArgs = []struct {
+	key  string
+	code diagcode.Code
+}{
+	{"tensor_parallel_size", diagcode.TensorParallelSizeRange},
+	{"pipeline_parallel_size", diagcode.PipelineParallelSizeRange},
+	{"data_parallel_size", diagcode.DataParallelSizeRange},
+}
+
+// parallelArg reads one of parallelArgs from engine_args: ok is false when
+// it is unset, or not a whole number of at least 1 (checkParallelArgs).
+func parallelArg(over map[string]any, key string) (int, bool) {
+	if n, isInt := over[key].(int64); isInt && n >= 1 && n <= MaxWhole {
+		return int(n), true
+	}
+	return 0, false
+}
+
 // withEngineArgs gives the sizes a stage runs with once over (the user's
 // engine_args for it) is merged into its config: over's sizes take
 // precedence key by key. A value in over that is not a whole number of at
-// least 1 is reported at its path and left as the config gives it.
-func (x parallel) withEngineArgs(over map[string]any, path Path, ds *Diagnostics) parallel {
-	for _, k := range []struct {
-		key  string
-		code diagcode.Code
-		to   *int
-	}{
-		{"tensor_parallel_size", diagcode.TensorParallelSizeRange, &x.tp},
-		{"pipeline_parallel_size", diagcode.PipelineParallelSizeRange, &x.pp},
-		{"data_parallel_size", diagcode.DataParallelSizeRange, &x.dp},
-	} {
+// least 1 leaves the size as the config gives it; checkParallelArgs
+// reports it.
+func (x parallel) withEngineArgs(over map[string]any) parallel {
+	for i, to := range []*int{&x.tp, &x.pp, &x.dp} {
+		if n, ok := parallelArg(over, parallelArgs[i].key); ok {
+			*to = n
+		}
+	}
+	return x
+}
+
+// checkParallelArgs reports, at path's engine_args, each parallel size in
+// over that is not a whole number of at least 1.
+func checkParallelArgs(ds *Diagnostics, path Path, over map[string]any) {
+	for _, k := range parallelArgs {
 		v, ok := over[k.key]
 		if !ok || v == nil {
 			continue
 		}
-		if n, isInt := v.(int64); isInt && n >= 1 && n <= MaxWhole {
-			*k.to = int(n)
+		if _, ok := parallelArg(over, k.key); ok {
 			continue
 		}
 		if text, isText := v.(string); isText {
@@ -132,5 +154,4 @@ func (x parallel) withEngineArgs(over map[string]any, path Path, ds *Diagnostics
 		ds.errorf(k.code, path.Attr("engine_args").Attr(k.key), k.key+" must be a whole number of at least 1",
 			"it is %v; set a whole number such as 1 or 2.", v)
 	}
-	return x
 }

@@ -72,6 +72,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	p.checkArchitecture()
 	p.checkVariant()
 	p.stages = p.layout()
+	p.checkLayout(p.stages)
 	p.checkStagePaths()
 	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
