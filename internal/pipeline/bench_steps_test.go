@@ -39,9 +39,9 @@ func benchPlanner(b *testing.B) *planner {
 		b.Fatal(describeDiags(p.ds))
 	}
 	p.format = outputDialect(p.release, p.base.Dialect)
-	if devices, ok := p.place(); ok {
-		p.keepDevices(devices)
-	}
+	devices := p.place(p.stages)
+	p.checkPlacement(p.stages, devices)
+	p.keepDevices(devices)
 	p.ports = p.allocatePorts()
 	p.keepPorts(p.ports)
 	if p.ds.HasErrors() {
@@ -165,7 +165,9 @@ func BenchmarkStepPlace(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.ds = p.ds[:0]
-		if devices, ok := p.place(); ok {
+		if p.checkWorldBounds(p.stages) {
+			devices := p.place(p.stages)
+			p.checkPlacement(p.stages, devices)
 			p.keepDevices(devices)
 		}
 	}

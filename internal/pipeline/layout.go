@@ -178,8 +178,11 @@ func stageHosts(stages []*plannedStage) []string {
 }
 
 // pdPair is the prefill and the decode stage among the planned stages.
-func (p *planner) pdPair() (pre, dec *plannedStage) {
-	for _, s := range p.stages {
+func (p *planner) pdPair() (pre, dec *plannedStage) { return pdPair(p.stages) }
+
+// pdPair is the prefill and the decode stage among stages.
+func pdPair(stages []*plannedStage) (pre, dec *plannedStage) {
+	for _, s := range stages {
 		switch s.role {
 		case RolePrefill:
 			pre = s

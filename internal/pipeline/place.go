@@ -8,6 +8,10 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
+// placement is what place decides: each stage's devices, by its key
+// (plannedStage.key), the indices of its host's GPUs.
+type placement map[string][]int
+
 // place chooses every stage's devices, in stage order. Devices the user
 // lists are kept as given. Prefill and decode get their own devices,
 // lowest free index first (or the devices an earlier plan gave them on the
@@ -16,14 +20,11 @@ import (
 // together on one GPU. Every device an earlier plan chose that still fits
 // on its host is kept before anything is chosen afresh, so that a stage
 // new to a host (moved there, or a host added) takes what is free rather
-// than what a stage staying there holds. ok is false, with the problem
-// reported, when a stage's parallel sizes ask for more devices than any
-// host has.
-func (p *planner) place() (devices [][]int, ok bool) {
-	if !p.checkWorldBounds() {
-		return nil, false
-	}
-	chosen := make(map[*plannedStage][]int, len(p.stages))
+// than what a stage staying there holds. place reports nothing: the
+// stages' sizes must be within bounds (checkWorldBounds), and
+// checkPlacement judges what it chose.
+func (p *planner) place(stages []*plannedStage) placement {
+	chosen := make(placement, len(stages))
 	used := map[string]map[int]bool{} // host -> devices taken by P and D
 	take := func(into map[string]map[int]bool, host string, devs []int) {
 		if into[host] == nil {
@@ -33,75 +34,86 @@ func (p *planner) place() (devices [][]int, ok bool) {
 			into[host][d] = true
 		}
 	}
-	pre, dec := p.pdPair()
+	pre, dec := pdPair(stages)
 	pair := []*plannedStage{pre, dec}
 	for _, s := range pair {
 		if s.devicesGiven {
-			p.checkWorld(s)
-			chosen[s] = s.devices
+			chosen[s.key] = s.devices
 			take(used, s.host, s.devices)
 		}
 	}
 	for _, s := range pair {
 		if prev, ok := p.previousDevices(s); ok && !s.devicesGiven && !anyUsed(used[s.host], prev) {
-			chosen[s] = prev
+			chosen[s.key] = prev
 			take(used, s.host, prev)
 		}
 	}
 	// The other stages keep theirs next: they share GPUs among themselves
 	// but never the PD pair's, so a side new to the host must not take them.
 	kept := map[string]map[int]bool{} // host -> devices the other stages keep
-	for _, s := range p.stages {
+	for _, s := range stages {
 		if s.role != RoleStage || s.devicesGiven {
 			continue
 		}
 		if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
-			chosen[s] = prev
+			chosen[s.key] = prev
 			take(kept, s.host, prev)
 		}
 	}
 	for _, s := range pair {
-		if chosen[s] == nil {
-			chosen[s] = lowestFree(used[s.host], kept[s.host], s.par.world())
-			take(used, s.host, chosen[s])
+		if chosen[s.key] == nil {
+			chosen[s.key] = lowestFree(used[s.host], kept[s.host], s.par.world())
+			take(used, s.host, chosen[s.key])
 		}
 	}
-	if pre.host == dec.host {
-		if shared := intersect(chosen[pre], chosen[dec]); len(shared) > 0 {
-			p.ds.errorf(diagcode.PDDevicesOverlap, dec.path.Attr("devices"), "prefill and decode share GPUs",
-				"device(s) %s are in both prefill.devices and decode.devices; give each side its own GPUs (they run as separate engines).",
-				stageconfig.FormatDevices(shared))
-		}
-	}
-	for _, s := range p.stages {
+	for _, s := range stages {
 		switch {
-		case s.role != RoleStage, chosen[s] != nil:
+		case s.role != RoleStage, chosen[s.key] != nil:
 		case s.devicesGiven:
-			p.checkWorld(s)
-			chosen[s] = s.devices
+			chosen[s.key] = s.devices
 		default:
 			// The other stages share GPUs among themselves, as the recipe
 			// runs talker and code2wav on one, but never the PD pair's: a
 			// stage of several devices (replicas, tensor parallel) takes
 			// the lowest ones prefill and decode leave free.
-			chosen[s] = lowestFree(used[s.host], nil, s.par.world())
+			chosen[s.key] = lowestFree(used[s.host], nil, s.par.world())
 		}
 	}
-	devices = make([][]int, len(p.stages))
-	for i, s := range p.stages {
-		devices[i] = chosen[s]
-	}
-	return devices, true
+	return chosen
 }
 
-// keepDevices gives the planned stages the devices place chose, in stage
-// order, and checks each host's GPUs and memory with them.
-func (p *planner) keepDevices(devices [][]int) {
-	for i, d := range devices {
-		p.stages[i].devices = d
+// checkPlacement judges the devices place chose: a list the user gave
+// that does not match the stage's parallel sizes, prefill and decode on
+// the same GPUs of one host, a host with fewer GPUs than the layout needs,
+// and GPUs whose stages ask for more than their memory.
+func (p *planner) checkPlacement(stages []*plannedStage, devices placement) {
+	pre, dec := pdPair(stages)
+	for _, s := range []*plannedStage{pre, dec} {
+		if s.devicesGiven {
+			p.checkWorld(s)
+		}
 	}
-	p.checkGPULimit()
-	p.checkMemory()
+	if pre.host == dec.host {
+		if shared := intersect(devices[pre.key], devices[dec.key]); len(shared) > 0 {
+			p.ds.errorf(diagcode.PDDevicesOverlap, dec.path.Attr("devices"), "prefill and decode share GPUs",
+				"device(s) %s are in both prefill.devices and decode.devices; give each side its own GPUs (they run as separate engines).",
+				stageconfig.FormatDevices(shared))
+		}
+	}
+	for _, s := range stages {
+		if s.role == RoleStage && s.devicesGiven {
+			p.checkWorld(s)
+		}
+	}
+	p.checkGPULimit(stages, devices)
+	p.checkMemory(stages, devices)
+}
+
+// keepDevices gives the planned stages the devices place chose.
+func (p *planner) keepDevices(devices placement) {
+	for _, s := range p.stages {
+		s.devices = devices[s.key]
+	}
 }
 
 // maxWorldSize bounds the devices one stage may span on a host. Placement
@@ -111,9 +123,9 @@ const maxWorldSize = 1024
 
 // checkWorldBounds reports stages whose parallel sizes ask for more devices
 // than any host has, blaming the attribute the size came from.
-func (p *planner) checkWorldBounds() bool {
+func (p *planner) checkWorldBounds(stages []*plannedStage) bool {
 	ok := true
-	for _, s := range p.stages {
+	for _, s := range stages {
 		if s.par.world() >= 1 && s.par.world() <= maxWorldSize {
 			continue
 		}
@@ -212,7 +224,7 @@ func lowestFree(used, avoid map[int]bool, n int) []int {
 
 // checkGPULimit reports a layout that needs more GPUs than a host has,
 // saying which stage sits where so the user sees what to shrink.
-func (p *planner) checkGPULimit() {
+func (p *planner) checkGPULimit(stages []*plannedStage, devices placement) {
 	if p.spec.GPUs == nil {
 		return
 	}
@@ -222,12 +234,12 @@ func (p *planner) checkGPULimit() {
 		var where []string
 		var blame Path
 		var listed *plannedStage // the stage whose own devices ask for the highest GPU
-		for _, s := range p.stages {
+		for _, s := range stages {
 			if s.host != host {
 				continue
 			}
-			where = append(where, fmt.Sprintf("%s on %s", s.describe(), stageconfig.FormatDevices(s.devices)))
-			for _, d := range s.devices {
+			where = append(where, fmt.Sprintf("%s on %s", s.describe(), stageconfig.FormatDevices(devices[s.key])))
+			for _, d := range devices[s.key] {
 				if d+1 > need {
 					need = d + 1
 					blame, listed = AttrPath("gpus"), nil
@@ -253,7 +265,7 @@ func (p *planner) checkGPULimit() {
 }
 
 // checkMemory adds up the memory share of the stages on each device.
-func (p *planner) checkMemory() {
+func (p *planner) checkMemory(stages []*plannedStage, devices placement) {
 	type share struct {
 		total  float64
 		stages []string
@@ -261,8 +273,8 @@ func (p *planner) checkMemory() {
 	}
 	byDevice := map[string]*share{}
 	var order []string
-	for _, s := range p.stages {
-		for _, d := range s.devices {
+	for _, s := range stages {
+		for _, d := range devices[s.key] {
 			key := fmt.Sprintf("%s/%d", s.host, d)
 			sh := byDevice[key]
 			if sh == nil {

@@ -87,10 +87,10 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	// wrong (a relative config_path, a connector typo), so that one plan
 	// reports those problems and the GPUs' together; with an input they
 	// read wrong they would only add problems that follow from it.
-	if !p.ds.ErrorsUnder(placementInputs...) {
-		if devices, ok := p.place(); ok {
-			p.keepDevices(devices)
-		}
+	if !p.ds.ErrorsUnder(placementInputs...) && p.checkWorldBounds(p.stages) {
+		devices := p.place(p.stages)
+		p.checkPlacement(p.stages, devices)
+		p.keepDevices(devices)
 	}
 	if !p.ds.ErrorsUnder(portInputs...) {
 		p.ports = p.allocatePorts()
