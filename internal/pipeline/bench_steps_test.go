@@ -43,6 +43,7 @@ func benchPlanner(b *testing.B) *planner {
 	p.checkPlacement(p.stages, devices)
 	p.keepDevices(devices)
 	p.ports = p.allocatePorts()
+	p.checkPorts(p.stages, p.ports)
 	p.keepPorts(p.ports)
 	if p.ds.HasErrors() {
 		b.Fatal(describeDiags(p.ds))
@@ -180,6 +181,7 @@ func BenchmarkStepAllocatePorts(b *testing.B) {
 	for b.Loop() {
 		p.ds = p.ds[:0]
 		p.ports = p.allocatePorts()
+		p.checkPorts(p.stages, p.ports)
 	}
 }
 

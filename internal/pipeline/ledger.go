@@ -32,21 +32,21 @@ import (
 // foreignPorts records those ports: it returns the ones the ledger holds
 // as listeners of a host (claimed after the given ports, so a clash names
 // them), and marks the others on t as ports the allocator avoids.
-func (p *planner) foreignPorts(t *portTable) []*portRequest {
+func (p *planner) foreignPorts(ds *Diagnostics, t *portTable) []*portRequest {
 	var out []*portRequest
 	if pr := p.conn.proxy; pr != nil {
 		pre, dec := p.pdPair()
-		out = append(out, p.proxyRequest(t, pr.ip, pr.port, pr.ipPath, pr.portPath, "p2p_nccl_proxy", []string{pre.host, dec.host})...)
+		out = append(out, p.proxyRequest(ds, t, pr.ip, pr.port, pr.ipPath, pr.portPath, "p2p_nccl_proxy", []string{pre.host, dec.host})...)
 	}
 	for _, s := range p.stages {
 		if s.role == RoleStage {
-			out = append(out, p.stagePorts(t, s)...)
+			out = append(out, p.stagePorts(ds, t, s)...)
 		}
 	}
 	for _, def := range p.base.ConnectorDefinitions() {
 		for _, ps := range def.Settings.Ports() {
 			what := fmt.Sprintf("connector %s's %s", def.Name, ps.Path)
-			if p.checkBasePort(p.basePath, what, ps) && t.avoidAll[ps.Port] == "" {
+			if checkBasePort(ds, p.basePath, what, ps) && t.avoidAll[ps.Port] == "" {
 				t.avoidAll[ps.Port] = "the base config's " + what
 			}
 		}
@@ -56,11 +56,11 @@ func (p *planner) foreignPorts(t *portTable) []*portRequest {
 
 // proxyRequest puts a proxy's port in the ledger of its host, or keeps the
 // allocator off it where the proxy may run.
-func (p *planner) proxyRequest(t *portTable, ip string, port int, ipPath, path Path, name string, dialers []string) []*portRequest {
+func (p *planner) proxyRequest(ds *Diagnostics, t *portTable, ip string, port int, ipPath, path Path, name string, dialers []string) []*portRequest {
 	host, known, maybe, across := p.proxyHost(ip, dialers)
 	switch {
 	case across:
-		p.ds.errorf(diagcode.ConnectorProxyLoopback, ipPath, "every side would dial a proxy on its own host",
+		ds.errorf(diagcode.ConnectorProxyLoopback, ipPath, "every side would dial a proxy on its own host",
 			"%s: proxy_ip %q is this machine's own address, but the stages that dial the proxy run on different hosts (%s), so each would reach a proxy of its own; give the address of the one machine that runs the proxy.", name, ip, joinHosts(dialers))
 	case known:
 		return []*portRequest{{name: name, host: host, count: 1, given: &port, path: path, out: new(int), external: true}}
@@ -73,7 +73,7 @@ func (p *planner) proxyRequest(t *portTable, ip string, port int, ipPath, path P
 // stagePorts reads the ports of a stage outside the PD pair from the
 // kv_transfer_config the plan writes for it: the base's, with the stage
 // override's engine_args merged in.
-func (p *planner) stagePorts(t *portTable, s *plannedStage) []*portRequest {
+func (p *planner) stagePorts(ds *Diagnostics, t *portTable, s *plannedStage) []*portRequest {
 	var override any
 	path := p.basePath
 	if s.override != nil {
@@ -88,17 +88,17 @@ func (p *planner) stagePorts(t *portTable, s *plannedStage) []*portRequest {
 	var out []*portRequest
 	for _, ps := range kv.Ports() {
 		what := fmt.Sprintf("%s's kv_transfer_config.%s", s.describe(), ps.Path)
-		if !p.checkBasePort(path, what, ps) {
+		if !checkBasePort(ds, path, what, ps) {
 			continue
 		}
 		switch key := lastKey(ps.Path); {
 		case key == "proxy_port":
 			ip, _ := ps.In.String("proxy_ip")
-			out = append(out, p.proxyRequest(t, ip, ps.Port, path, path, what, []string{s.host})...)
+			out = append(out, p.proxyRequest(ds, t, ip, ps.Port, path, path, what, []string{s.host})...)
 		case key == "kv_port" && ps.Connector == connectorP2pNccl:
 			port, count := ps.Port, s.par.tp*s.par.pp*s.par.dp
 			if port+count-1 > 65535 {
-				p.ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
+				ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
 					"%s (line %d) is %d, and P2pNcclConnector binds it plus each of the stage's %d worker ranks, up to %d; use a port at most %d.", what, ps.Line, port, count, port+count-1, 65536-count)
 				continue
 			}
@@ -114,7 +114,7 @@ func (p *planner) stagePorts(t *portTable, s *plannedStage) []*portRequest {
 
 // checkBasePort reports a port setting that is a number but no port; true
 // when it is a port to record.
-func (p *planner) checkBasePort(path Path, what string, ps stageconfig.PortSetting) bool {
+func checkBasePort(ds *Diagnostics, path Path, what string, ps stageconfig.PortSetting) bool {
 	if !ps.Number {
 		return false
 	}
@@ -123,7 +123,7 @@ func (p *planner) checkBasePort(path Path, what string, ps stageconfig.PortSetti
 		if ps.Port < 0 {
 			shown = "a number beyond any port"
 		}
-		p.ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
+		ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
 			"%s (line %d) is %s; use a port in 1-65535.", what, ps.Line, shown)
 		return false
 	}

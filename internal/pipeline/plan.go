@@ -94,6 +94,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	if !p.ds.ErrorsUnder(portInputs...) {
 		p.ports = p.allocatePorts()
+		p.checkPorts(p.stages, p.ports)
 		p.keepPorts(p.ports)
 	}
 	if p.ds.HasErrors() {

@@ -133,10 +133,15 @@ type portPlan struct {
 	// the one its peer dials, if any (keepPorts puts both on the stage).
 	sides     map[string]map[string]int
 	handshake map[string]int
+	// problems are what the allocation could not do (a port given twice
+	// on a host, a range with no room, a port in the config that is no
+	// port), in the order it met them; checkPorts reports them.
+	problems Diagnostics
 }
 
 // allocatePorts claims every port the user gave, then hands out the rest
-// from port_range, preferring the ports an earlier plan chose.
+// from port_range, preferring the ports an earlier plan chose. It reports
+// nothing: what it cannot do is in the plan's problems, for checkPorts.
 func (p *planner) allocatePorts() portPlan {
 	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}, head: map[string]int{}}
 	t := newPortTable(p.spec)
@@ -149,7 +154,6 @@ func (p *planner) allocatePorts() portPlan {
 	// The PD pair's ports come first, so that prefill's and decode's are
 	// the first two of the range whatever else the launch needs.
 	pre, dec := p.pdPair()
-	p.checkSides(pre, dec)
 	for _, s := range []*plannedStage{pre, dec} {
 		p.sidePortRequests(s, &pp, &reqs)
 	}
@@ -163,10 +167,11 @@ func (p *planner) allocatePorts() portPlan {
 		}
 	}
 	p.edgePortRequests(pp.edges, &reqs)
-	reqs = append(reqs, p.foreignPorts(t)...)
+	ds := &pp.problems
+	reqs = append(reqs, p.foreignPorts(ds, t)...)
 	for _, r := range reqs {
 		if r.given != nil {
-			p.claim(t, r)
+			claim(ds, t, r)
 		}
 	}
 	// The ports an earlier plan chose are kept first, each while it still
@@ -179,7 +184,7 @@ func (p *planner) allocatePorts() portPlan {
 	}
 	for _, r := range reqs {
 		if r.given == nil && *r.out == 0 {
-			p.allocate(t, r)
+			allocate(ds, t, r)
 		}
 	}
 	for _, r := range reqs {
@@ -249,10 +254,7 @@ func (p *planner) checkSides(sides ...*plannedStage) {
 func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portRequest) {
 	ports := map[string]int{}
 	pp.sides[s.key] = ports
-	given := p.spec.Prefill.BootstrapPort
-	if s.role == RoleDecode {
-		given = p.spec.Decode.BootstrapPort
-	}
+	given := p.bootstrapPort(s)
 	sps := p.conn.sidePorts(s)
 	hs := handshakePort(sps, p.release.Release.Handoff)
 	for i, sp := range sps {
@@ -270,30 +272,51 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 		}
 		*reqs = append(*reqs, r)
 	}
-	if given != nil && hs < 0 {
-		p.ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
-			"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
-	}
 }
 
-func (p *planner) claim(t *portTable, r *portRequest) {
+// bootstrapPort is the bootstrap_port given for a side of the PD pair, nil
+// when unset.
+func (p *planner) bootstrapPort(s *plannedStage) *int {
+	if s.role == RoleDecode {
+		return p.spec.Decode.BootstrapPort
+	}
+	return p.spec.Prefill.BootstrapPort
+}
+
+// checkPorts reports what the ports of the plan cannot be: a side of the
+// pair its connector cannot run (checkSides), a bootstrap_port on a side
+// that listens on no port, then what allocatePorts could not do, in the
+// order it met it.
+func (p *planner) checkPorts(stages []*plannedStage, pp portPlan) {
+	pre, dec := pdPair(stages)
+	p.checkSides(pre, dec)
+	for _, s := range []*plannedStage{pre, dec} {
+		if p.bootstrapPort(s) != nil && handshakePort(p.conn.sidePorts(s), p.release.Release.Handoff) < 0 {
+			p.ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
+				"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
+		}
+	}
+	p.ds = append(p.ds, pp.problems...)
+}
+
+func claim(ds *Diagnostics, t *portTable, r *portRequest) {
 	ok := true
 	for port := *r.given; port < *r.given+r.count; port++ {
 		switch owner, taken := t.owner(r.host, port); {
 		case taken:
-			p.ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
+			ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
 				"port %d is both %s and %s%s; choose another port.", port, owner, r.name, onHost(r.host))
 			ok = false
 		case t.avoided(r.host, port) != "" && !r.external:
-			p.ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
+			ds.errorf(diagcode.PortCollision, r.path, "a port is used twice on one host",
 				"port %d is %s, and %s would listen on it%s; choose another port.", port, t.avoided(r.host, port), r.name, onHost(r.host))
 			ok = false
 		case t.reserved[port] && !r.external:
-			p.ds.errorf(diagcode.PortReserved, r.path, "the port is in reserved_ports",
+			ds.errorf(diagcode.PortReserved, r.path, "the port is in reserved_ports",
 				"%s would listen on %d, which reserved_ports keeps free; choose another port or unreserve it.", r.name, port)
 			ok = false
 		case port == connectorZMQBasePort:
-			p.ds.errorf(diagcode.PortCollision, r.path, "the port is the connectors' ZMQ base port",
+			ds.errorf(diagcode.PortCollision, r.path, "the port is the connectors' ZMQ base port",
 				"%s would listen on %d, where vllm-omni's connectors (and Mooncake's master) listen by default; choose another port.", r.name, port)
 			ok = false
 		}
@@ -339,10 +362,10 @@ func (p *planner) previousPort(r *portRequest) int {
 // head is the host of the first stage, which serves the API.
 func (p *planner) head() string { return p.stages[0].host }
 
-func (p *planner) allocate(t *portTable, r *portRequest) {
+func allocate(ds *Diagnostics, t *portTable, r *portRequest) {
 	start, ok := t.block(r.host, r.count)
 	if !ok {
-		p.ds.errorf(diagcode.PortRangeExhausted, AttrPath("port_range"), "port_range has no room for every port",
+		ds.errorf(diagcode.PortRangeExhausted, AttrPath("port_range"), "port_range has no room for every port",
 			"%s needs %d free port(s)%s between %d and %d, after reserved_ports and the ports already given; widen port_range.", r.name, r.count, onHost(r.host), t.first, t.last)
 		return
 	}

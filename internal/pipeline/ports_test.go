@@ -282,6 +282,8 @@ func TestBootstrapPortOnASideWithNoPort(t *testing.T) {
 	pp := portPlan{sides: map[string]map[string]int{}, handshake: map[string]int{}}
 	var reqs []*portRequest
 	p.sidePortRequests(pre, &pp, &reqs)
+	dec := &plannedStage{key: decodeKey, role: RoleDecode, path: AttrPath("decode"), par: pre.par}
+	p.checkPorts([]*plannedStage{pre, dec}, pp)
 	if len(reqs) != 0 || !hasCode(p.ds, "bootstrap_port_unused", "prefill.bootstrap_port") {
 		t.Errorf("want bootstrap_port_unused at prefill.bootstrap_port and no port requested; got %d requests, %v", len(reqs), p.ds)
 	}
