@@ -14,7 +14,7 @@ import (
 func (p *planner) apply() (*stageconfig.Document, error) {
 	doc := p.base.SplitStage(p.split.stage.Index)
 	for i, st := range doc.Stages() {
-		s := p.stages[i]
+		s := p.planned.stages[i]
 		st.SetID(s.id)
 		if err := p.applyStage(st, s); err != nil {
 			return nil, err
@@ -23,7 +23,7 @@ func (p *planner) apply() (*stageconfig.Document, error) {
 	k := p.split.id
 	doc.RenumberConnectorKeys(k, p.newID)
 	p.writeCrossHostConnectors(doc)
-	doc.WriteEdges(p.plannedEdges(), stageconfig.EdgeRewrite{
+	doc.WriteEdges(p.planned.edges(), stageconfig.EdgeRewrite{
 		Renumber: func(e Edge) Edge {
 			out := Edge{From: p.newID(e.From), To: p.newID(e.To)}
 			if e.To == k {

@@ -23,7 +23,7 @@ func benchSpec() Spec {
 	return Spec{Model: seedModel, ReservedPorts: []int{30000}}
 }
 
-// benchPlanner runs the steps of Plan up to and including allocatePorts,
+// benchPlanner runs the steps of Plan up to and including assemble,
 // failing the benchmark on any error, and returns the planner.
 func benchPlanner(b *testing.B) *planner {
 	b.Helper()
@@ -32,22 +32,20 @@ func benchPlanner(b *testing.B) *planner {
 	if p.split, ok = p.chooseSplit(); !ok {
 		b.Fatal(describeDiags(p.ds))
 	}
-	p.stages = p.layout()
-	p.checkLayout(p.stages)
-	p.hosts = stageHosts(p.stages)
+	p.laid = p.layout()
+	p.checkLayout()
 	if p.release, ok = p.chooseRelease(); !ok {
 		b.Fatal(describeDiags(p.ds))
 	}
 	p.format = outputDialect(p.release, p.base.Dialect)
-	devices := p.place(p.stages)
-	p.checkPlacement(p.stages, devices)
-	p.keepDevices(devices)
+	devices := p.place()
+	p.checkPlacement(devices)
 	p.ports = p.allocatePorts()
-	p.checkPorts(p.stages, p.ports)
-	p.keepPorts(p.ports)
+	p.checkPorts(p.ports)
 	if p.ds.HasErrors() {
 		b.Fatal(describeDiags(p.ds))
 	}
+	p.planned = assemble(p.laid, devices, p.ports)
 	return p
 }
 
@@ -154,9 +152,8 @@ func BenchmarkStepSplit(b *testing.B) {
 		if p.split, ok = p.chooseSplit(); !ok {
 			b.Fatal(describeDiags(p.ds))
 		}
-		p.stages = p.layout()
-		p.checkLayout(p.stages)
-		p.hosts = stageHosts(p.stages)
+		p.laid = p.layout()
+		p.checkLayout()
 	}
 }
 
@@ -166,10 +163,8 @@ func BenchmarkStepPlace(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.ds = p.ds[:0]
-		if p.checkWorldBounds(p.stages) {
-			devices := p.place(p.stages)
-			p.checkPlacement(p.stages, devices)
-			p.keepDevices(devices)
+		if p.checkWorldBounds() {
+			p.checkPlacement(p.place())
 		}
 	}
 }
@@ -180,8 +175,7 @@ func BenchmarkStepAllocatePorts(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p.ds = p.ds[:0]
-		p.ports = p.allocatePorts()
-		p.checkPorts(p.stages, p.ports)
+		p.checkPorts(p.allocatePorts())
 	}
 }
 

@@ -109,10 +109,10 @@ func sideOf(s *plannedStage) kvconnector.Side {
 
 // wireContext is what an entry's Wire reads of the plan for side s.
 func (p *planner) wireContext(s *plannedStage) kvconnector.Context {
-	_, dec := p.pdPair()
+	_, dec := p.planned.pdPair()
 	return kvconnector.Context{
 		Settings: p.connectorSettings(), Side: sideOf(s), Decode: sideOf(dec),
-		Head: p.stages[0].host, MultiHost: p.multiHost(), APIPort: p.ports.api, HeadPorts: p.ports.head,
+		Head: p.planned.head(), MultiHost: p.multiHost(), APIPort: p.ports.api, HeadPorts: p.ports.head,
 	}
 }
 

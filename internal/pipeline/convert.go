@@ -87,8 +87,8 @@ func (p *planner) topologyOf(name string) (map[int]stageconfig.Stage, bool) {
 // dialect, each stage taking its topology from the preset stage with its
 // base id, and says which top-level keys could not be written.
 func (p *planner) toStageArgs(doc *stageconfig.Document, topology map[int]stageconfig.Stage) *stageconfig.Document {
-	plan := make([]stageconfig.StageArgsPlan, len(p.stages))
-	for i, s := range p.stages {
+	plan := make([]stageconfig.StageArgsPlan, len(p.planned.stages))
+	for i, s := range p.planned.stages {
 		plan[i] = stageconfig.StageArgsPlan{ID: s.id, Inputs: s.inputs, Topology: topology[s.base.id]}
 		switch s.role {
 		case RolePrefill:

@@ -15,18 +15,18 @@ import (
 // stage on another host needs none: the head's omni master forwards
 // requests over its own sockets (vllm_omni/engine/stage_engine_startup.py@0027c20a),
 // and the entry stage takes its input from it.
-func (p *planner) crossHostEdges() []Edge {
+func (l stageLayout) crossHostEdges() []Edge {
 	var out []Edge
-	for _, e := range p.plannedEdges() {
-		if src, dst := p.stageByID(e.From), p.stageByID(e.To); src != nil && src.host != dst.host {
+	for _, e := range l.edges() {
+		if src, dst := l.stageByID(e.From), l.stageByID(e.To); src != nil && src.host != dst.host {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func (p *planner) stageByID(id int) *plannedStage {
-	for _, s := range p.stages {
+func (l stageLayout) stageByID(id int) *plannedStage {
+	for _, s := range l.stages {
 		if s.id == id {
 			return s
 		}
@@ -41,7 +41,7 @@ func (p *planner) stageByID(id int) *plannedStage {
 // input_connectors.from_stage_<n> on the receiver. A reference the base
 // already had on such an edge is replaced, with a warning.
 func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
-	edges := p.crossHostEdges()
+	edges := p.planned.crossHostEdges()
 	if len(edges) == 0 {
 		return
 	}
@@ -81,7 +81,7 @@ func (p *planner) crossHostConnector(e Edge) stageconfig.Map {
 		protocol = "rdma"
 	}
 	extra := stageconfig.Map{
-		{Key: "host", Value: stageconfig.Quoted(p.stageByID(e.From).host)},
+		{Key: "host", Value: stageconfig.Quoted(p.planned.stageByID(e.From).host)},
 		{Key: "zmq_port", Value: p.ports.edges[e]},
 		{Key: "protocol", Value: protocol},
 	}

@@ -12,7 +12,7 @@ import (
 func (p *planner) diagram(res *Result) string {
 	var b strings.Builder
 	b.WriteString("flowchart LR\n")
-	for _, s := range p.stages {
+	for _, s := range p.planned.stages {
 		name := s.base.modelStage
 		if name == "" {
 			name = s.key
@@ -24,7 +24,7 @@ func (p *planner) diagram(res *Result) string {
 		label += "<br/>GPU " + stageconfig.FormatDevices(s.devices) + describeHost(s.host)
 		fmt.Fprintf(&b, "  s%d[\"%s\"]\n", s.id, mermaidEscape(label))
 	}
-	pre, dec := p.pdPair()
+	pre, dec := p.planned.pdPair()
 	for _, e := range res.Edges {
 		if e.From == pre.id && e.To == dec.id {
 			fmt.Fprintf(&b, "  s%d -- \"KV: %s\" --> s%d\n", e.From, mermaidEscape(p.conn.name), e.To)

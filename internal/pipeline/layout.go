@@ -22,8 +22,12 @@ type plannedStage struct {
 	path      Path // where the user configures it
 	override  *StageOverride
 
-	devices      []int
+	// givenDevices are the devices the user lists for the stage
+	// (devicesGiven, even when the list is empty); devices are the ones it
+	// runs on, set by assemble from the placement.
+	givenDevices []int
 	devicesGiven bool
+	devices      []int
 	par          parallel // tensor, pipeline and data parallel sizes and replicas: par.world() devices
 	memory       float64
 	maxNumSeqs   *int
@@ -92,9 +96,20 @@ func (p *planner) newID(old int) int {
 	return old
 }
 
+// stageLayout is what layout decides: the output stages, in output order,
+// with their ids, inputs, hosts and the settings each takes from the user
+// (the devices it lists among them), and their hosts. The devices the
+// stages run on and the pair's ports are chosen after it, by place and
+// allocatePorts; assemble puts them on copies of these stages.
+type stageLayout struct {
+	stages []*plannedStage
+	hosts  []string // distinct, in stage order
+}
+
 // layout builds the output stages, in output order: ids, inputs, hosts
-// and the settings each one takes from the user.
-func (p *planner) layout() []*plannedStage {
+// and the settings each one takes from the user. It reports nothing;
+// checkLayout judges what it returns.
+func (p *planner) layout() stageLayout {
 	k := p.split.id
 	overrides := p.spec.StageOverrides
 	stages := make([]*plannedStage, 0, len(p.g.stages)+1)
@@ -151,13 +166,13 @@ func (p *planner) layout() []*plannedStage {
 			s.host = firstNonEmpty(h, dec.host)
 		}
 	}
-	return stages
+	return stageLayout{stages: stages, hosts: stageHosts(stages)}
 }
 
-// plannedEdges are the edges of the planned input graph, sorted.
-func (p *planner) plannedEdges() []Edge {
+// edges are the edges of the planned input graph, sorted.
+func (l stageLayout) edges() []Edge {
 	var want []Edge
-	for _, s := range p.stages {
+	for _, s := range l.stages {
 		for _, in := range s.inputs {
 			want = append(want, Edge{From: in, To: s.id})
 		}
@@ -177,12 +192,9 @@ func stageHosts(stages []*plannedStage) []string {
 	return hosts
 }
 
-// pdPair is the prefill and the decode stage among the planned stages.
-func (p *planner) pdPair() (pre, dec *plannedStage) { return pdPair(p.stages) }
-
-// pdPair is the prefill and the decode stage among stages.
-func pdPair(stages []*plannedStage) (pre, dec *plannedStage) {
-	for _, s := range stages {
+// pdPair is the prefill and the decode stage among the stages.
+func (l stageLayout) pdPair() (pre, dec *plannedStage) {
+	for _, s := range l.stages {
 		switch s.role {
 		case RolePrefill:
 			pre = s
@@ -198,10 +210,10 @@ func pdPair(stages []*plannedStage) (pre, dec *plannedStage) {
 // parallel sizes that are not whole numbers (the layout keeps the config's
 // size for them), and a PD pair whose tensor-parallel sizes the connector
 // refuses.
-func (p *planner) checkLayout(stages []*plannedStage) {
-	p.checkOverrideKeys(stages)
+func (p *planner) checkLayout() {
+	p.checkOverrideKeys(p.laid.stages)
 	var pre *plannedStage
-	for _, s := range stages {
+	for _, s := range p.laid.stages {
 		switch s.role {
 		case RolePrefill:
 			checkParallelArgs(&p.ds, s.path, p.spec.Prefill.EngineArgs)
@@ -267,7 +279,7 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 		s.par.tp = *r.TensorParallelSize
 	}
 	if r.Devices != nil {
-		s.devices, s.devicesGiven = r.Devices, true
+		s.givenDevices, s.devicesGiven = r.Devices, true
 	}
 	seqs := defaultSeqs
 	if r.MaxNumSeqs != nil {
@@ -294,7 +306,7 @@ func (p *planner) configureStage(s *plannedStage) {
 		s.par.replicas = *o.NumReplicas
 	}
 	if o.Devices != nil {
-		s.devices, s.devicesGiven = o.Devices, true
+		s.givenDevices, s.devicesGiven = o.Devices, true
 	}
 	s.maxNumSeqs = o.MaxNumSeqs
 	if o.GPUMemoryUtilization != nil {
@@ -325,7 +337,14 @@ func containsString(xs []string, v string) bool {
 	return false
 }
 
-func (p *planner) multiHost() bool { return len(p.hosts) > 1 }
+// head is the host of the first stage, which serves the API.
+func (l stageLayout) head() string { return l.stages[0].host }
+
+func (l stageLayout) multiHost() bool { return len(l.hosts) > 1 }
+
+// multiHost reports whether the plan spans hosts; the layout decides it,
+// and assemble keeps the layout's hosts.
+func (p *planner) multiHost() bool { return p.laid.multiHost() }
 
 // stageBased reports whether each stage runs as its own process with
 // vllm-omni's stage-based launch: across hosts, and on one host when the
@@ -355,18 +374,18 @@ func (p *planner) checkHosts() {
 	// Hosts that are not addresses are checkHost's errors; where no stage
 	// has a usable one, the stages without a host are not the cause.
 	usable := false
-	for _, h := range p.hosts {
+	for _, h := range p.laid.hosts {
 		if _, why := canonicalHost(h); h != "" && why == "" {
 			usable = true
 		}
 	}
-	for _, s := range p.stages {
+	for _, s := range p.laid.stages {
 		if s.host == "" {
 			if !usable {
 				continue
 			}
 			p.ds.errorf(diagcode.HostMissing, s.path.Attr("host"), "a stage has no host while others do",
-				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.hosts))
+				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.laid.hosts))
 			continue
 		}
 		explicit := s.role != RoleStage || s.override != nil && s.override.Host != ""

@@ -35,10 +35,10 @@ import (
 func (p *planner) foreignPorts(ds *Diagnostics, t *portTable) []*portRequest {
 	var out []*portRequest
 	if pr := p.conn.proxy; pr != nil {
-		pre, dec := p.pdPair()
+		pre, dec := p.laid.pdPair()
 		out = append(out, p.proxyRequest(ds, t, pr.ip, pr.port, pr.ipPath, pr.portPath, "p2p_nccl_proxy", []string{pre.host, dec.host})...)
 	}
-	for _, s := range p.stages {
+	for _, s := range p.laid.stages {
 		if s.role == RoleStage {
 			out = append(out, p.stagePorts(ds, t, s)...)
 		}

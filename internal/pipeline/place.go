@@ -23,7 +23,8 @@ type placement map[string][]int
 // than what a stage staying there holds. place reports nothing: the
 // stages' sizes must be within bounds (checkWorldBounds), and
 // checkPlacement judges what it chose.
-func (p *planner) place(stages []*plannedStage) placement {
+func (p *planner) place() placement {
+	stages := p.laid.stages
 	chosen := make(placement, len(stages))
 	used := map[string]map[int]bool{} // host -> devices taken by P and D
 	take := func(into map[string]map[int]bool, host string, devs []int) {
@@ -34,12 +35,12 @@ func (p *planner) place(stages []*plannedStage) placement {
 			into[host][d] = true
 		}
 	}
-	pre, dec := pdPair(stages)
+	pre, dec := p.laid.pdPair()
 	pair := []*plannedStage{pre, dec}
 	for _, s := range pair {
 		if s.devicesGiven {
-			chosen[s.key] = s.devices
-			take(used, s.host, s.devices)
+			chosen[s.key] = s.givenDevices
+			take(used, s.host, s.givenDevices)
 		}
 	}
 	for _, s := range pair {
@@ -70,7 +71,7 @@ func (p *planner) place(stages []*plannedStage) placement {
 		switch {
 		case s.role != RoleStage, chosen[s.key] != nil:
 		case s.devicesGiven:
-			chosen[s.key] = s.devices
+			chosen[s.key] = s.givenDevices
 		default:
 			// The other stages share GPUs among themselves, as the recipe
 			// runs talker and code2wav on one, but never the PD pair's: a
@@ -86,8 +87,9 @@ func (p *planner) place(stages []*plannedStage) placement {
 // that does not match the stage's parallel sizes, prefill and decode on
 // the same GPUs of one host, a host with fewer GPUs than the layout needs,
 // and GPUs whose stages ask for more than their memory.
-func (p *planner) checkPlacement(stages []*plannedStage, devices placement) {
-	pre, dec := pdPair(stages)
+func (p *planner) checkPlacement(devices placement) {
+	stages := p.laid.stages
+	pre, dec := p.laid.pdPair()
 	for _, s := range []*plannedStage{pre, dec} {
 		if s.devicesGiven {
 			p.checkWorld(s)
@@ -109,13 +111,6 @@ func (p *planner) checkPlacement(stages []*plannedStage, devices placement) {
 	p.checkMemory(stages, devices)
 }
 
-// keepDevices gives the planned stages the devices place chose.
-func (p *planner) keepDevices(devices placement) {
-	for _, s := range p.stages {
-		s.devices = devices[s.key]
-	}
-}
-
 // maxWorldSize bounds the devices one stage may span on a host. Placement
 // builds a list of that many devices, so an absurd tensor_parallel_size
 // (from an attribute or the base config) must stop here, not exhaust memory.
@@ -123,9 +118,9 @@ const maxWorldSize = 1024
 
 // checkWorldBounds reports stages whose parallel sizes ask for more devices
 // than any host has, blaming the attribute the size came from.
-func (p *planner) checkWorldBounds(stages []*plannedStage) bool {
+func (p *planner) checkWorldBounds() bool {
 	ok := true
-	for _, s := range stages {
+	for _, s := range p.laid.stages {
 		if s.par.world() >= 1 && s.par.world() <= maxWorldSize {
 			continue
 		}
@@ -172,10 +167,10 @@ func (p *planner) worldBlame(s *plannedStage) Path {
 }
 
 func (p *planner) checkWorld(s *plannedStage) {
-	if len(s.devices) != s.par.world() {
+	if len(s.givenDevices) != s.par.world() {
 		p.ds.errorf(diagcode.DevicesWorldSize, s.path.Attr("devices"), "the device count does not match the parallelism",
 			"%s lists %d device(s) but %s needs %s; list %s or change the parallel sizes.",
-			s.describe(), len(s.devices), s.par, s.par.needs(), s.par.needs())
+			s.describe(), len(s.givenDevices), s.par, s.par.needs(), s.par.needs())
 	}
 }
 
@@ -187,7 +182,7 @@ func (p *planner) previousDevices(s *plannedStage) ([]int, bool) {
 	if prev == nil {
 		return nil, false
 	}
-	devs, ok := prev.Devices[HostKey{prev.HostOf(s.host, p.head()), s.deviceKey}]
+	devs, ok := prev.Devices[HostKey{prev.HostOf(s.host, p.laid.head()), s.deviceKey}]
 	if !ok || len(devs) != s.par.world() {
 		return nil, false
 	}
@@ -229,7 +224,7 @@ func (p *planner) checkGPULimit(stages []*plannedStage, devices placement) {
 		return
 	}
 	limit := *p.spec.GPUs
-	for _, host := range p.hosts {
+	for _, host := range p.laid.hosts {
 		need := 0
 		var where []string
 		var blame Path

@@ -28,9 +28,12 @@ type planner struct {
 	format   stageconfig.Dialect // the output's, once the release is chosen
 	release  releases.Choice
 	conn     connector
-	stages   []*plannedStage // in output order
-	ports    portPlan
-	hosts    []string // distinct hosts in stage order
+	// laid is what layout decides; the steps up to assemble read it.
+	laid stageLayout
+	// planned is what assemble makes of the layout, the placement and the
+	// ports: the stages apply, convert and result read.
+	planned stageLayout
+	ports   portPlan
 }
 
 // newPlanner checks the inputs that need no base config and makes the
@@ -71,10 +74,9 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	p.checkArchitecture()
 	p.checkVariant()
-	p.stages = p.layout()
-	p.checkLayout(p.stages)
+	p.laid = p.layout()
+	p.checkLayout()
 	p.checkStagePaths()
-	p.hosts = stageHosts(p.stages)
 	p.checkHosts()
 	p.release, ok = p.chooseRelease()
 	if !ok {
@@ -87,19 +89,19 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	// wrong (a relative config_path, a connector typo), so that one plan
 	// reports those problems and the GPUs' together; with an input they
 	// read wrong they would only add problems that follow from it.
-	if !p.ds.ErrorsUnder(placementInputs...) && p.checkWorldBounds(p.stages) {
-		devices := p.place(p.stages)
-		p.checkPlacement(p.stages, devices)
-		p.keepDevices(devices)
+	var devices placement
+	if !p.ds.ErrorsUnder(placementInputs...) && p.checkWorldBounds() {
+		devices = p.place()
+		p.checkPlacement(devices)
 	}
 	if !p.ds.ErrorsUnder(portInputs...) {
 		p.ports = p.allocatePorts()
-		p.checkPorts(p.stages, p.ports)
-		p.keepPorts(p.ports)
+		p.checkPorts(p.ports)
 	}
 	if p.ds.HasErrors() {
 		return nil, p.ds
 	}
+	p.planned = assemble(p.laid, devices, p.ports)
 	doc, err := p.apply()
 	if err != nil {
 		p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
@@ -135,6 +137,23 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	return res, p.ds
+}
+
+// assemble makes the planned stages from what the steps decided: copies of
+// the layout's stages, each with the devices place chose for it and, on
+// the PD pair, the connector ports allocatePorts gave its side. The
+// layout is left as it is.
+func assemble(lay stageLayout, devices placement, ports portPlan) stageLayout {
+	stages := make([]plannedStage, len(lay.stages))
+	out := stageLayout{stages: make([]*plannedStage, len(lay.stages)), hosts: lay.hosts}
+	for i, s := range lay.stages {
+		c := &stages[i]
+		*c = *s
+		c.devices = devices[s.key]
+		c.ports, c.handshakePort = ports.sides[s.key], ports.handshake[s.key]
+		out.stages[i] = c
+	}
+	return out
 }
 
 // placementInputs are the attributes placement reads: the stages' devices,
@@ -214,10 +233,10 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		ConfigSHA256: hex.EncodeToString(sum),
 		Ports:        p.ports.list,
 	}
-	for _, s := range p.stages {
+	for _, s := range p.planned.stages {
 		res.Stages = append(res.Stages, s.info())
 	}
-	res.Edges = p.plannedEdges()
+	res.Edges = p.planned.edges()
 	lp, err := p.launchPlan(res, doc)
 	if err != nil {
 		return nil, err
@@ -241,7 +260,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	if p.spec.PortRange != nil {
 		res.PortRange = *p.spec.PortRange
 	}
-	pre, dec := p.pdPair()
+	pre, dec := p.planned.pdPair()
 	res.Prefill, res.Decode = pre.settings(), dec.settings()
 	res.ID = contentID(id, res)
 	return res, nil

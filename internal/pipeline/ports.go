@@ -130,7 +130,7 @@ type portPlan struct {
 	edges map[Edge]int
 	// sides are each side of the PD pair's connector ports by suffix
 	// (_bootstrap, _side_channel, ...), by the side's key; handshake is
-	// the one its peer dials, if any (keepPorts puts both on the stage).
+	// the one its peer dials, if any (assemble puts both on the stage).
 	sides     map[string]map[string]int
 	handshake map[string]int
 	// problems are what the allocation could not do (a port given twice
@@ -145,7 +145,7 @@ type portPlan struct {
 func (p *planner) allocatePorts() portPlan {
 	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}, head: map[string]int{}}
 	t := newPortTable(p.spec)
-	head := p.head()
+	head := p.laid.head()
 	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
 	if p.spec.APIPort == nil {
 		api := DefaultAPIPort
@@ -153,7 +153,7 @@ func (p *planner) allocatePorts() portPlan {
 	}
 	// The PD pair's ports come first, so that prefill's and decode's are
 	// the first two of the range whatever else the launch needs.
-	pre, dec := p.pdPair()
+	pre, dec := p.laid.pdPair()
 	for _, s := range []*plannedStage{pre, dec} {
 		p.sidePortRequests(s, &pp, &reqs)
 	}
@@ -207,21 +207,12 @@ func (p *planner) allocatePorts() portPlan {
 	return pp
 }
 
-// keepPorts gives each side of the PD pair the ports allocatePorts chose
-// for it, where its connector wiring and its stage summary read them.
-func (p *planner) keepPorts(pp portPlan) {
-	pre, dec := p.pdPair()
-	for _, s := range []*plannedStage{pre, dec} {
-		s.ports, s.handshakePort = pp.sides[s.key], pp.handshake[s.key]
-	}
-}
-
 // edgePortRequests asks, for every edge between two hosts, for the port
 // its connector's sender listens on (zmq_port of
 // MooncakeTransferEngineConnector, on the sending host).
 func (p *planner) edgePortRequests(into map[Edge]int, reqs *[]*portRequest) {
-	for _, e := range p.crossHostEdges() {
-		src := p.stageByID(e.From)
+	for _, e := range p.laid.crossHostEdges() {
+		src := p.laid.stageByID(e.From)
 		*reqs = append(*reqs, &portRequest{name: edgePortName(e), host: src.host, stage: src, count: 1, out: new(int),
 			done: func(port int) { into[e] = port }})
 	}
@@ -287,8 +278,8 @@ func (p *planner) bootstrapPort(s *plannedStage) *int {
 // pair its connector cannot run (checkSides), a bootstrap_port on a side
 // that listens on no port, then what allocatePorts could not do, in the
 // order it met it.
-func (p *planner) checkPorts(stages []*plannedStage, pp portPlan) {
-	pre, dec := pdPair(stages)
+func (p *planner) checkPorts(pp portPlan) {
+	pre, dec := p.laid.pdPair()
 	p.checkSides(pre, dec)
 	for _, s := range []*plannedStage{pre, dec} {
 		if p.bootstrapPort(s) != nil && handshakePort(p.conn.sidePorts(s), p.release.Release.Handoff) < 0 {
@@ -349,7 +340,7 @@ func (p *planner) previousPort(r *portRequest) int {
 	if prev == nil {
 		return 0
 	}
-	host := prev.HostOf(r.host, p.head())
+	host := prev.HostOf(r.host, p.laid.head())
 	if port := prev.Ports[HostKey{host, portName(r.name, 0, r.count, r.index)}]; port != 0 {
 		return port
 	}
@@ -358,9 +349,6 @@ func (p *planner) previousPort(r *portRequest) int {
 	}
 	return 0
 }
-
-// head is the host of the first stage, which serves the API.
-func (p *planner) head() string { return p.stages[0].host }
 
 func allocate(ds *Diagnostics, t *portTable, r *portRequest) {
 	start, ok := t.block(r.host, r.count)
@@ -384,11 +372,11 @@ func onHost(h string) string {
 
 // allocations reports the choices a resource keeps stable.
 func (p *planner) allocations() Allocations {
-	a := Allocations{Ports: map[HostKey]int{}, Devices: map[HostKey][]int{}, Head: p.head(), Release: p.release.Release.Version}
+	a := Allocations{Ports: map[HostKey]int{}, Devices: map[HostKey][]int{}, Head: p.planned.head(), Release: p.release.Release.Version}
 	for _, port := range p.ports.list {
 		a.Ports[HostKey{port.Host, port.Name}] = port.Port
 	}
-	for _, s := range p.stages {
+	for _, s := range p.planned.stages {
 		a.Devices[HostKey{s.host, s.deviceKey}] = s.devices
 	}
 	return a

@@ -283,7 +283,8 @@ func TestBootstrapPortOnASideWithNoPort(t *testing.T) {
 	var reqs []*portRequest
 	p.sidePortRequests(pre, &pp, &reqs)
 	dec := &plannedStage{key: decodeKey, role: RoleDecode, path: AttrPath("decode"), par: pre.par}
-	p.checkPorts([]*plannedStage{pre, dec}, pp)
+	p.laid = stageLayout{stages: []*plannedStage{pre, dec}}
+	p.checkPorts(pp)
 	if len(reqs) != 0 || !hasCode(p.ds, "bootstrap_port_unused", "prefill.bootstrap_port") {
 		t.Errorf("want bootstrap_port_unused at prefill.bootstrap_port and no port requested; got %d requests, %v", len(reqs), p.ds)
 	}

@@ -133,12 +133,12 @@ func (p *planner) proxyHost(ip string, dialers []string) (host string, known, ma
 		return dialers[0], true, false, false
 	}
 	canonical := hostOrCanonical(ip)
-	for _, h := range p.hosts {
+	for _, h := range p.laid.hosts {
 		if h != "" && h == canonical {
 			return h, true, false, false
 		}
 	}
-	if len(p.hosts) == 1 && p.hosts[0] == "" {
+	if len(p.laid.hosts) == 1 && p.laid.hosts[0] == "" {
 		return "", false, true, false
 	}
 	return "", false, false, false

@@ -28,7 +28,7 @@ func (p *planner) checkReplicas() {
 	if !p.stageBased() || p.release.Release.StageCLI.Has(releases.FlagOmniDPSizeLocal) {
 		return
 	}
-	for _, s := range p.stages {
+	for _, s := range p.laid.stages {
 		if s.par.replicas <= 1 {
 			continue
 		}

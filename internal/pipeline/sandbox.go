@@ -77,7 +77,7 @@ var engineArgPaths = []struct {
 func (p *planner) checkStagePaths() {
 	var paths []reachedPath
 	seen := map[string]bool{}
-	for _, st := range p.stages {
+	for _, st := range p.laid.stages {
 		var args map[string]any
 		switch {
 		case st.role == RolePrefill:
