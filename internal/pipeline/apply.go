@@ -7,22 +7,39 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// apply writes the plan into a copy of the base config: the split stage
-// becomes the prefill and decode stages, every later stage is renumbered,
-// and each stage gets its devices and settings. Everything else in the base
-// config is left as it was.
-func (p *planner) apply() (*stageconfig.Document, error) {
+// apply writes the planned stages into a copy of the base config: the
+// split stage becomes the prefill and decode stages, every later stage is
+// renumbered, and each stage gets its devices and settings. Everything
+// else in the base config is left as it was. Each stage of the copy is
+// matched to its planned stage by id: a base stage's is the one newID
+// gives it, and of the split stage's two copies, which SplitStage puts in
+// its place, the first is prefill's and the second decode's. What the copy
+// cannot hold (a connector name the base already uses, ...) and what the
+// plan leaves as the base has it come back as problems, for Plan to
+// report.
+func (p *planner) apply() (*stageconfig.Document, Diagnostics, error) {
+	var ds Diagnostics
 	doc := p.base.SplitStage(p.split.stage.Index)
-	for i, st := range doc.Stages() {
-		s := p.planned.stages[i]
+	k := p.split.id
+	copies := 0
+	for _, st := range doc.Stages() {
+		base, _ := st.ID() // every base stage has its own id: readGraph refuses a base otherwise
+		id := p.newID(base)
+		if base == k {
+			id = k + copies
+			copies++
+		}
+		s := p.planned.stageByID(id)
+		if s == nil {
+			return nil, nil, fmt.Errorf("%s is not among the planned stages", st.Describe())
+		}
 		st.SetID(s.id)
 		if err := p.applyStage(st, s); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	k := p.split.id
 	doc.RenumberConnectorKeys(k, p.newID)
-	p.writeCrossHostConnectors(doc)
+	p.writeCrossHostConnectors(&ds, doc)
 	doc.WriteEdges(p.planned.edges(), stageconfig.EdgeRewrite{
 		Renumber: func(e Edge) Edge {
 			out := Edge{From: p.newID(e.From), To: p.newID(e.To)}
@@ -36,10 +53,10 @@ func (p *planner) apply() (*stageconfig.Document, error) {
 		Template: func(e Edge) bool { return e.From == k },
 	})
 	for _, pl := range doc.SplitPlatformStages(k, p.newID) {
-		p.ds.warnf(diagcode.PlatformDevicesKept, p.basePath, "a platform override places the split stage itself",
+		ds.warnf(diagcode.PlatformDevicesKept, p.basePath, "a platform override places the split stage itself",
 			"platforms.%s sets devices for stage %d; the provider plans devices for the default platform only, so prefill and decode both keep %s there. Give each its own devices in a base config written for that platform.", pl.Platform, k, stageconfig.FormatDevices(pl.Devices))
 	}
-	return doc, nil
+	return doc, ds, nil
 }
 
 func (p *planner) applyStage(st stageconfig.Stage, s *plannedStage) error {

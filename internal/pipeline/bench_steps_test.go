@@ -68,7 +68,7 @@ func benchBase(b *testing.B) *planner {
 func benchApplied(b *testing.B) (*planner, *stageconfig.Document) {
 	b.Helper()
 	p := benchPlanner(b)
-	doc, err := p.apply()
+	doc, _, err := p.apply()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func BenchmarkStepApply(b *testing.B) {
 	p := benchPlanner(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := p.apply(); err != nil {
+		if _, _, err := p.apply(); err != nil {
 			b.Fatal(err)
 		}
 	}

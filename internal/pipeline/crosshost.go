@@ -39,8 +39,8 @@ func (l stageLayout) stageByID(id int) *plannedStage {
 // (vllm_omni/deploy/hunyuan_image_3_moe_pd.yaml@c9899cfe), and names it at
 // both ends: output_connectors.to_stage_<n> on the sender,
 // input_connectors.from_stage_<n> on the receiver. A reference the base
-// already had on such an edge is replaced, with a warning.
-func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
+// already had on such an edge is replaced, with a warning in ds.
+func (p *planner) writeCrossHostConnectors(ds *Diagnostics, doc *stageconfig.Document) {
 	edges := p.planned.crossHostEdges()
 	if len(edges) == 0 {
 		return
@@ -48,10 +48,10 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 	where := doc.ConnectorsWhere()
 	if bad := doc.EnsureConnectors(); bad != nil {
 		if bad.Key == "runtime" {
-			p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's runtime is not a mapping",
+			ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's runtime is not a mapping",
 				"runtime (line %d) must be a mapping to hold the connectors of the edges between hosts; write it out as one.", bad.Line)
 		} else {
-			p.ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's connectors are not a mapping",
+			ds.errorf(diagcode.CrossHostConnectorsShape, p.basePath, "the base's connectors are not a mapping",
 				"%s (line %d) must be a mapping of named connectors, written out (not an alias), to hold the connectors of the edges between hosts.", where, bad.Line)
 		}
 		return
@@ -60,16 +60,16 @@ func (p *planner) writeCrossHostConnectors(doc *stageconfig.Document) {
 	for _, e := range edges {
 		name := fmt.Sprintf("cross_host_%d_%d", e.From, e.To)
 		if doc.HasConnector(name) {
-			p.ds.errorf(diagcode.CrossHostConnectorNameTaken, p.basePath, "the base already defines a connector of this name",
+			ds.errorf(diagcode.CrossHostConnectorNameTaken, p.basePath, "the base already defines a connector of this name",
 				"%s.%s is the name the provider gives the connector of edge %d → %d, which crosses hosts; rename yours.", where, name, e.From, e.To)
 			continue
 		}
 		if err := doc.DefineConnector(name, p.crossHostConnector(e)); err != nil {
-			p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
+			ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
 			return
 		}
-		p.nameConnector(stages, e.From, "output_connectors", fmt.Sprintf("to_stage_%d", e.To), name)
-		p.nameConnector(stages, e.To, "input_connectors", fmt.Sprintf("from_stage_%d", e.From), name)
+		p.nameConnector(ds, stages, e.From, "output_connectors", fmt.Sprintf("to_stage_%d", e.To), name)
+		p.nameConnector(ds, stages, e.To, "input_connectors", fmt.Sprintf("from_stage_%d", e.From), name)
 	}
 }
 
@@ -91,13 +91,13 @@ func (p *planner) crossHostConnector(e Edge) stageconfig.Map {
 	return stageconfig.Map{{Key: "name", Value: releases.CrossHostConnector}, {Key: "extra", Value: extra}}
 }
 
-func (p *planner) nameConnector(stages []stageconfig.Stage, id int, key, ref, name string) {
+func (p *planner) nameConnector(ds *Diagnostics, stages []stageconfig.Stage, id int, key, ref, name string) {
 	for _, st := range stages {
 		if sid, ok := st.ID(); !ok || sid != id {
 			continue
 		}
 		if was, replaced := st.NameConnector(key, ref, name); replaced {
-			p.ds.warnf(diagcode.CrossHostConnectorReplaced, p.basePath, "a connector on an edge between hosts was replaced",
+			ds.warnf(diagcode.CrossHostConnectorReplaced, p.basePath, "a connector on an edge between hosts was replaced",
 				"stage %d's %s.%s named %q; the edge crosses hosts, so it now names %s (a %s).", id, key, ref, was, name, releases.CrossHostConnector)
 		}
 	}

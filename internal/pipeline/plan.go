@@ -102,7 +102,8 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 		return nil, p.ds
 	}
 	p.planned = assemble(p.laid, devices, p.ports)
-	doc, err := p.apply()
+	doc, problems, err := p.apply()
+	p.ds = append(p.ds, problems...)
 	if err != nil {
 		p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
 		return nil, p.ds
