@@ -217,7 +217,7 @@ func BenchmarkStepRender(b *testing.B) {
 }
 
 // BenchmarkStepLaunchDiagram: the serve command, the launches and their
-// units, the Mermaid
+// units, the health checks, the Mermaid
 // diagram, the allocations and the content id: the rest of result().
 func BenchmarkStepLaunchDiagram(b *testing.B) {
 	p, doc := benchApplied(b)
@@ -228,15 +228,9 @@ func BenchmarkStepLaunchDiagram(b *testing.B) {
 	config := []byte(res.ConfigYAML)
 	b.ReportAllocs()
 	for b.Loop() {
-		lp, err := p.launchPlan(res, doc)
-		if err != nil {
+		if err := addLaunches(res, doc, p.launchInputs()); err != nil {
 			b.Fatal(err)
 		}
-		if res.Launches, res.SystemdUnit, err = launches(lp); err != nil {
-			b.Fatal(err)
-		}
-		head := res.Launches[0].Processes[0]
-		res.ServeArgs, res.ServeCommand = head.Argv, ShellJoin(head.Argv)
 		res.Diagram = p.diagram(res)
 		res.Allocations = p.allocations()
 		id := sha256.New()

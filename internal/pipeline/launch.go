@@ -12,24 +12,52 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
+// The launch plan: what every host runs, as processes, units and drop-ins,
+// made from a Result once its config, stages and ports are planned. This
+// file, units.go (the unit files) and preflight.go (the check script's
+// words) are the whole of it, and none of them reads the planner: a
+// launch is built from the Result, the planned config it describes, and
+// the launchInputs the Result does not hold.
+
 // ShellJoin renders argv as a shell command line that splits back into
 // exactly argv.
 func ShellJoin(argv []string) string { return shellquote.Join(argv) }
 
-func (p *planner) configPath() string {
-	if p.spec.ConfigPath != "" {
-		return p.spec.ConfigPath
-	}
-	return DefaultConfigPath
+// launchInputs are what a launch needs that the Result does not say.
+type launchInputs struct {
+	model   string
+	release releases.Release // the release planned for, whose CLI the processes use
+	asked   string           // vllm_omni_version as written, "" when unset
+	service ServiceSpec      // as given; the launch fills in the defaults
+	rdma    bool             // a KV connector class registers memory with an RDMA NIC
+	// stageBased is true when every stage runs as its own process: across
+	// hosts, and on one host when the release does not carry each stage's
+	// runtime.env to its engine (releases.StageEnvFact).
+	stageBased bool
+	connectors []string // the PD pair's KV connector classes, whose transports the preflight imports
 }
 
-// effectiveVersion is vllm_omni_version as the user wrote it, or the
-// release chosen for them.
-func (p *planner) effectiveVersion() string {
-	if p.spec.VLLMOmniVersion != "" {
-		return p.spec.VLLMOmniVersion
+// addLaunches fills in what the machines run from the rest of res and the
+// planned config doc: the launches and the unit file, the check script's
+// path, the serve command, the GPUs a host needs and the health checks.
+func addLaunches(res *Result, doc *stageconfig.Document, in launchInputs) error {
+	lp, err := newLaunchPlan(res, doc, in)
+	if err != nil {
+		return err
 	}
-	return p.release.Release.Version
+	if res.Launches, res.SystemdUnit, err = launches(lp); err != nil {
+		return err
+	}
+	res.CheckScriptPath = lp.service.CheckScriptPath
+	// The serve command is the head's process: on one host the process that
+	// runs every stage, across hosts the one that serves the API.
+	head := res.Launches[0].Processes[0]
+	res.ServeArgs, res.ServeCommand = head.Argv, ShellJoin(head.Argv)
+	for _, l := range res.Launches {
+		res.GPUCount = max(res.GPUCount, l.GPUCount)
+	}
+	res.Health = health(in.model, res.Stages[0].Host, res.APIPort, head.UnitName, res.CheckScriptPath)
+	return nil
 }
 
 // launchPlan is what the launches are built from: the planned stages and
@@ -44,10 +72,7 @@ type launchPlan struct {
 	service    ServiceSpec // with defaults
 	rdma       bool        // the connector needs the RDMA devices
 	apiPort    int
-	// stageBased is true when every stage runs as its own process: across
-	// hosts, and on one host when the release does not carry each stage's
-	// runtime.env to its engine (releases.StageEnvFact).
-	stageBased bool
+	stageBased bool        // launchInputs.stageBased
 	masterPort int         // the omni master's; 0 for a whole-pipeline launch
 	stages     []StageInfo // in output order; the first is the head's
 	ports      []Port
@@ -56,17 +81,25 @@ type launchPlan struct {
 	checks     map[int]preflightChecks   // what each stage's preflight imports and counts
 }
 
-// launchPlan gathers the launch's inputs from the plan and its result.
-func (p *planner) launchPlan(res *Result, doc *stageconfig.Document) (launchPlan, error) {
+// newLaunchPlan gathers the launch's inputs: from res its config (path,
+// dialect, SHA-256), stages and ports, the omni master's among them; from
+// doc each stage's environment, replicas and imports; the rest from in.
+func newLaunchPlan(res *Result, doc *stageconfig.Document, in launchInputs) (launchPlan, error) {
 	envs, err := stageEnvs(doc)
-	return launchPlan{
-		model: p.spec.Model, release: p.release.Release, asked: p.spec.VLLMOmniVersion,
-		flag: p.configFlag(), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
-		service: p.spec.Service.withDefaults(),
-		rdma:    p.needsMemlock(),
-		apiPort: res.APIPort, stageBased: p.stageBased(), masterPort: p.ports.master,
-		stages: res.Stages, ports: res.Ports, envs: envs, replicas: stageReplicas(doc), checks: stageChecks(doc, p.connectorClasses()),
-	}, err
+	lp := launchPlan{
+		model: in.model, release: in.release, asked: in.asked,
+		flag: in.release.FlagFor(res.Format), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
+		service: in.service.withDefaults(),
+		rdma:    in.rdma,
+		apiPort: res.APIPort, stageBased: in.stageBased,
+		stages: res.Stages, ports: res.Ports, envs: envs, replicas: stageReplicas(doc), checks: stageChecks(doc, in.connectors),
+	}
+	for _, port := range res.Ports {
+		if port.Name == portOmniMaster && port.StageID == nil {
+			lp.masterPort = port.Port
+		}
+	}
+	return lp, err
 }
 
 // hosts are the distinct hosts of the stages, in stage order.

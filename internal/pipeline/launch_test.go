@@ -5,6 +5,10 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // On one host the serve command is the head's: the model, the API port,
@@ -137,6 +141,38 @@ func TestHealth(t *testing.T) {
 		}
 		if want := ShellJoin([]string{"python3", DefaultCheckScriptPath, "smoke", h.SmokeURL, seedModel, "vllm-omni-stage@0.service"}); h.SmokeCommand != want {
 			t.Errorf("health(%q) smoke command %q, want %q", tc.host, h.SmokeCommand, want)
+		}
+	}
+}
+
+// The launches are built from the Result and its config alone, with the
+// launchInputs the Result does not hold: rebuilt from a planned Result and
+// its YAML read back, they are the plan's, on one host and across hosts.
+func TestLaunchesFromTheResult(t *testing.T) {
+	for _, spec := range []Spec{
+		{Model: seedModel},
+		{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}},
+	} {
+		res := mustPlan(t, spec)
+		doc, err := stageconfig.Parse([]byte(res.ConfigYAML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		release, problem := releases.Lookup(res.Release)
+		if problem != nil {
+			t.Fatal(problem.Detail)
+		}
+		entry, _ := kvconnector.Lookup(res.Connector)
+		in := launchInputs{model: spec.Model, release: release, asked: spec.VLLMOmniVersion, service: spec.Service,
+			rdma:       entry.Memlock != nil && entry.Memlock(kvconnector.Settings{}),
+			stageBased: len(res.Launches) > 1 || !release.StageEnv.Applied, connectors: []string{res.Connector}}
+		again := &Result{Format: res.Format, ConfigPath: res.ConfigPath, ConfigSHA256: res.ConfigSHA256, APIPort: res.APIPort, Stages: res.Stages, Ports: res.Ports}
+		if err := addLaunches(again, doc, in); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again.Launches, res.Launches) || again.SystemdUnit != res.SystemdUnit || again.ServeCommand != res.ServeCommand ||
+			again.GPUCount != res.GPUCount || again.Health != res.Health || again.CheckScriptPath != res.CheckScriptPath {
+			t.Errorf("hosts %d: the launches rebuilt from the Result differ from the plan's:\n%+v\n%s\nwant\n%+v\n%s", len(res.Launches), again.Launches, again.SystemdUnit.Content, res.Launches, res.SystemdUnit.Content)
 		}
 	}
 }

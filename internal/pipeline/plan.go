@@ -238,22 +238,9 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 		res.Stages = append(res.Stages, s.info())
 	}
 	res.Edges = p.planned.edges()
-	lp, err := p.launchPlan(res, doc)
-	if err != nil {
+	if err := addLaunches(res, doc, p.launchInputs()); err != nil {
 		return nil, err
 	}
-	if res.Launches, res.SystemdUnit, err = launches(lp); err != nil {
-		return nil, err
-	}
-	res.CheckScriptPath = lp.service.CheckScriptPath
-	// The serve command is the head's process: on one host the process that
-	// runs every stage, across hosts the one that serves the API.
-	head := res.Launches[0].Processes[0]
-	res.ServeArgs, res.ServeCommand = head.Argv, ShellJoin(head.Argv)
-	for _, l := range res.Launches {
-		res.GPUCount = max(res.GPUCount, l.GPUCount)
-	}
-	res.Health = health(p.spec.Model, res.Stages[0].Host, res.APIPort, head.UnitName, res.CheckScriptPath)
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
 	res.Connector = p.conn.name
@@ -265,6 +252,30 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	res.Prefill, res.Decode = pre.settings(), dec.settings()
 	res.ID = contentID(id, res)
 	return res, nil
+}
+
+// launchInputs are the plan's choices a launch needs beyond the Result.
+func (p *planner) launchInputs() launchInputs {
+	return launchInputs{
+		model: p.spec.Model, release: p.release.Release, asked: p.spec.VLLMOmniVersion,
+		service: p.spec.Service, rdma: p.needsMemlock(), stageBased: p.stageBased(), connectors: p.connectorClasses(),
+	}
+}
+
+func (p *planner) configPath() string {
+	if p.spec.ConfigPath != "" {
+		return p.spec.ConfigPath
+	}
+	return DefaultConfigPath
+}
+
+// effectiveVersion is vllm_omni_version as the user wrote it, or the
+// release chosen for them.
+func (p *planner) effectiveVersion() string {
+	if p.spec.VLLMOmniVersion != "" {
+		return p.spec.VLLMOmniVersion
+	}
+	return p.release.Release.Version
 }
 
 // contentID hashes what a machine runs: the config, the check script and

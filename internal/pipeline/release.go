@@ -114,12 +114,6 @@ func (p *planner) connectorClasses() []string {
 	return out
 }
 
-// configFlag is the `vllm serve` flag the release reads the output
-// dialect through.
-func (p *planner) configFlag() string {
-	return p.release.Release.FlagFor(string(p.format))
-}
-
 // translateIgnoredKeys moves, in a stage_args output, what a stage sets
 // under a key the release's runtime never reads to the key it does read
 // (releases.StageArgsRuntime.Ignored). When the stage already sets that
