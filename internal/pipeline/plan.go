@@ -14,9 +14,11 @@ import (
 // when the user does not say.
 const DefaultConfigPath = "/etc/vllm-omni/deploy-config.yaml"
 
-// planner carries one plan's state through its steps. Each step appends
-// what it finds to ds and goes on where it can, so that one plan reports
-// every problem.
+// planner carries one plan's state through its steps. Each check appends
+// what it finds to ds and the plan goes on where it can, so that one plan
+// reports every problem. The steps that build the plan (layout, place,
+// allocatePorts, assemble, apply) write nothing into it: each returns what
+// it decided, Plan keeps it in a field, and a check step judges it.
 type planner struct {
 	spec     Spec
 	ds       Diagnostics
@@ -74,6 +76,9 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	}
 	p.checkArchitecture()
 	p.checkVariant()
+	// From here each builder is followed by the checks of what it returned,
+	// so the diagnostics come in the order of the checks below, wherever
+	// the builders' own work happens.
 	p.laid = p.layout()
 	p.checkLayout()
 	p.checkStagePaths()
