@@ -11,23 +11,29 @@ import (
 // split stage becomes the prefill and decode stages, every later stage is
 // renumbered, and each stage gets its devices and settings. Everything
 // else in the base config is left as it was. Each stage of the copy is
-// matched to its planned stage by id: a base stage's is the one newID
-// gives it, and of the split stage's two copies, which SplitStage puts in
-// its place, the first is prefill's and the second decode's. What the copy
+// matched to its planned stage by id: SplitStage keeps the base's stages
+// in their order with the split stage twice in its place, so a stage of
+// the copy is a base stage whose id newID renumbers, or the first copy of
+// the split stage (prefill's id) or the second (decode's). What the copy
 // cannot hold (a connector name the base already uses, ...) and what the
 // plan leaves as the base has it come back as problems, for Plan to
 // report.
 func (p *planner) apply() (*stageconfig.Document, Diagnostics, error) {
 	var ds Diagnostics
-	doc := p.base.SplitStage(p.split.stage.Index)
+	at := p.split.stage.Index
+	doc := p.base.SplitStage(at)
 	k := p.split.id
-	copies := 0
 	for _, st := range doc.Stages() {
-		base, _ := st.ID() // every base stage has its own id: readGraph refuses a base otherwise
-		id := p.newID(base)
-		if base == k {
-			id = k + copies
-			copies++
+		var id int
+		switch i := st.Index; {
+		case i < at:
+			id = p.newID(p.g.stages[i].id)
+		case i == at:
+			id = k
+		case i == at+1:
+			id = k + 1
+		default:
+			id = p.newID(p.g.stages[i-1].id)
 		}
 		s := p.planned.stageByID(id)
 		if s == nil {
