@@ -23,7 +23,10 @@ func BenchmarkDataSourcePlanInstance(b *testing.B) {
 		b.Fatal(err)
 	}
 	typ := provider.PDPipelineDataSourceType()
-	tp := tftypes.Object{AttributeTypes: typ.(tftypes.Object).AttributeTypes["prefill"].(tftypes.Object).AttributeTypes}
+	tp, ok := attrType(b, typ, "prefill").(tftypes.Object)
+	if !ok {
+		b.Fatal("prefill is not an object")
+	}
 	role := func() tftypes.Value {
 		vals := map[string]tftypes.Value{}
 		for name, at := range tp.AttributeTypes {
@@ -32,7 +35,7 @@ func BenchmarkDataSourcePlanInstance(b *testing.B) {
 		vals["tensor_parallel_size"] = num(2)
 		return tftypes.NewValue(tp, vals)
 	}
-	rangeType := typ.(tftypes.Object).AttributeTypes["port_range"]
+	rangeType := attrType(b, typ, "port_range")
 	config := resourceValue(b, typ, seedWith(map[string]tftypes.Value{
 		"api_port":   num(10001),
 		"port_range": tftypes.NewValue(rangeType, map[string]tftypes.Value{"first": num(20004), "last": num(20007)}),

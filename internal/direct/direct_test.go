@@ -108,6 +108,16 @@ func resourceValue(t testing.TB, typ tftypes.Type, set map[string]tftypes.Value)
 	return tftypes.NewValue(typ, vals)
 }
 
+// attrType is the type of the attribute name of the object type typ.
+func attrType(t testing.TB, typ tftypes.Type, name string) tftypes.Type {
+	t.Helper()
+	obj, ok := typ.(tftypes.Object)
+	if !ok || obj.AttributeTypes[name] == nil {
+		t.Fatalf("%s has no attribute %q", typ, name)
+	}
+	return obj.AttributeTypes[name]
+}
+
 func str(s string) tftypes.Value           { return tftypes.NewValue(tftypes.String, s) }
 func num(f float64) tftypes.Value          { return tftypes.NewValue(tftypes.Number, big.NewFloat(f)) }
 func unknown(t tftypes.Type) tftypes.Value { return tftypes.NewValue(t, tftypes.UnknownValue) }
@@ -456,7 +466,7 @@ func TestValidate_MatchesFramework(t *testing.T) {
 	ctx := context.Background()
 	framework, direct := parityServers(t)
 	portRange := func(first, last float64) tftypes.Value {
-		typ := provider.PDPipelineResourceType().(tftypes.Object).AttributeTypes["port_range"]
+		typ := attrType(t, provider.PDPipelineResourceType(), "port_range")
 		return tftypes.NewValue(typ, map[string]tftypes.Value{"first": num(first), "last": num(last)})
 	}
 	cases := map[string]map[string]tftypes.Value{

@@ -52,7 +52,9 @@ var modelFieldCache sync.Map // reflect.Type → []modelField
 // embedded structs included, once per type.
 func modelFields(t reflect.Type) []modelField {
 	if cached, ok := modelFieldCache.Load(t); ok {
-		return cached.([]modelField)
+		if fields, ok := cached.([]modelField); ok {
+			return fields
+		}
 	}
 	var fields []modelField
 	var walk func(t reflect.Type, prefix []int)

@@ -38,7 +38,7 @@ func TestFillModel_MatchesFramework(t *testing.T) {
 					"systemd":    func(t *testing.T, o types.Object) { compareFill[systemdModel](ctx, t, o) },
 					"port_range": func(t *testing.T, o types.Object) { compareFill[portRangeModel](ctx, t, o) },
 				} {
-					if o := attrs[attribute].(types.Object); !o.IsNull() && !o.IsUnknown() {
+					if o, ok := attrs[attribute].(types.Object); ok && !o.IsNull() && !o.IsUnknown() {
 						read(t, o)
 						checked++
 					}

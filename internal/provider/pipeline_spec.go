@@ -39,8 +39,8 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 	spec.Prefill = roleSpec(ctx, path.Root("prefill"), in.Prefill, &diags)
 	spec.Decode = roleSpec(ctx, path.Root("decode"), in.Decode, &diags)
 	spec.Connector = connectorSpec(ctx, in.Connector, &diags)
-	spec.PortRange = portRangeSpec(ctx, in.PortRange, &diags)
-	spec.Service = serviceSpec(ctx, in.Systemd, &diags)
+	spec.PortRange = portRangeSpec(in.PortRange, &diags)
+	spec.Service = serviceSpec(in.Systemd, &diags)
 
 	// The engine checks the free-form overrides' shape itself, so that its
 	// errors name the entry (stage_overrides.talker.devices) like any other.
@@ -112,7 +112,7 @@ func connectorSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostic
 	}
 }
 
-func serviceSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics) pipeline.ServiceSpec {
+func serviceSpec(obj types.Object, diags *diag.Diagnostics) pipeline.ServiceSpec {
 	if obj.IsNull() {
 		return pipeline.ServiceSpec{}
 	}
@@ -131,7 +131,7 @@ func serviceSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics)
 	}
 }
 
-func portRangeSpec(ctx context.Context, obj types.Object, diags *diag.Diagnostics) *pipeline.PortRange {
+func portRangeSpec(obj types.Object, diags *diag.Diagnostics) *pipeline.PortRange {
 	if obj.IsNull() {
 		return nil
 	}
