@@ -89,3 +89,16 @@ func frameworkPath(p pipeline.Path) (out path.Path, ok bool) {
 	}
 	return out, true
 }
+
+// addDefect reports what only a defect in the provider can cause (outputs
+// that do not fit the schema, a value that does not convert), at the
+// attribute p where there is one: the user can do nothing but report it.
+func addDefect(diags *diag.Diagnostics, p path.Path, detail string) {
+	const summary = "Provider defect"
+	detail += ". This is a defect in the provider, not in the configuration; please report it with the configuration that caused it."
+	if len(p.Steps()) == 0 {
+		diags.AddError(summary, detail)
+		return
+	}
+	diags.AddAttributeError(p, summary, detail)
+}

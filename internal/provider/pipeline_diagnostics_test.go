@@ -1,13 +1,16 @@
 package provider
 
 import (
-	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
 
@@ -66,5 +69,30 @@ func TestAddPipelineDiagnostics(t *testing.T) {
 	// Terraform shows the line of a top-level attribute itself: no prefix.
 	if diags[3].Detail() != "Raise gpus. [gpus_exceeded]" {
 		t.Errorf("detail = %q", diags[3].Detail())
+	}
+}
+
+// TestNoInternalErrorWording: a diagnostic says what is wrong and what to
+// do; one only a provider defect can cause says so and asks for a report
+// (addDefect), never a bare "Internal error".
+func TestNoInternalErrorWording(t *testing.T) {
+	root := filepath.Join("..")
+	bare := regexp.MustCompile(`"Internal [Ee]rror"`)
+	err := filepath.WalkDir(root, func(file string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(file, ".go") || strings.HasSuffix(file, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		if loc := bare.FindIndex(src); loc != nil {
+			t.Errorf("%s:%d says \"Internal error\": use addDefect, or say what is wrong and how to fix it",
+				file, 1+strings.Count(string(src[:loc[0]]), "\n"))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -86,7 +86,7 @@ func effectiveObjects(ctx context.Context, in pipelineInputs, r *pipeline.Result
 		}
 		if err != nil {
 			delete(out, name)
-			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+			addDefect(&diags, path.Root(name), err.Error())
 		}
 	}
 	t := nestedInputTypes()

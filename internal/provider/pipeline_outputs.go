@@ -43,7 +43,7 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 	defer func() {
 		if p := recover(); p != nil {
 			out = nil
-			diags.AddError("Internal error", fmt.Sprintf("the outputs do not match the schema: %v", p))
+			addDefect(&diags, path.Empty(), fmt.Sprintf("the outputs do not match the schema: %v", p))
 		}
 	}()
 	t := outputShapes()
@@ -158,7 +158,7 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 			tv, err := effectiveObject(name, given, nil)
 			if err != nil {
 				var diags diag.Diagnostics
-				diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+				addDefect(&diags, path.Root(name), err.Error())
 				return diags
 			}
 			tvals[name] = tv
@@ -170,7 +170,7 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 		v, err := t.ValueFromTerraform(ctx, tftypes.NewValue(t.TerraformType(ctx), tftypes.UnknownValue))
 		if err != nil {
 			var diags diag.Diagnostics
-			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+			addDefect(&diags, path.Root(name), err.Error())
 			return diags
 		}
 		vals[name] = v
@@ -179,7 +179,7 @@ func writeUnknownOutputs(ctx context.Context, target attributeSetter, config tft
 		tv, err := v.ToTerraformValue(ctx)
 		if err != nil {
 			var diags diag.Diagnostics
-			diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+			addDefect(&diags, path.Root(name), err.Error())
 			return diags
 		}
 		tvals[name] = tv
@@ -213,12 +213,12 @@ func setOutputs(ctx context.Context, target attributeSetter, vals map[string]tft
 				t = computedInputTypes()[name]
 			}
 			if t == nil {
-				diags.AddAttributeError(path.Root(name), "Internal error", "the schema declares no computed attribute of this name")
+				addDefect(&diags, path.Root(name), "the schema declares no computed attribute of this name")
 				continue
 			}
 			v, err := t.ValueFromTerraform(ctx, tv)
 			if err != nil {
-				diags.AddAttributeError(path.Root(name), "Internal error", err.Error())
+				addDefect(&diags, path.Root(name), err.Error())
 				continue
 			}
 			diags.Append(target.SetAttribute(ctx, path.Root(name), v)...)
@@ -234,7 +234,7 @@ func setOutputs(ctx context.Context, target attributeSetter, vals map[string]tft
 		attrs[name] = v
 	}
 	if err := tftypes.ValidateValue(raw.Type(), attrs); err != nil {
-		diags.AddError("Internal error", "the outputs do not match the schema: "+err.Error())
+		addDefect(&diags, path.Empty(), "the outputs do not match the schema: "+err.Error())
 		return diags
 	}
 	*raw = tftypes.NewValue(raw.Type(), attrs)

@@ -145,8 +145,7 @@ func validateConfig(ctx context.Context, config tfsdk.Config, vs validationSchem
 	var diags diag.Diagnostics
 	values, err := vs.attributes(ctx, config.Raw)
 	if err != nil {
-		diags.AddError("Configuration does not fit the schema",
-			fmt.Sprintf("The provider cannot read the configuration (%v). This is a defect in the provider; please report it.", err))
+		addDefect(&diags, path.Empty(), "the configuration cannot be read: "+err.Error())
 		return diags
 	}
 	validateObject(ctx, config, path.Empty(), vs.attrs, values, &diags)
@@ -166,7 +165,7 @@ func validateObject(ctx context.Context, config tfsdk.Config, base path.Path, at
 
 func validateAttribute(ctx context.Context, config tfsdk.Config, a schemaAttribute, p path.Path, v attr.Value, diags *diag.Diagnostics) {
 	if v == nil {
-		diags.AddAttributeError(p, "Internal error", "the configuration has no value for this attribute")
+		addDefect(diags, p, "the configuration has no value for this attribute")
 		return
 	}
 	null, unknown := v.IsNull(), v.IsUnknown()
@@ -189,7 +188,7 @@ func validateAttribute(ctx context.Context, config tfsdk.Config, a schemaAttribu
 	nested, objectValidators, ok := nestedAttributes(a)
 	switch {
 	case !ok && holdsObjects(a):
-		diags.AddAttributeError(p, "Internal error", fmt.Sprintf("validation does not know nested attributes of kind %T", a))
+		addDefect(diags, p, fmt.Sprintf("validation does not know nested attributes of kind %T", a))
 	case ok && !v.IsNull() && !v.IsUnknown():
 		switch v := v.(type) {
 		case types.Object:

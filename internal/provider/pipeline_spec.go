@@ -60,8 +60,7 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 // when the object does not fit it.
 func modelOf[M any](obj types.Object, m *M, diags *diag.Diagnostics) bool {
 	if err := fillModel(obj.Attributes(), m); err != nil {
-		diags.AddError("Input object does not fit its model",
-			"The provider cannot read an input object ("+err.Error()+"). This is a defect in the provider; please report it.")
+		addDefect(diags, path.Empty(), "an input object cannot be read: "+err.Error())
 		return false
 	}
 	return true

@@ -2,10 +2,10 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -81,8 +81,7 @@ func ReadPDPipelineDataSource(ctx context.Context, config tftypes.Value) (tftype
 			err = fillModel(attrs, &m)
 		}
 		if err != nil {
-			diags.AddError("Configuration does not fit the schema",
-				fmt.Sprintf("The provider cannot read the configuration (%v). This is a defect in the provider; please report it.", err))
+			addDefect(&diags, path.Empty(), "the configuration cannot be read: "+err.Error())
 		}
 		return m.pipelineInputs, diags
 	})
