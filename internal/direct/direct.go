@@ -20,8 +20,9 @@ func Wrap(framework func() tfprotov6.ProviderServer) func() tfprotov6.ProviderSe
 // server answers the validations, ReadResource, PlanResourceChange and
 // ReadDataSource for omni_pd_pipeline and passes everything else, and any
 // call it was not built for (another type, a provider_meta block, private
-// state, a resource identity, a destroy, a value that does not decode), to
-// the framework unchanged.
+// state, a resource identity, a destroy, a value that does not decode, a
+// configuration that is null or unknown as a whole), to the framework
+// unchanged.
 type server struct{ tfprotov6.ProviderServer }
 
 // ReadResource answers a refresh: the state as it is, since the resource
@@ -96,7 +97,7 @@ func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourc
 	}
 	typ := provider.PDPipelineDataSourceType()
 	config, err := req.Config.Unmarshal(typ)
-	if err != nil {
+	if err != nil || !wholeObject(config) {
 		return s.ProviderServer.ReadDataSource(ctx, req)
 	}
 	state, diags := provider.ReadPDPipelineDataSource(ctx, config)
@@ -115,7 +116,7 @@ func (s server) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.V
 		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
 	}
 	config, err := req.Config.Unmarshal(provider.PDPipelineDataSourceType())
-	if err != nil {
+	if err != nil || !wholeObject(config) {
 		return s.ProviderServer.ValidateDataResourceConfig(ctx, req)
 	}
 	diags := provider.ValidatePDPipelineDataSource(ctx, config)
@@ -127,12 +128,16 @@ func (s server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.Valid
 		return s.ProviderServer.ValidateResourceConfig(ctx, req)
 	}
 	config, err := req.Config.Unmarshal(provider.PDPipelineResourceType())
-	if err != nil {
+	if err != nil || !wholeObject(config) {
 		return s.ProviderServer.ValidateResourceConfig(ctx, req)
 	}
 	diags := provider.ValidatePDPipelineResource(ctx, config)
 	return &tfprotov6.ValidateResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}, nil
 }
+
+// wholeObject reports whether a configuration is a known, non-null
+// object, the only kind Terraform sends; the framework answers any other.
+func wholeObject(v tftypes.Value) bool { return !v.IsNull() && v.IsKnown() }
 
 // attributeOf is a top-level attribute of an object value; the zero Value
 // when v is null, unknown or not an object.

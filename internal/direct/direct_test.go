@@ -405,6 +405,58 @@ func TestFallsBack(t *testing.T) {
 			}
 		})
 	}
+	dsType := provider.PDPipelineDataSourceType()
+	dsConfig := func(v tftypes.Value) *tfprotov6.DynamicValue {
+		dv, err := tfprotov6.NewDynamicValue(dsType, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dv
+	}
+	for _, tc := range []struct {
+		name        string
+		config      *tfprotov6.DynamicValue
+		toFramework bool
+	}{
+		{"a configuration", dsConfig(resourceValue(t, dsType, seedWith(nil))), false},
+		{"a null configuration", dsConfig(tftypes.NewValue(dsType, nil)), true},
+		{"an unknown configuration", dsConfig(tftypes.NewValue(dsType, tftypes.UnknownValue)), true},
+		{"no configuration", nil, true},
+		{"one that does not decode", &tfprotov6.DynamicValue{MsgPack: []byte{0xc1}}, true},
+	} {
+		t.Run("data source "+tc.name, func(t *testing.T) {
+			inner := &recordingServer{ProviderServer: newFramework()}
+			ctx := context.Background()
+			if _, err := (server{inner}).ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: name, Config: tc.config}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := (server{inner}).ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: name, Config: tc.config}); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: 2, false: 0}[tc.toFramework]; inner.calls != want {
+				t.Errorf("%d calls reached the framework, want %d", inner.calls, want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name        string
+		config      *tfprotov6.DynamicValue
+		toFramework bool
+	}{
+		{"a configuration", seed, false},
+		{"a null configuration", null, true},
+		{"an unknown configuration", dynamicValue(t, tftypes.NewValue(typ, tftypes.UnknownValue)), true},
+	} {
+		t.Run("resource validation "+tc.name, func(t *testing.T) {
+			inner := &recordingServer{ProviderServer: newFramework()}
+			if _, err := (server{inner}).ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: name, Config: tc.config}); err != nil {
+				t.Fatal(err)
+			}
+			if got := inner.calls == 1; got != tc.toFramework {
+				t.Errorf("reached the framework: %v, want %v", got, tc.toFramework)
+			}
+		})
+	}
 }
 
 // A data source read gives what the framework's does: the same state and
@@ -481,6 +533,7 @@ func TestValidate_MatchesFramework(t *testing.T) {
 		"api port zero":   {"model": str(seedModel), "api_port": num(0)},
 		"unknown version": {"model": str(seedModel), "vllm_omni_version": unknown(tftypes.String)},
 	}
+	inOrder := map[string]bool{"seed": true, "engine beside": true, "engine only": true, "unknown": true, "no model": true}
 	sorted := func(ds []*tfprotov6.Diagnostic) []string {
 		out := make([]string, len(ds))
 		for i, d := range ds {
@@ -526,6 +579,11 @@ func TestValidate_MatchesFramework(t *testing.T) {
 				}
 				if g, w := sorted(got), sorted(want); !reflect.DeepEqual(g, w) {
 					t.Errorf("diagnostics differ:\n direct    %q\n framework %q", g, w)
+				}
+				// With at most one schema error the framework's order is
+				// fixed: the engine's errors, then the schema's.
+				if inOrder[name] && !reflect.DeepEqual(got, want) {
+					t.Errorf("diagnostics in another order:\n direct    %v\n framework %v", got, want)
 				}
 				reported += len(want)
 			})

@@ -30,7 +30,8 @@ type planner struct {
 	format   stageconfig.Dialect // the output's, once the release is chosen
 	release  releases.Choice
 	conn     connector
-	// laid is what layout decides; the steps up to assemble read it.
+	// laid is what layout decides: the steps up to assemble read its
+	// stages, and every step its hosts (multiHost).
 	laid stageLayout
 	// planned is what assemble makes of the layout, the placement and the
 	// ports: the stages apply, convert and result read.

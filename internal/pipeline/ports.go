@@ -135,7 +135,8 @@ type portPlan struct {
 	handshake map[string]int
 	// problems are what the allocation could not do (a port given twice
 	// on a host, a range with no room, a port in the config that is no
-	// port), in the order it met them; checkPorts reports them.
+	// port, a proxy address the connector cannot reach), in the order it
+	// met them; checkPorts reports them.
 	problems Diagnostics
 }
 
@@ -276,8 +277,8 @@ func (p *planner) bootstrapPort(s *plannedStage) *int {
 
 // checkPorts reports what the ports of the plan cannot be: a side of the
 // pair its connector cannot run (checkSides), a bootstrap_port on a side
-// that listens on no port, then what allocatePorts could not do, in the
-// order it met it.
+// that listens on no port, then what allocatePorts could not do (its
+// problems, proxy addresses included), in the order it met it.
 func (p *planner) checkPorts(pp portPlan) {
 	pre, dec := p.laid.pdPair()
 	p.checkSides(pre, dec)

@@ -56,14 +56,15 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 	return spec, overrideDiags, diags
 }
 
-// modelOf fills the model *m from a known object; false, with an error,
-// when the object does not fit it.
+// modelOf fills the model *m from a known object. It reports false, and
+// the object is taken as unset, when the object does not fit the model or
+// when diags already hold an error: the inputs read after an invalid one
+// are left out, so that the plan does not add problems that follow from it.
 func modelOf[M any](obj types.Object, m *M, diags *diag.Diagnostics) bool {
 	if err := fillModel(obj.Attributes(), m); err != nil {
 		addDefect(diags, path.Empty(), "an input object cannot be read: "+err.Error())
-		return false
 	}
-	return true
+	return !diags.HasError()
 }
 
 func roleSpec(ctx context.Context, p path.Path, obj types.Object, diags *diag.Diagnostics) pipeline.RoleSpec {

@@ -143,3 +143,34 @@ func specOf(t *testing.T, plan tfsdk.Plan) pipeline.Spec {
 	}
 	return spec
 }
+
+// After an input that cannot be read, the nested inputs read after it are
+// left unset, so the plan adds no problem that follows from the first:
+// engine_args that is no object, beside a decode whose tensor-parallel
+// size would not fit prefill's, reports the engine_args alone.
+func TestSpecFromInputs_StopsAfterAnUnreadableInput(t *testing.T) {
+	ctx := context.Background()
+	plan := planWith(t, map[string]any{
+		"model":                        "Qwen/Qwen3-Omni-30B-A3B-Instruct",
+		"prefill.engine_args":          types.DynamicValue(types.StringValue("oops")),
+		"decode.tensor_parallel_size":  int64(2),
+		"connector.protocol":           "rdma",
+		"port_range.first":             int64(30000),
+		"port_range.last":              int64(30010),
+		"systemd.head_wait_seconds":    int64(60),
+		"prefill.tensor_parallel_size": int64(1),
+	})
+	var m pipelineResourceModel
+	if diags := plan.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	spec, _, diags := specFromInputs(ctx, m.pipelineInputs)
+	if len(diags.Errors()) != 1 || diags.Errors()[0].Summary() != "Invalid engine_args" {
+		t.Fatalf("diagnostics %v, want only Invalid engine_args", diags)
+	}
+	if !reflect.DeepEqual(spec.Decode, pipeline.RoleSpec{}) || !reflect.DeepEqual(spec.Connector, pipeline.ConnectorSpec{}) ||
+		spec.PortRange != nil || !reflect.DeepEqual(spec.Service, pipeline.ServiceSpec{}) {
+		t.Errorf("inputs after the unreadable one were read: decode %+v, connector %+v, port_range %v, systemd %+v",
+			spec.Decode, spec.Connector, spec.PortRange, spec.Service)
+	}
+}

@@ -22,13 +22,15 @@ import (
 
 // validateWithEngine is an entity's whole validation of a configuration,
 // the answer the framework's ValidateDataResourceConfig and
-// ValidateResourceConfig give: the schema's checks, which validateConfig
-// makes as the framework does (TestSchemaChecks_MatchFramework), then the
-// engine's errors beside them (the entity's ValidateConfig). The framework
-// gives the same diagnostics, the schema's in map order.
+// ValidateResourceConfig give, in their order: the engine's errors beside
+// the schema's (the entity's ValidateConfig, which the framework runs
+// first), then the schema's checks, which validateConfig makes as the
+// framework's SchemaValidate does (TestSchemaChecks_MatchFramework), in
+// name order where the framework's come in map order.
 func validateWithEngine(ctx context.Context, config tfsdk.Config, vs validationSchema) diag.Diagnostics {
-	diags := validateConfig(ctx, config, vs)
-	diags.Append(engineErrorsBeside(ctx, config, diags)...)
+	schemaDiags := validateConfig(ctx, config, vs)
+	diags := engineErrorsBeside(ctx, config, schemaDiags)
+	diags.Append(schemaDiags...)
 	return diags
 }
 
