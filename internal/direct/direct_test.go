@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/omnipd/terraform-provider-omni/internal/provider"
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
 const seedModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
@@ -91,31 +92,13 @@ func resourceValue(t testing.TB, typ tftypes.Type, set map[string]tftypes.Value)
 	if typ == nil {
 		typ = provider.PDPipelineResourceType()
 	}
-	obj, ok := typ.(tftypes.Object)
-	if !ok {
-		t.Fatalf("%s is not an object type", typ)
-	}
-	vals := map[string]tftypes.Value{}
-	for name, at := range obj.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, nil)
-	}
-	for name, v := range set {
-		if _, ok := obj.AttributeTypes[name]; !ok {
-			t.Fatalf("no attribute %q", name)
-		}
-		vals[name] = v
-	}
-	return tftypes.NewValue(typ, vals)
+	return testtool.Object(t, typ, set)
 }
 
 // attrType is the type of the attribute name of the object type typ.
 func attrType(t testing.TB, typ tftypes.Type, name string) tftypes.Type {
 	t.Helper()
-	obj, ok := typ.(tftypes.Object)
-	if !ok || obj.AttributeTypes[name] == nil {
-		t.Fatalf("%s has no attribute %q", typ, name)
-	}
-	return obj.AttributeTypes[name]
+	return testtool.AttributeType(t, typ, name)
 }
 
 func str(s string) tftypes.Value           { return tftypes.NewValue(tftypes.String, s) }

@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
 // readDataSource runs the data source's Read on a configuration as the
@@ -42,31 +44,13 @@ func pdPipelineResourceType() tftypes.Type { return PDPipelineResourceType() }
 // set is null.
 func objectValue(t testing.TB, typ tftypes.Type, set map[string]tftypes.Value) tftypes.Value {
 	t.Helper()
-	obj, ok := typ.(tftypes.Object)
-	if !ok {
-		t.Fatalf("%s is not an object type", typ)
-	}
-	vals := map[string]tftypes.Value{}
-	for name, at := range obj.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, nil)
-	}
-	for name, v := range set {
-		if _, ok := obj.AttributeTypes[name]; !ok {
-			t.Fatalf("no attribute %q", name)
-		}
-		vals[name] = v
-	}
-	return tftypes.NewValue(typ, vals)
+	return testtool.Object(t, typ, set)
 }
 
 // attributeType is the type of the attribute name of the object type typ.
 func attributeType(t testing.TB, typ tftypes.Type, name string) tftypes.Type {
 	t.Helper()
-	obj, ok := typ.(tftypes.Object)
-	if !ok {
-		t.Fatalf("%s is not an object type", typ)
-	}
-	return obj.AttributeTypes[name]
+	return testtool.AttributeType(t, typ, name)
 }
 
 // dataSourceConfig is an omni_pd_pipeline configuration as Terraform sends

@@ -1,5 +1,6 @@
 // Package testtool finds the external tools the tests run (systemd-analyze,
-// cloud-init, bash). Only tests import it.
+// cloud-init, bash) and builds the protocol values several packages' tests
+// send. Only tests import it.
 package testtool
 
 import (
