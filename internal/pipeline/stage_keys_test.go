@@ -9,11 +9,7 @@ import (
 // model_stage, prefixed so that it cannot take the pair's key, or by its
 // stage id when the model_stage is missing or already taken.
 func TestDeviceKeys(t *testing.T) {
-	pre := StageInfo{StageID: 0, Role: RolePrefill, ModelStage: "thinker"}
-	dec := StageInfo{StageID: 1, Role: RoleDecode, ModelStage: "thinker"}
-	stage := func(id int, modelStage string) StageInfo {
-		return StageInfo{StageID: id, Role: RoleStage, ModelStage: modelStage}
-	}
+	pre, dec := thinkerPair(0)
 	tests := []struct {
 		name   string
 		stages []StageInfo
@@ -50,11 +46,7 @@ func TestDeviceKeys(t *testing.T) {
 // past the pair) when the name is missing, shared, a side's or the split
 // stage's, or spelled like an id.
 func TestStageOverrideKeys(t *testing.T) {
-	pre := StageInfo{StageID: 1, Role: RolePrefill, ModelStage: "thinker"}
-	dec := StageInfo{StageID: 2, Role: RoleDecode, ModelStage: "thinker"}
-	stage := func(id int, modelStage string) StageInfo {
-		return StageInfo{StageID: id, Role: RoleStage, ModelStage: modelStage}
-	}
+	pre, dec := thinkerPair(1)
 	tests := []struct {
 		name   string
 		stages []StageInfo
@@ -78,4 +70,15 @@ func TestStageOverrideKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// thinkerPair is the PD pair of a split thinker, prefill at id first.
+func thinkerPair(first int) (prefill, decode StageInfo) {
+	return StageInfo{StageID: first, Role: RolePrefill, ModelStage: "thinker"},
+		StageInfo{StageID: first + 1, Role: RoleDecode, ModelStage: "thinker"}
+}
+
+// stage is a stage off the PD pair.
+func stage(id int, modelStage string) StageInfo {
+	return StageInfo{StageID: id, Role: RoleStage, ModelStage: modelStage}
 }
