@@ -252,12 +252,24 @@ func preflightOf(proc Process) []string {
 	return argv[:slices.Index(argv, "--")]
 }
 
+// checkScriptDir holds checkScriptFile's file, removed when the tests end.
+var checkScriptDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if checkScriptDir != "" {
+		_ = os.RemoveAll(checkScriptDir)
+	}
+	os.Exit(code)
+}
+
 // checkScriptFile is CheckScript in a file, written once per test binary.
 var checkScriptFile = sync.OnceValue(func() string {
 	dir, err := os.MkdirTemp("", "pd-check-")
 	if err != nil {
 		panic(err)
 	}
+	checkScriptDir = dir
 	path := filepath.Join(dir, "pd-check.py")
 	if err := os.WriteFile(path, []byte(CheckScript), 0o644); err != nil {
 		panic(err)

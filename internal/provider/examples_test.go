@@ -1059,11 +1059,15 @@ func checkCloudConfig(t *testing.T, output, doc string) {
 	}
 }
 
+// mirrorDir is the directory buildMirror made, removed when the tests end.
+var mirrorDir string
+
 var buildMirror = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "omni-mirror-")
 	if err != nil {
 		return "", err
 	}
+	mirrorDir = dir
 	bin := filepath.Join(dir, "registry.terraform.io", "omnipd", "omni", "0.0.1", runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-omni_v0.0.1")
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = filepath.Join("..", "..")

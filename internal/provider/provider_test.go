@@ -26,7 +26,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CHECKPOINT_DISABLE") == "" {
 		_ = os.Setenv("CHECKPOINT_DISABLE", "1")
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if mirrorDir != "" {
+		_ = os.RemoveAll(mirrorDir) // a provider build, tens of megabytes
+	}
+	os.Exit(code)
 }
 
 func TestProvider_Metadata(t *testing.T) {
