@@ -150,10 +150,10 @@ func attributeOf(v tftypes.Value, name string) tftypes.Value {
 }
 
 // encodeState encodes a state or planned state v as a protocol value of
-// type typ; an encoding error becomes an error diagnostic, in the
-// framework's words.
+// type typ (writeState); an encoding error becomes an error diagnostic, in
+// the framework's words.
 func encodeState(typ tftypes.Type, v tftypes.Value, diags *[]*tfprotov6.Diagnostic) *tfprotov6.DynamicValue {
-	encoded, err := tfprotov6.NewDynamicValue(typ, v)
+	encoded, err := writeState(typ, v)
 	if err != nil {
 		*diags = append(*diags, &tfprotov6.Diagnostic{
 			Severity: tfprotov6.DiagnosticSeverityError,
