@@ -24,7 +24,8 @@ import (
 // per schema, with the names sorted and each attribute's writer chosen
 // (BenchmarkEncodeState compares the two). Map keys are written sorted,
 // where tftypes writes them in Go's map order: the same value, in the same
-// bytes every time.
+// bytes every time (but for maps inside a dynamic value, which tftypes
+// writes).
 type valueWriter func(enc *msgpack.Encoder, v tftypes.Value) error
 
 // stateWriters are the writers of the two schemas' types, made on first use.
@@ -47,7 +48,7 @@ func writeState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, erro
 	default:
 		return tfprotov6.NewDynamicValue(typ, v)
 	}
-	if !v.Type().Equal(typ) {
+	if v.Type() == nil || !v.Type().Equal(typ) { // nil: the zero Value, which has no type
 		return tfprotov6.DynamicValue{}, fmt.Errorf("a value of type %s is not a %s", v.Type(), typ)
 	}
 	var buf bytes.Buffer
@@ -128,8 +129,10 @@ func knownWriterFor(t tftypes.Type) valueWriter {
 	return func(*msgpack.Encoder, tftypes.Value) error { return fmt.Errorf("unknown type %s", t) }
 }
 
-// writeNumber writes a number as tftypes does: an integer that fits 64
-// bits as one, another float64 exactly as one, the rest as decimal text.
+// writeNumber writes a number as tftypes does: an integer that fits an
+// int64 as an integer, a fraction a float64 holds exactly as a float64,
+// and the rest as decimal text, integers past int64 too even when a
+// float64 holds them (1e300), which is why IsInt is asked first.
 func writeNumber(enc *msgpack.Encoder, v tftypes.Value) error {
 	var n big.Float
 	if err := v.As(&n); err != nil {

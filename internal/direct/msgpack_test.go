@@ -91,7 +91,7 @@ func randomString(r *rand.Rand) string {
 }
 
 func randomNumber(r *rand.Rand) *big.Float {
-	switch r.IntN(8) {
+	switch r.IntN(12) {
 	case 0:
 		return big.NewFloat(float64(r.IntN(128))) // a fixint
 	case 1:
@@ -108,6 +108,14 @@ func randomNumber(r *rand.Rand) *big.Float {
 		return n
 	case 6:
 		return big.NewFloat(math.Inf(1 - 2*r.IntN(2)))
+	case 7:
+		return big.NewFloat(math.Copysign(0, -1)) // negative zero, an integer
+	case 8:
+		return big.NewFloat(1e300) // an integer past int64 that is a float64: text, not a float
+	case 9:
+		return new(big.Float).SetInt64(math.MinInt64 + r.Int64N(2))
+	case 10:
+		return big.NewFloat(-r.Float64() * 1e6) // a negative float64
 	}
 	return big.NewFloat(float64(r.Uint32()))
 }
@@ -139,6 +147,74 @@ func TestWriteState_SameBytesAsTFTypes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWriteState_ReadsBackAsTFTypesValue: for random values of both
+// schemas' types with maps of several keys, whose bytes differ from
+// tftypes' in key order only, the writer's bytes read back as tftypes'
+// bytes do (not always as the value written: tftypes writes -0 as 0).
+func TestWriteState_ReadsBackAsTFTypesValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, typ := range []tftypes.Type{provider.PDPipelineDataSourceType(), provider.PDPipelineResourceType()} {
+		for range 200 {
+			checkReadsBackAsTFTypes(t, typ, randomValue(r, typ, false))
+		}
+	}
+}
+
+func checkReadsBackAsTFTypes(t *testing.T, typ tftypes.Type, v tftypes.Value) {
+	t.Helper()
+	got, err := writeState(typ, v)
+	if err != nil {
+		t.Fatalf("writeState(%v): %v", v, err)
+	}
+	want, err := tfprotov6.NewDynamicValue(typ, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := got.Unmarshal(typ)
+	if err != nil {
+		t.Fatalf("the writer's bytes do not read back: %v\nvalue %v", err, v)
+	}
+	wantBack, err := want.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Equal(wantBack) {
+		diffs, _ := back.Diff(wantBack)
+		t.Fatalf("reads back other than tftypes' bytes: %v", diffs)
+	}
+}
+
+// FuzzWriteState draws values as the tests above do, from seeds the
+// fuzzer picks: the writer's bytes are tftypes' when every map has at
+// most one key, and read back as the value otherwise.
+func FuzzWriteState(f *testing.F) {
+	f.Add(uint64(1), uint64(2), true)
+	f.Add(uint64(3), uint64(4), false)
+	f.Fuzz(func(t *testing.T, seed1, seed2 uint64, oneKeyMaps bool) {
+		r := rand.New(rand.NewPCG(seed1, seed2))
+		typ := provider.PDPipelineResourceType()
+		if r.IntN(2) == 0 {
+			typ = provider.PDPipelineDataSourceType()
+		}
+		v := randomValue(r, typ, oneKeyMaps)
+		if !oneKeyMaps {
+			checkReadsBackAsTFTypes(t, typ, v)
+			return
+		}
+		got, err := writeState(typ, v)
+		if err != nil {
+			t.Fatalf("writeState(%v): %v", v, err)
+		}
+		want, err := tfprotov6.NewDynamicValue(typ, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.MsgPack, want.MsgPack) {
+			t.Fatalf("writeState differs from tftypes on %v", v)
+		}
+	})
 }
 
 // TestWriteState_MapsInKeyOrder: a map of several keys reads back as the
@@ -187,6 +263,9 @@ func TestWriteState_RefusesAnotherType(t *testing.T) {
 	typ := provider.PDPipelineDataSourceType()
 	if _, err := writeState(typ, tftypes.NewValue(tftypes.String, "x")); err == nil {
 		t.Fatal("a string was written as a pipeline's state")
+	}
+	if _, err := writeState(typ, tftypes.Value{}); err == nil {
+		t.Fatal("the zero Value was written as a pipeline's state")
 	}
 	var d []*tfprotov6.Diagnostic
 	if encodeState(typ, tftypes.NewValue(tftypes.String, "x"), &d) != nil || len(d) != 1 {
