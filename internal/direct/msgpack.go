@@ -24,8 +24,8 @@ import (
 // per schema, with the names sorted and each attribute's writer chosen
 // (BenchmarkEncodeState compares the two). Map keys are written sorted,
 // where tftypes writes them in Go's map order: the same value, in the same
-// bytes every time (but for maps inside a dynamic value, which tftypes
-// writes).
+// bytes every time, maps inside a dynamic value excepted (tftypes writes
+// those).
 type valueWriter func(enc *msgpack.Encoder, v tftypes.Value) error
 
 // stateWriters are the writers of the two schemas' types, made on first use.
