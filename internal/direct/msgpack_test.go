@@ -132,17 +132,24 @@ func TestWriteState_SameBytesAsTFTypes(t *testing.T) {
 	}
 }
 
-// checkSameBytesAsTFTypes fails t unless the writer writes v as tftypes does.
-func checkSameBytesAsTFTypes(t *testing.T, typ tftypes.Type, v tftypes.Value) {
+// bothEncodings is v written by the writer and by tftypes.
+func bothEncodings(t *testing.T, typ tftypes.Type, v tftypes.Value) (got, want tfprotov6.DynamicValue) {
 	t.Helper()
 	got, err := writeState(typ, v)
 	if err != nil {
 		t.Fatalf("writeState(%v): %v", v, err)
 	}
-	want, err := tfprotov6.NewDynamicValue(typ, v)
+	want, err = tfprotov6.NewDynamicValue(typ, v)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return got, want
+}
+
+// checkSameBytesAsTFTypes fails t unless the writer writes v as tftypes does.
+func checkSameBytesAsTFTypes(t *testing.T, typ tftypes.Type, v tftypes.Value) {
+	t.Helper()
+	got, want := bothEncodings(t, typ, v)
 	if !bytes.Equal(got.MsgPack, want.MsgPack) {
 		at := 0
 		for at < min(len(got.MsgPack), len(want.MsgPack)) && got.MsgPack[at] == want.MsgPack[at] {
@@ -167,16 +174,11 @@ func TestWriteState_ReadsBackAsTFTypesValue(t *testing.T) {
 	}
 }
 
+// checkReadsBackAsTFTypes fails t unless the writer's bytes for v read
+// back as tftypes' bytes do.
 func checkReadsBackAsTFTypes(t *testing.T, typ tftypes.Type, v tftypes.Value) {
 	t.Helper()
-	got, err := writeState(typ, v)
-	if err != nil {
-		t.Fatalf("writeState(%v): %v", v, err)
-	}
-	want, err := tfprotov6.NewDynamicValue(typ, v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, want := bothEncodings(t, typ, v)
 	back, err := got.Unmarshal(typ)
 	if err != nil {
 		t.Fatalf("the writer's bytes do not read back: %v\nvalue %v", err, v)
