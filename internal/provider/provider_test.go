@@ -8,6 +8,8 @@ import (
 
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
 // testProviders serves the provider in-process under the name the test
@@ -27,9 +29,7 @@ func TestMain(m *testing.M) {
 		_ = os.Setenv("CHECKPOINT_DISABLE", "1")
 	}
 	code := m.Run()
-	if mirrorDir != "" {
-		_ = os.RemoveAll(mirrorDir) // a provider build, tens of megabytes
-	}
+	testtool.RemoveProviderMirror()
 	os.Exit(code)
 }
 
