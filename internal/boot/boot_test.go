@@ -90,7 +90,7 @@ func bootDeployment(t *testing.T, image string, d *deployment) *booted {
 	}
 	b.client = l.host(clientAddress(b.machines[0].address))
 	for _, m := range b.machines {
-		m.start()
+		m.start(t)
 	}
 	for _, m := range b.machines {
 		m.waitUp(t)
@@ -179,7 +179,7 @@ func (m *bootedMachine) waitUp(t *testing.T) {
 			Errors []string `json:"errors"`
 		} `json:"v1"`
 	}
-	raw := m.must("cat", "/run/cloud-init/result.json")
+	raw := m.must(t, "cat", "/run/cloud-init/result.json")
 	if err := json.Unmarshal([]byte(raw), &result); err != nil {
 		t.Fatalf("%s: /run/cloud-init/result.json: %v\n%s", m.name, err, raw)
 	}
@@ -202,7 +202,7 @@ func (m *bootedMachine) units() []string {
 // the preflight: its record written.
 func (m *bootedMachine) waitActive(t *testing.T, units []string) {
 	t.Helper()
-	m.waitFor("units "+strings.Join(units, " ")+" active", bootTimeout, func() error {
+	m.waitFor(t, "units "+strings.Join(units, " ")+" active", bootTimeout, func() error {
 		for _, u := range units {
 			s := m.state(u)
 			if s.active == "failed" {
@@ -334,7 +334,7 @@ func (b *booted) runChecks(t *testing.T) {
 	t.Helper()
 	for _, m := range b.ordered() {
 		script := b.d.checkScript(t, m.planned)
-		m.waitFor("the checks of "+m.planned.address+" to pass", bootTimeout, func() error {
+		m.waitFor(t, "the checks of "+m.planned.address+" to pass", bootTimeout, func() error {
 			out, err := m.runIn([]byte(script), "bash", "-s")
 			if err != nil {
 				return fmt.Errorf("%v\n%s", err, out)

@@ -18,7 +18,6 @@ import (
 // its own writable layer, systemd-nspawn running systemd as PID 1 in it,
 // and its network namespace.
 type machine struct {
-	t      *testing.T
 	name   string
 	root   string // the overlay's merged directory, the machine's /
 	netns  string // /run/netns path the machine's network lives in
@@ -39,7 +38,7 @@ const exitRebooted = 133
 func newMachine(t *testing.T, image, name, netns string, files map[string]file) *machine {
 	t.Helper()
 	dir := t.TempDir()
-	m := &machine{t: t, name: name, netns: netns, root: filepath.Join(dir, "root"), log: filepath.Join(dir, "console.log")}
+	m := &machine{name: name, netns: netns, root: filepath.Join(dir, "root"), log: filepath.Join(dir, "console.log")}
 	upper, work := filepath.Join(dir, "upper"), filepath.Join(dir, "work")
 	for _, d := range []string{m.root, upper, work} {
 		if err := os.Mkdir(d, 0o755); err != nil {
@@ -57,7 +56,7 @@ func newMachine(t *testing.T, image, name, netns string, files map[string]file) 
 		}
 	})
 	for path, f := range files {
-		m.write(path, f)
+		m.write(t, path, f)
 	}
 	return m
 }
@@ -69,16 +68,16 @@ type file struct {
 	link    string // a symbolic link to this target instead of content
 }
 
-func (m *machine) write(path string, f file) {
-	m.t.Helper()
+func (m *machine) write(t *testing.T, path string, f file) {
+	t.Helper()
 	p := filepath.Join(m.root, path)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		m.t.Fatal(err)
+		t.Fatal(err)
 	}
 	_ = os.Remove(p)
 	if f.link != "" {
 		if err := os.Symlink(f.link, p); err != nil {
-			m.t.Fatal(err)
+			t.Fatal(err)
 		}
 		return
 	}
@@ -87,19 +86,19 @@ func (m *machine) write(path string, f file) {
 		mode = 0o644
 	}
 	if err := os.WriteFile(p, []byte(f.content), mode); err != nil {
-		m.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if err := os.Chmod(p, mode); err != nil {
-		m.t.Fatal(err)
+		t.Fatal(err)
 	}
 }
 
 // start boots the machine and returns once its systemd runs.
-func (m *machine) start() {
-	m.t.Helper()
+func (m *machine) start(t *testing.T) {
+	t.Helper()
 	out, err := os.OpenFile(m.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		m.t.Fatal(err)
+		t.Fatal(err)
 	}
 	m.nspawn = exec.Command("systemd-nspawn", "--quiet", "--boot", "--register=no", "--keep-unit",
 		"--directory="+m.root, "--machine="+m.name, "--network-namespace-path="+m.netns,
@@ -109,7 +108,7 @@ func (m *machine) start() {
 	// stops the machine itself.
 	m.nspawn.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := m.nspawn.Start(); err != nil {
-		m.t.Fatalf("systemd-nspawn %s: %v", m.name, err)
+		t.Fatalf("systemd-nspawn %s: %v", m.name, err)
 	}
 	_ = out.Close()
 	m.exited = make(chan error, 1)
@@ -120,17 +119,17 @@ func (m *machine) start() {
 		select {
 		case err := <-m.exited:
 			m.exited <- err
-			m.t.Fatalf("%s: systemd-nspawn exited at boot (%v):\n%s", m.name, err, m.console())
+			t.Fatalf("%s: systemd-nspawn exited at boot (%v):\n%s", m.name, err, m.console())
 		default:
 		}
 		if time.Now().After(deadline) {
-			m.t.Fatalf("%s: no container PID 1 after 60 s:\n%s", m.name, m.console())
+			t.Fatalf("%s: no container PID 1 after 60 s:\n%s", m.name, m.console())
 		}
 		m.pid = containerInit(m.nspawn.Process.Pid)
 		time.Sleep(100 * time.Millisecond)
 	}
 	// systemd answers on its private socket once it has set up.
-	m.waitFor("systemd to answer", 60*time.Second, func() error {
+	m.waitFor(t, "systemd to answer", 60*time.Second, func() error {
 		_, err := m.run("systemctl", "show", "-p", "Version")
 		return err
 	})
@@ -182,19 +181,19 @@ func (m *machine) runIn(stdin []byte, args ...string) (string, error) {
 }
 
 // must runs a command that has to succeed.
-func (m *machine) must(args ...string) string {
-	m.t.Helper()
+func (m *machine) must(t *testing.T, args ...string) string {
+	t.Helper()
 	out, err := m.run(args...)
 	if err != nil {
-		m.t.Fatalf("%s: %s: %v\n%s", m.name, strings.Join(args, " "), err, out)
+		t.Fatalf("%s: %s: %v\n%s", m.name, strings.Join(args, " "), err, out)
 	}
 	return out
 }
 
 // waitFor polls check until it returns nil, or fails the test with its
 // last error after timeout.
-func (m *machine) waitFor(what string, timeout time.Duration, check func() error) {
-	m.t.Helper()
+func (m *machine) waitFor(t *testing.T, what string, timeout time.Duration, check func() error) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		err := check()
@@ -202,7 +201,7 @@ func (m *machine) waitFor(what string, timeout time.Duration, check func() error
 			return
 		}
 		if time.Now().After(deadline) {
-			m.t.Fatalf("%s: waited %s for %s: %v", m.name, timeout, what, err)
+			t.Fatalf("%s: waited %s for %s: %v", m.name, timeout, what, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -211,20 +210,20 @@ func (m *machine) waitFor(what string, timeout time.Duration, check func() error
 // reboot reboots the machine as an operator would (systemctl reboot), and
 // starts it again when nspawn reports the reboot, as a host's firmware
 // would.
-func (m *machine) reboot() {
-	m.t.Helper()
+func (m *machine) reboot(t *testing.T) {
+	t.Helper()
 	_, _ = m.run("systemctl", "reboot")
 	select {
 	case err := <-m.exited:
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != exitRebooted {
-			m.t.Fatalf("%s: systemd-nspawn ended with %v at reboot, want exit status %d:\n%s", m.name, err, exitRebooted, m.console())
+			t.Fatalf("%s: systemd-nspawn ended with %v at reboot, want exit status %d:\n%s", m.name, err, exitRebooted, m.console())
 		}
 	case <-time.After(120 * time.Second):
-		m.t.Fatalf("%s: no reboot within 120 s:\n%s", m.name, m.console())
+		t.Fatalf("%s: no reboot within 120 s:\n%s", m.name, m.console())
 	}
 	m.nspawn = nil
-	m.start()
+	m.start(t)
 }
 
 // stop powers the machine off, and kills it when it does not go in time.

@@ -208,7 +208,7 @@ func launches(lp launchPlan) ([]Launch, UnitFile, error) {
 				}
 				continue
 			}
-			dropIn, err := stageDropIn(c, *proc)
+			dropIn, err := stageDropIn(c, *proc, l.Processes)
 			if err != nil {
 				return nil, UnitFile{}, err
 			}

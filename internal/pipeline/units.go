@@ -157,7 +157,11 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 		add("Environment", e, "")
 	}
 	add("EnvironmentFile", "-"+s.EnvironmentFile, "Secrets (HF_TOKEN=...): never in Terraform state.")
-	add("ExecStartPre", "+-/bin/sh -c \"command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0\"",
+	// Its journal lines carry the unit's name (%N), not python3 or env.
+	add("SyslogIdentifier", "%N", "")
+	// A host without nvidia-modprobe (the driver made the device nodes)
+	// exits 0 here; a failure of one that exists is shown, and ignored.
+	add("ExecStartPre", "+-/bin/sh -c \"! command -v nvidia-modprobe >/dev/null || nvidia-modprobe -u -c=0\"",
 		"")
 	add("ExecStart", execStart, "The preflight, then vllm in its place.")
 	add("Restart", "on-failure", "")
@@ -176,6 +180,35 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 	return unit
 }
 
+// headBinding ties the head and the headless stages of one host into one
+// service for the operator: the head is the handle. A headless stage
+// registers with the head's master once, at start, so it must not outlive
+// the head: BindsTo= stops it whenever the head stops, fails or restarts
+// (PartOf= propagates only an operator's stop and restart, not a failure),
+// and After= starts it once the head's process runs. The head Wants= its
+// host's stages, so starting or restarting the head, by hand or by
+// Restart=, brings them back; a stage that crashes alone restarts alone.
+// Stages on other hosts cannot name a remote unit: their preflight waits
+// for the head's master instead.
+func headBinding(c unitContext, proc Process, beside []Process) []systemd.Directive {
+	switch {
+	case proc.Role == ProcessHead:
+		var stages []string
+		for _, p := range beside {
+			if p.Role == ProcessHeadless {
+				stages = append(stages, p.UnitName)
+			}
+		}
+		if len(stages) == 0 {
+			return nil
+		}
+		return []systemd.Directive{{Key: "Wants", Value: strings.Join(stages, " ")}}
+	case proc.host == c.headHost:
+		return []systemd.Directive{{Key: "After", Value: c.headUnit}, {Key: "BindsTo", Value: c.headUnit}}
+	}
+	return nil
+}
+
 // unitPath is the units' PATH: vllm's own directory first, where its
 // environment keeps ninja and the other build tools, then the system's.
 func unitPath(vllm string) string {
@@ -188,20 +221,15 @@ func unitPath(vllm string) string {
 	return strings.Join(dirs, ":")
 }
 
-// stageDropIn renders what one stage's instance adds to the template: the
-// ordering after the head on its host, the preflight's options and the
+// stageDropIn renders what one stage's instance adds to the template: how
+// it is bound to the head on its host, the preflight's options and the
 // stage's vllm options as the words the template's ExecStart splits, the
-// stage's environment, and the capability a port below 1024 needs.
-func stageDropIn(c unitContext, proc Process) (UnitFile, error) {
+// stage's environment, and the capability a port below 1024 needs. beside
+// are the processes of its host, itself among them.
+func stageDropIn(c unitContext, proc Process, beside []Process) (UnitFile, error) {
 	unit := systemd.Unit{}
-	if proc.Role == ProcessHeadless && proc.host == c.headHost {
-		// A headless stage registers with the head's master once, at start:
-		// when the head stops or restarts, so does the stage, and it waits
-		// for the new master.
-		unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: []systemd.Directive{
-			{Key: "After", Value: c.headUnit},
-			{Key: "PartOf", Value: c.headUnit},
-		}})
+	if deps := headBinding(c, proc, beside); len(deps) > 0 {
+		unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: deps})
 	}
 	var svc []systemd.Directive
 	for _, v := range []struct {

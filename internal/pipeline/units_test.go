@@ -136,7 +136,7 @@ func TestUnitsDoNotHoldTheBoot(t *testing.T) {
 			spec{"head_wait_seconds " + strconv.Itoa(wait) + " across hosts", Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"},
 				Service: ServiceSpec{HeadWaitSeconds: ptr(wait)}}})
 	}
-	const modprobe = `ExecStartPre=+-/bin/sh -c "command -v nvidia-modprobe >/dev/null && nvidia-modprobe -u -c=0"`
+	const modprobe = `ExecStartPre=+-/bin/sh -c "! command -v nvidia-modprobe >/dev/null || nvidia-modprobe -u -c=0"`
 	for _, tc := range specs {
 		res := mustPlan(t, tc.spec)
 		wait := DefaultHeadWaitSeconds

@@ -41,7 +41,10 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 					"path": knownvalue.StringExact("/etc/systemd/system/vllm-omni-stage@0.service.d/plan.conf"),
 					// Each side's NIXL port reaches it only as its process's
 					// own environment.
-					"content": knownvalue.StringExact("[Service]\n" +
+					// It starts its host's stages with it.
+					"content": knownvalue.StringExact("[Unit]\n" +
+						"Wants=vllm-omni-stage@1.service vllm-omni-stage@2.service vllm-omni-stage@3.service\n\n" +
+						"[Service]\n" +
 						`Environment="OMNI_PD_CHECKS=--gpus 1 --transport NixlConnector=nixl._api"` + "\n" +
 						`Environment="OMNI_PD_STAGE_ARGS=--port 8091"` + "\n" +
 						`Environment="VLLM_NIXL_SIDE_CHANNEL_PORT=25201"` + "\n"),
@@ -49,9 +52,9 @@ func TestAccPDPipeline_LaunchProcesses(t *testing.T) {
 				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("role"), knownvalue.StringExact("headless")),
 				plancheck.ExpectKnownValue(resAddr, proc(0, 1).AtMapKey("unit_name"), knownvalue.StringExact("vllm-omni-stage@1.service")),
 				// A headless process beside the head starts after it, and
-				// stops and restarts with it.
+				// stops, fails and restarts with it.
 				plancheck.ExpectKnownValue(resAddr, dropIn(0, 1).AtMapKey("content"), unitLines(
-					"[Unit]", "After=vllm-omni-stage@0.service", "PartOf=vllm-omni-stage@0.service",
+					"[Unit]", "After=vllm-omni-stage@0.service", "BindsTo=vllm-omni-stage@0.service",
 					`Environment="OMNI_PD_STAGE_ARGS=--headless"`, `Environment="VLLM_NIXL_SIDE_CHANNEL_PORT=25202"`)),
 				plancheck.ExpectKnownValue(resAddr, proc(0, 3).AtMapKey("stage_id"), knownvalue.Int64Exact(3)),
 				plancheck.ExpectKnownValue(resAddr, dropIn(0, 3).AtMapKey("content"), stringWithout("VLLM_NIXL")),

@@ -86,7 +86,7 @@ var (
 // either read by SandboxOf or refused by it, so a setting added to the
 // units cannot escape the judgement of their paths.
 var noFileSystemEffect = map[string]bool{
-	"Type": true, "User": true, "Group": true, "Environment": true,
+	"Type": true, "User": true, "Group": true, "Environment": true, "SyslogIdentifier": true,
 	// Read by the service manager, before the sandbox is set up
 	// (systemd.exec(5), EnvironmentFile=).
 	"EnvironmentFile": true,
