@@ -60,6 +60,7 @@ func TestBoot(t *testing.T) {
 			b := bootDeployment(t, image, applyExample(t, e.Name()))
 			b.checkPlan(t)
 			b.runChecks(t)
+			b.checkFirewall(t)
 			t.Logf("%s: booted and checked %d machine(s) in %s", e.Name(), len(b.machines), time.Since(start).Round(time.Second))
 		})
 	}

@@ -26,16 +26,24 @@ type deployment struct {
 	pipelines []plannedPipeline
 	// checks are the check_commands output: one script, or one per
 	// machine by the machine's key.
-	checks       any
-	firewall     any // the firewall_rules output, where the example has one
-	outputs      map[string]any
-	resourceKeys map[string]string
+	checks  any
+	rules   []firewallRule
+	outputs map[string]any
+}
+
+// firewallRule is a resource of the example that opens ports of a machine
+// (input.target is the machine's id) to others: one port, or a range.
+type firewallRule struct {
+	address  string
+	target   string
+	from, to int
 }
 
 // plannedMachine is a resource of the example that carries a user_data:
 // what stands in for a cloud's instance.
 type plannedMachine struct {
 	address  string // terraform_data.gpu_machine["10.20.0.11"]
+	id       string // the resource's id, which its firewall rules target
 	key      string // its for_each key, "" without one
 	ip       string // its private_ip, "" where the example names none
 	gpus     int    // its gpus, 0 where the example names none
@@ -165,21 +173,25 @@ func (d *deployment) read(t *testing.T) {
 		d.outputs[k] = o.Value
 	}
 	d.checks = d.outputs["check_commands"]
-	d.firewall = d.outputs["firewall_rules"]
 	for _, r := range state.Values.RootModule.all() {
 		switch r.Type {
 		case "terraform_data":
 			var in struct {
+				ID    string         `json:"id"`
 				Input map[string]any `json:"input"`
 			}
 			if json.Unmarshal(r.Values, &in) != nil {
+				continue
+			}
+			if target, ok := in.Input["target"].(string); ok {
+				d.rules = append(d.rules, ruleOf(r.Address, target, in.Input))
 				continue
 			}
 			ud, _ := in.Input["user_data"].(string)
 			if !strings.HasPrefix(ud, "#cloud-config\n") {
 				continue
 			}
-			m := plannedMachine{address: r.Address, userData: ud}
+			m := plannedMachine{address: r.Address, id: in.ID, userData: ud}
 			if k, ok := r.Index.(string); ok {
 				m.key = k
 			}
@@ -203,6 +215,21 @@ func (d *deployment) read(t *testing.T) {
 	if len(d.machines) == 0 || len(d.pipelines) == 0 {
 		t.Fatalf("%s plans %d machines and %d pipelines; the boot test needs both", d.name, len(d.machines), len(d.pipelines))
 	}
+}
+
+// ruleOf reads a firewall rule's port (port) or range (from_port, to_port).
+func ruleOf(address, target string, in map[string]any) firewallRule {
+	r := firewallRule{address: address, target: target}
+	if p, ok := in["port"].(float64); ok {
+		r.from, r.to = int(p), int(p)
+	}
+	if p, ok := in["from_port"].(float64); ok {
+		r.from = int(p)
+	}
+	if p, ok := in["to_port"].(float64); ok {
+		r.to = int(p)
+	}
+	return r
 }
 
 // checkScript is the script check_commands gives for machine m.

@@ -9,11 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -151,7 +149,8 @@ output "checked_config" {
 			"user_data":      isCloudConfig,
 			"serve_command":  isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 			"api_port":       isJSON(`8091`),
-			"firewall_rules": isJSON(`{"api": 8091, "prefill_side_channel": 25201, "decode_side_channel": 25202, "omni_master": 25203}`),
+			// On one machine only the API is reached from others.
+			"firewall_rules": isJSON(`{"api": 8091}`),
 			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
 			"diagram":        isJSON(seedDiagram),
 			// The guides' checks, with this plan's unit names and ports.
@@ -193,6 +192,11 @@ output "checked_config" {
   "us-east": {"api": 8091, "prefill_side_channel": 25203, "decode_side_channel": 25204, "omni_master": 25205}
 }`),
 			"gpu_count": isJSON(`{"eu-west": 5, "us-east": 3}`),
+			// Each cluster's machine, checked with its own units.
+			"check_commands": eachKey(map[string]outputCheck{
+				"eu-west": matches(`vllm-omni-eu-west-stage@3\.service`),
+				"us-east": matches(`vllm-omni-us-east-stage@3\.service`),
+			}),
 		},
 		replans: []replan{
 			// One cluster's new layout replaces that cluster's machine
@@ -223,17 +227,16 @@ output "checked_config" {
   "10.20.0.12": ["vllm-omni-qwen3-omni-pd-stage@1.service", "vllm-omni-qwen3-omni-pd-stage@2.service", "vllm-omni-qwen3-omni-pd-stage@3.service"]
 }`),
 			"api_endpoint": isJSON(`"http://10.20.0.11:8091"`),
+			// What the other machine dials on the head's, and the API.
 			"firewall_rules": isJSON(`{
   "10.20.0.11/api": 8091,
   "10.20.0.11/prefill_side_channel": 25201,
-  "10.20.0.11/omni_master": 25202,
-  "10.20.0.11/edge_0_1": 25203,
-  "10.20.0.12/decode_side_channel": 25201
+  "10.20.0.11/omni_master": 25202
 }`),
 			// The head's ephemeral range, as data a firewall rule can
 			// for_each over, with Linux's default range.
 			"ephemeral_port_rules": isJSON(`{
-  "10.20.0.11/ephemeral": {"host": "10.20.0.11", "from_port": 32768, "to_port": 60999, "sources": ["10.20.0.0/16"]}
+  "10.20.0.11/ephemeral": {"host": "10.20.0.11", "from_port": 32768, "to_port": 60999, "sources": ["10.20.0.0/16"], "purpose": "the head's per-stage sockets, for the headless stages"}
 }`),
 			// Each machine's own units and ports; the API checks on the
 			// head alone, at its address.
@@ -291,7 +294,7 @@ output "checked_config" {
   "processes": [
     {"role": "head", "stage_id": 0, "unit_name": "vllm-omni-a-stage@0.service",
      "systemd_dropin": {"path": "/etc/systemd/system/vllm-omni-a-stage@0.service.d/plan.conf",
-       "content": "[Service]\nEnvironment=\"OMNI_PD_CHECKS=--gpus 1 --transport NixlConnector=nixl._api\"\nEnvironment=\"OMNI_PD_STAGE_ARGS=--port 8091\"\nEnvironment=\"VLLM_NIXL_SIDE_CHANNEL_PORT=25201\"\n"}},
+       "content": "[Unit]\nWants=vllm-omni-a-stage@1.service vllm-omni-a-stage@2.service vllm-omni-a-stage@3.service\n\n[Service]\nEnvironment=\"OMNI_PD_CHECKS=--gpus 1 --transport NixlConnector=nixl._api\"\nEnvironment=\"OMNI_PD_STAGE_ARGS=--port 8091\"\nEnvironment=\"VLLM_NIXL_SIDE_CHANNEL_PORT=25201\"\n"}},
     {"role": "headless", "stage_id": 1, "unit_name": "vllm-omni-a-stage@1.service"},
     {"role": "headless", "stage_id": 2, "unit_name": "vllm-omni-a-stage@2.service"},
     {"role": "headless", "stage_id": 3, "unit_name": "vllm-omni-a-stage@3.service"}

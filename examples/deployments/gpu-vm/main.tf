@@ -23,16 +23,18 @@ module "pipeline" {
 }
 
 locals {
-  # One firewall rule per port the pipeline listens on. The API is open to
-  # its clients; the connector ports only to the cluster.
+  # One firewall rule per port another machine must reach. On one machine
+  # that is the API alone, for its clients: the omni master and the NIXL
+  # side channels listen on 127.0.0.1, since every stage that dials them
+  # runs here.
   firewall_rules = [
     for p in module.pipeline.ports : {
       name     = p.name
       protocol = "tcp"
       port     = p.port
-      sources  = p.name == "api" ? var.api_allowed_cidrs : [var.cluster_cidr]
-      purpose  = p.stage_id == null ? "API" : "stage ${p.stage_id} ${p.name}"
-    }
+      sources  = var.api_allowed_cidrs
+      purpose  = "OpenAI-compatible API, for its clients"
+    } if p.name == "api"
   ]
 }
 

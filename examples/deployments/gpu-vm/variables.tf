@@ -45,9 +45,3 @@ variable "api_allowed_cidrs" {
   type        = list(string)
   default     = ["10.0.0.0/8"]
 }
-
-variable "cluster_cidr" {
-  description = "Network of the cluster, allowed to reach the connector ports."
-  type        = string
-  default     = "10.20.0.0/16"
-}

@@ -14,14 +14,12 @@ locals {
       tp   = 1
       # A second pipeline's side-channel ports on the same machines.
       reserved_ports = [25201, 25202]
-      cidr           = "10.10.0.0/16"
     }
     "eu-west" = {
       gpus = 8
       tp   = 2
       # A metrics exporter listens on 25201.
       reserved_ports = [25201]
-      cidr           = "10.20.0.0/16"
     }
   }
 }
@@ -62,15 +60,18 @@ resource "terraform_data" "gpu_vm" {
   }
 }
 
-# One firewall rule per cluster and port, keyed "cluster/port name".
+# One firewall rule per port another machine must reach, keyed
+# "cluster/port name": each cluster is one machine, so that is its API
+# alone; the omni master and the NIXL side channels listen on 127.0.0.1.
 locals {
   firewall_rules = merge([
     for cluster, p in module.pipeline : {
       for port in p.ports : "${cluster}/${port.name}" => {
         cluster = cluster
         port    = port.port
-        sources = port.name == "api" ? local.api_clients : [local.clusters[cluster].cidr]
-      }
+        sources = local.api_clients
+        purpose = "OpenAI-compatible API, for its clients"
+      } if port.name == "api"
     }
   ]...)
 }

@@ -14,3 +14,8 @@ output "gpu_count" {
   description = "GPUs each cluster's layout uses."
   value       = { for cluster, p in module.pipeline : cluster => p.gpu_count }
 }
+
+output "check_commands" {
+  description = "The script that checks each cluster's machine against its plan, by cluster: run it there, as root (`terraform output -json check_commands | jq -r '.[\"us-east\"]' | sudo bash`)."
+  value       = { for cluster, p in module.pipeline : cluster => p.check_commands_by_host[p.launches[0].host] }
+}

@@ -47,15 +47,28 @@ resource "terraform_data" "gpu_machine" {
 locals {
   head = module.pipeline.launches[0].host
 
-  # Every port on every machine, one rule each. The API is open to its
-  # clients; everything else only to the other machine of the pipeline.
+  # The ports another machine must reach, each with what it is for: the
+  # API for its clients; on the head's machine, the omni master and
+  # prefill's NIXL side channel, which the headless stages and decode dial.
+  # Nothing dials decode's side channel (decode reads from prefill), and
+  # nothing listens on an edge's connector port (edge_<from>_<to>): in
+  # vllm-omni 0.24.0's stage-based launch the talker and code2wav take
+  # their input through /dev/shm on their own machine, whatever the edge
+  # names.
+  reached = {
+    api                  = "OpenAI-compatible API, for its clients"
+    omni_master          = "omni master, for the headless stages"
+    prefill_side_channel = "prefill's NIXL side channel, for decode"
+  }
+
   port_rules = {
     for p in module.pipeline.ports : "${p.host}/${p.name}" => {
       host      = p.host
       from_port = p.port
       to_port   = p.port
       sources   = p.name == "api" ? var.api_allowed_cidrs : [var.cluster_cidr]
-    }
+      purpose   = local.reached[p.name]
+    } if contains(keys(local.reached), p.name) && (p.name == "api" || p.host == local.head)
   }
 
   # The head's omni master also talks to the headless processes over ports
@@ -67,6 +80,7 @@ locals {
       from_port = var.head_ephemeral_ports.first
       to_port   = var.head_ephemeral_ports.last
       sources   = [var.cluster_cidr]
+      purpose   = "the head's per-stage sockets, for the headless stages"
     }
   }
 }

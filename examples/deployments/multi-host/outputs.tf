@@ -14,7 +14,7 @@ output "api_endpoint" {
 }
 
 output "firewall_rules" {
-  description = "Port of each firewall rule for a port the pipeline listens on, by host and name."
+  description = "Port of each firewall rule for a port another machine must reach, by host and name."
   value       = { for k, r in local.port_rules : k => r.from_port }
 }
 

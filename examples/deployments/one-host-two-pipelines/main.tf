@@ -65,6 +65,7 @@ locals {
       protocol = "tcp"
       port     = p.api_port
       sources  = var.api_allowed_cidrs
+      purpose  = "pipeline ${i}'s OpenAI-compatible API, for its clients"
     }
   }
 }
