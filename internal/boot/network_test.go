@@ -28,6 +28,8 @@ func newLAN(t *testing.T, name string) *lan {
 	sum := sha256.Sum256([]byte(t.Name() + "/" + name))
 	l := &lan{t: t, id: hex.EncodeToString(sum[:])[:6]}
 	l.bridge = "ob" + l.id + "-sw"
+	// A run that was killed leaves its namespaces behind.
+	_ = exec.Command("ip", "netns", "delete", l.bridge).Run()
 	l.ip("netns", "add", l.bridge)
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "delete", l.bridge).Run() })
 	l.ip("-n", l.bridge, "link", "add", "br0", "type", "bridge")
@@ -42,6 +44,7 @@ func (l *lan) host(address string) string {
 	l.hosts++
 	ns := fmt.Sprintf("ob%s-h%d", l.id, l.hosts)
 	port := fmt.Sprintf("ob%sp%d", l.id, l.hosts)
+	_ = exec.Command("ip", "netns", "delete", ns).Run()
 	l.ip("netns", "add", ns)
 	l.t.Cleanup(func() { _ = exec.Command("ip", "netns", "delete", ns).Run() })
 	l.ip("-n", ns, "link", "set", "lo", "up")
