@@ -111,7 +111,16 @@ func listen(t *testing.T, network, addr string) (int, bool) {
 		return 0, false
 	}
 	t.Cleanup(func() { ln.Close() })
-	return ln.Addr().(*net.TCPAddr).Port, true
+	return tcpPort(t, ln), true
+}
+
+func tcpPort(t *testing.T, ln net.Listener) int {
+	t.Helper()
+	addr, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("%v is not a TCP address", ln.Addr())
+	}
+	return addr.Port
 }
 
 // freePort is a port nobody listens on: one the kernel handed out and
@@ -122,7 +131,7 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := tcpPort(t, ln)
 	ln.Close()
 	return port
 }
