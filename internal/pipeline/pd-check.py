@@ -7,17 +7,17 @@ def say(kind, msg):
 def fail(msg):
     say("error", msg)
     sys.exit(STATUS)
-def ready(url, model):
-    # Exits 0 when the models URL lists the model, and says what it saw
-    # otherwise; each try is bounded by ten seconds.
+def check_ready(url, model):
+    # Passes when the models URL lists the model; each try is bounded by
+    # ten seconds.
     try:
         ids = [m.get("id") for m in json.load(urllib.request.urlopen(url, timeout=10)).get("data", [])]
     except Exception as e:
-        sys.exit("not ready: %s: %s" % (url, e))
+        return False, "%s: %s" % (url, e)
     if model not in ids:
-        sys.exit("not ready: %s lists %s, not %s" % (url, ids or "no model", model))
-    print("ready: %s serves %s" % (url, model))
-def smoke(url, model, unit):
+        return False, "%s lists %s, not %s" % (url, ids or "no model", model)
+    return True, "%s serves %s" % (url, model)
+def check_smoke(url, model, unit):
     body = json.dumps({"model": model, "messages": [{"role": "user", "content": "Reply with one word."}], "max_tokens": 1, "modalities": ["text"]}).encode()
     req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
     hint = " (if prefill could not hand its KV cache to decode, journalctl -u %s shows [Orchestrator][PD] Missing prefill kv_transfer_params)" % unit
@@ -26,15 +26,213 @@ def smoke(url, model, unit):
     except urllib.error.HTTPError as e:
         text = e.read().decode(errors="replace")[:500]
         pd = any(s in text for s in ("remote_request_id", "[PD]", "Orchestrator died"))
-        sys.exit("smoke: %s answered %d%s: %s" % (url, e.code, hint if pd else "", text))
+        return False, "%s answered %d%s: %s" % (url, e.code, hint if pd else "", text)
     except (socket.timeout, TimeoutError):
-        sys.exit("smoke: %s gave no answer within 300 s%s" % (url, hint))
+        return False, "%s gave no answer within 300 s%s" % (url, hint)
     except Exception as e:
-        sys.exit("smoke: %s: %s" % (url, e))
+        return False, "%s: %s" % (url, e)
     choices = reply.get("choices") or []
     if not choices:
-        sys.exit("smoke: %s answered with no choice: %s" % (url, json.dumps(reply)[:500]))
-    print("smoke: %s answered through prefill and decode: %r" % (url, (choices[0].get("message") or {}).get("content")))
+        return False, "%s answered with no choice: %s" % (url, json.dumps(reply)[:500])
+    return True, "%s answered through prefill and decode: %r" % (url, (choices[0].get("message") or {}).get("content"))
+def ready(url, model):
+    # Exits 0 when the models URL lists the model, and says what it saw
+    # otherwise.
+    ok, saw = check_ready(url, model)
+    if not ok:
+        sys.exit("not ready: " + saw)
+    print("ready: " + saw)
+def smoke(url, model, unit):
+    ok, saw = check_smoke(url, model, unit)
+    if not ok:
+        sys.exit("smoke: " + saw)
+    print("smoke: " + saw)
+def run(argv, timeout=None):
+    # A command's status and output, or None and why it could not run.
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, errors="replace", timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, "cannot run %s (%s)" % (argv[0], getattr(e, "strerror", None) or e)
+    return out, None
+def first_lines(text, n=3):
+    # A command's output on one line: its first non-empty lines, without
+    # the dots cloud-init prints while it waits.
+    lines = [l.strip(". \t") for l in text.splitlines()]
+    return "; ".join([l for l in lines if l][:n]) or "nothing"
+def check_cloud_init():
+    # Exit status 1 is an error, 2 (cloud-init 23.4 on) a recoverable one.
+    out, why = run(["cloud-init", "status", "--wait"])
+    if out is None:
+        return False, why
+    said = first_lines(out.stdout)
+    if out.returncode != 0:
+        err = first_lines(out.stderr) if out.stderr.strip() else ""
+        return False, "%s (exit status %d)%s" % (said, out.returncode, ": " + err if err else "")
+    return True, said
+def check_config(path, want):
+    try:
+        with open(path, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+    except OSError as e:
+        return False, "cannot be read (%s)" % e.strerror
+    if sha != want:
+        return False, "SHA-256 %s, but the plan's is %s: the machine holds another plan's config" % (sha, want)
+    return True, "SHA-256 %s" % sha
+UNIT_STATE = ("LoadState", "ActiveState", "SubState", "NRestarts")
+def check_unit(name):
+    # Property=value lines: with --value, systemctl prints the values in its
+    # own order, not the one asked for.
+    out, why = run(["systemctl", "show", "--no-pager"] + ["--property=" + p for p in UNIT_STATE] + ["--", name], timeout=60)
+    if out is None:
+        return False, why
+    if out.returncode != 0:
+        return False, "systemctl show failed (exit status %d): %s" % (out.returncode, first_lines(out.stderr + out.stdout))
+    props = dict(l.split("=", 1) for l in out.stdout.splitlines() if "=" in l)
+    load = props.get("LoadState", "loaded")
+    if load != "loaded":
+        return False, "no such unit on this machine" if load == "not-found" else "not loaded (%s)" % load
+    restarts = props.get("NRestarts", "?")
+    saw = "%s (%s), %s restart%s" % (props.get("ActiveState", "?"), props.get("SubState", "?"), restarts, "" if restarts == "1" else "s")
+    return props.get("ActiveState") == "active", saw
+TCP_LISTEN = "0A"
+def listening(port):
+    # The addresses listening on a TCP port, from the kernel's socket
+    # tables: each address is the raw 32-bit words in host byte order, the
+    # port in hex.
+    found, unread = [], []
+    for table, family in (("/proc/net/tcp", socket.AF_INET), ("/proc/net/tcp6", socket.AF_INET6)):
+        try:
+            with open(table) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError as e:
+            unread.append("%s (%s)" % (table, e.strerror))
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) < 4 or fields[3] != TCP_LISTEN:
+                continue
+            addr, _, hexport = fields[1].partition(":")
+            if int(hexport, 16) != port:
+                continue
+            raw = b"".join(bytes.fromhex(addr[i:i + 8])[::-1 if sys.byteorder == "little" else 1] for i in range(0, len(addr), 8))
+            host = socket.inet_ntop(family, raw)
+            found.append(("[%s]:%d" if family == socket.AF_INET6 else "%s:%d") % (host, port))
+    return sorted(set(found)), unread
+def check_listen(port):
+    found, unread = listening(port)
+    if found:
+        return True, "listens on " + ", ".join(found)
+    if len(unread) == 2:
+        return False, "cannot read " + " or ".join(unread)
+    return False, "nothing listens" + (" (cannot read %s)" % unread[0] if unread else "")
+def journal(unit):
+    # This boot's messages of the unit, one a line, and what journalctl
+    # said on stderr: as a user outside the journal's groups it warns there
+    # and shows nothing of the unit.
+    out, why = run(["journalctl", "-b", "--no-pager", "-o", "cat", "-u", unit])
+    if out is None:
+        return None, why
+    if out.returncode != 0:
+        return None, "journalctl failed (exit status %d): %s" % (out.returncode, first_lines(out.stderr + out.stdout))
+    return [l for l in out.stdout.splitlines() if l != "-- No entries --"], first_lines(out.stderr) if out.stderr.strip() else ""
+def check_log(unit, text, want):
+    lines, warned = journal(unit)
+    if lines is None:
+        return False, warned
+    hits = [l for l in lines if text in l]
+    note = " (journalctl: %s)" % warned if warned else ""
+    if hits:
+        saw = "%d line%s this boot, the first: %s" % (len(hits), "" if len(hits) == 1 else "s", hits[0].strip()[:300])
+        return want, saw
+    saw = "none in its %d line%s this boot%s" % (len(lines), "" if len(lines) == 1 else "s", note)
+    # A warning may mean the journal was not read: absence is then unproven.
+    return not want and not warned, saw
+READY_EVERY = 5
+def check_ready_within(url, model, wait):
+    start = time.monotonic()
+    said = False
+    while True:
+        ok, saw = check_ready(url, model)
+        took = time.monotonic() - start
+        if ok:
+            return True, saw + (" (after %d s)" % took if said else "")
+        if took + READY_EVERY > wait:
+            return False, saw + (" (still, after %d s)" % took if said else "")
+        if not said:
+            sys.stderr.write("pd-check machine: %s is not ready yet; trying every %d s for up to %d s\n" % (url, READY_EVERY, wait))
+            sys.stderr.flush()
+            said = True
+        time.sleep(READY_EVERY)
+MACHINE_USAGE = """usage: %s machine [--wait SECONDS] CHECK...
+Runs every check in the order given, prints one line for each,
+"ok: WHAT: WHAT IT SAW" or "FAIL: WHAT: WHAT IT SAW", and exits 1 when any
+failed, 0 when all passed, 2 on a usage error. Each check may repeat:
+  --cloud-init          cloud-init status --wait exits 0
+  --config PATH SHA256  the file at PATH has this SHA-256
+  --unit NAME           the systemd unit is active
+  --listen PORT         a socket listens on this TCP port (/proc/net/tcp, tcp6)
+  --ready URL MODEL     the models URL lists MODEL
+  --smoke URL MODEL UNIT  one chat completion crosses prefill and decode
+  --log UNIT TEXT       this boot's journal of UNIT holds TEXT
+  --no-log UNIT TEXT    this boot's journal of UNIT does not hold TEXT
+--wait SECONDS (default 0) retries --ready every 5 s until it passes or the
+time is up: loading the model takes minutes."""
+# Each check's option: how many values it takes, and what its line names.
+MACHINE_CHECKS = {
+    "--cloud-init": (0, lambda: "cloud-init"),
+    "--config": (2, lambda path, sha: "config " + path),
+    "--unit": (1, lambda name: "unit " + name),
+    "--listen": (1, lambda port: "port " + port),
+    "--ready": (2, lambda url, model: "ready"),
+    "--smoke": (3, lambda url, model, unit: "smoke"),
+    "--log": (2, lambda unit, text: "%s logs %r" % (unit, text)),
+    "--no-log": (2, lambda unit, text: "%s does not log %r" % (unit, text)),
+}
+def machine(argv):
+    def usage(msg):
+        sys.stderr.write("pd-check machine: %s\n%s\n" % (msg, MACHINE_USAGE % sys.argv[0]))
+        return 2
+    checks, wait = [], 0
+    while argv:
+        opt = argv.pop(0)
+        if opt == "--wait":
+            if not argv or not re.fullmatch(r"[0-9]+", argv[0]):
+                return usage("--wait takes a whole number of seconds")
+            wait = int(argv.pop(0))
+            continue
+        if opt not in MACHINE_CHECKS:
+            return usage("unknown check %s" % opt)
+        n = MACHINE_CHECKS[opt][0]
+        if len(argv) < n:
+            return usage("%s takes %d value%s" % (opt, n, "" if n == 1 else "s"))
+        args, argv = argv[:n], argv[n:]
+        if opt == "--listen" and not (re.fullmatch(r"[0-9]+", args[0]) and 0 < int(args[0]) < 65536):
+            return usage("--listen takes a TCP port, not %s" % args[0])
+        checks.append((opt, args))
+    if not checks:
+        return usage("no check given")
+    run_check = {
+        "--cloud-init": check_cloud_init,
+        "--config": check_config,
+        "--unit": check_unit,
+        "--listen": lambda port: check_listen(int(port)),
+        "--ready": lambda url, model: check_ready_within(url, model, wait),
+        "--smoke": check_smoke,
+        "--log": lambda unit, text: check_log(unit, text, True),
+        "--no-log": lambda unit, text: check_log(unit, text, False),
+    }
+    failed = 0
+    for opt, args in checks:
+        try:
+            ok, saw = run_check[opt](*args)
+        except Exception as e:
+            ok, saw = False, "the check could not run: %s: %s" % (type(e).__name__, e)
+        failed += not ok
+        # One line for each check, whatever a server answered; flushed, or
+        # a pipe would hold the lines until a slow check is done.
+        saw = re.sub(r"\s*\n\s*", " ", saw.strip())
+        print("%s: %s: %s" % ("ok" if ok else "FAIL", MACHINE_CHECKS[opt][1](*args), saw), flush=True)
+    return 1 if failed else 0
 cmd = sys.argv[1:2]
 if cmd == ["ready"] and len(sys.argv) == 4:
     ready(*sys.argv[2:])
@@ -42,8 +240,10 @@ if cmd == ["ready"] and len(sys.argv) == 4:
 if cmd == ["smoke"] and len(sys.argv) == 5:
     smoke(*sys.argv[2:])
     sys.exit(0)
+if cmd == ["machine"]:
+    sys.exit(machine(sys.argv[2:]))
 if cmd != ["preflight"] or len(sys.argv) < 7:
-    fail("usage: %s preflight VERSION line|release VLLM_LINE CONFIG SHA256 [OPTION VALUE]... [-- COMMAND...] | ready URL MODEL | smoke URL MODEL UNIT" % sys.argv[0])
+    fail("usage: %s preflight VERSION line|release VLLM_LINE CONFIG SHA256 [OPTION VALUE]... [-- COMMAND...] | ready URL MODEL | smoke URL MODEL UNIT | machine [--wait SECONDS] CHECK..." % sys.argv[0])
 want, mode, want_vllm, path, want_sha = sys.argv[2:7]
 args = sys.argv[7:]
 gpus, imports, transports, rest = 0, [], [], []

@@ -17,7 +17,10 @@ import (
 const PreflightExit = 78 // EX_CONFIG
 
 // CheckScript is the script every host keeps at check_script_path. Its
-// `ready` and `smoke` are health's commands; its `preflight` checks, in the
+// `ready` and `smoke` are health's commands; its `machine` runs every check
+// of one machine the operator is handed (the examples' check_commands) and
+// exits 1 when any fails, 2 on a usage error, so that a script of it
+// fails as its checks do; its `preflight` checks, in the
 // Python that runs vllm, that the installed
 // vllm-omni is the release the plan is for, that its vLLM is the major.minor
 // that release needs, and that the deploy config is the plan's, by SHA-256;

@@ -58,50 +58,73 @@ func TestDocs_ShellCommandsNameTheDefaultPlan(t *testing.T) {
 	}
 }
 
-// holdsGuideLogChecks wants a script that holds the verify guide's log
-// checks, in their order, with the guide's unit names
+// holdsGuideLogChecks wants a check script that checks the verify
+// guide's log lines, in their order, with the guide's unit names
 // (vllm-omni-stage@N.service) under unitPrefix: the pd-pipeline module
-// writes them into check_commands_by_host for the plan's own units.
+// writes them into check_commands_by_host for the plan's own units. A
+// guide's `journalctl ... | grep -F 'TEXT'` is the check script's
+// --log UNIT TEXT, and `! journalctl ... | grep -F -e 'A' -e 'B'` its
+// --no-log UNIT A and --no-log UNIT B.
 func holdsGuideLogChecks(unitPrefix string) outputCheck {
 	return func(t *testing.T, got any) error {
 		s, ok := got.(string)
 		if !ok {
 			return fmt.Errorf("got %s, want a script", jsonText(got))
 		}
-		have := strings.Split(s, "\n")
+		words, _, err := scriptArgv(t, s)
+		if err != nil {
+			return err
+		}
 		i := 0
 		for _, want := range guideLogChecks(t, unitPrefix) {
-			for i < len(have) && have[i] != want {
+			for i+len(want) <= len(words) && !slices.Equal(words[i:i+len(want)], want) {
 				i++
 			}
-			if i == len(have) {
-				return fmt.Errorf("the verify guide's line %q is not in the script (in its order):\n%s", want, s)
+			if i+len(want) > len(words) {
+				return fmt.Errorf("the verify guide's check %q is not in the script (in its order):\n%s", want, s)
 			}
+			i += len(want)
 		}
 		return nil
 	}
 }
 
-// guideLogChecks reads the verify guide's journalctl lines, with its unit
-// names under unitPrefix.
-func guideLogChecks(t *testing.T, unitPrefix string) []string {
+// guideLog is one of the verify guide's log checks: whether it wants the
+// lines absent, the unit, and the texts grep looks for.
+var guideLog = regexp.MustCompile(`^(! )?journalctl -b --no-pager -u (\S+) \| grep -F (.+)$`)
+
+// guideLogChecks reads the verify guide's journalctl lines as the check
+// script's --log and --no-log checks, with its unit names under
+// unitPrefix.
+func guideLogChecks(t *testing.T, unitPrefix string) [][]string {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "verify.md.tmpl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
+	var checks [][]string
 	for _, block := range shellBlocks(string(src)) {
 		for line := range strings.SplitSeq(strings.TrimSuffix(block.text, "\n"), "\n") {
-			if strings.HasPrefix(line, "journalctl ") || strings.HasPrefix(line, "! journalctl ") {
-				lines = append(lines, strings.ReplaceAll(line, "vllm-omni-stage@", unitPrefix+"-stage@"))
+			if !strings.Contains(line, "journalctl ") {
+				continue
+			}
+			m := guideLog.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("the verify guide's %q is not a log check this test reads", line)
+			}
+			opt, unit := "--log", strings.ReplaceAll(m[2], "vllm-omni-stage@", unitPrefix+"-stage@")
+			if m[1] != "" {
+				opt = "--no-log"
+			}
+			for _, text := range regexp.MustCompile(`'([^']*)'`).FindAllStringSubmatch(m[3], -1) {
+				checks = append(checks, []string{opt, unit, text[1]})
 			}
 		}
 	}
-	if len(lines) < 3 {
-		t.Fatalf("the verify guide holds %d journalctl checks; it writes the head's and decode's", len(lines))
+	if len(checks) < 3 {
+		t.Fatalf("the verify guide holds %d journalctl checks; it writes the head's and decode's", len(checks))
 	}
-	return lines
+	return checks
 }
 
 // allOf wants the value to pass every check.

@@ -154,21 +154,25 @@ output "checked_config" {
 			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
 			"diagram":        isJSON(seedDiagram),
 			// The guides' checks, with this plan's unit names and ports.
-			"check_commands": allOf(holdsGuideLogChecks("vllm-omni-qwen3-omni-pd"), isScript(
-				"# cloud-init is done and the machine holds this plan's deploy config",
-				"cloud-init status --wait",
-				`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
-				"# this machine's units, and the ports they listen on",
-				"systemctl status --no-pager vllm-omni-qwen3-omni-pd-stage@0.service vllm-omni-qwen3-omni-pd-stage@1.service vllm-omni-qwen3-omni-pd-stage@2.service vllm-omni-qwen3-omni-pd-stage@3.service",
-				"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 )'",
-				headChecks,
-				"python3 /usr/local/lib/vllm-omni/pd-check.py ready http://127.0.0.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct",
-				"python3 /usr/local/lib/vllm-omni/pd-check.py smoke http://127.0.0.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-qwen3-omni-pd-stage@0.service",
-				headPairFound,
-				"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage@0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
-				decodeHandoff,
-				"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage@1.service | grep -F 'NIXL compatibility check passed'",
-				"! journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage@1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+			"check_commands": allOf(holdsGuideLogChecks("vllm-omni-qwen3-omni-pd"), isCheckScript(
+				"# Checks this machine against the plan: cloud-init, the deploy config, its units, the API, its ports, one request through prefill and decode, the head's log of the pair, decode's log of the KV handoff. Exits 1 when any check fails. Run it on the machine as root: terraform output -raw check_commands | ssh <machine> sudo bash",
+				headMachine,
+				[]string{"--cloud-init"},
+				[]string{"--config", "/etc/vllm-omni/deploy-config.yaml", "~[0-9a-f]{64}"},
+				[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@0.service"},
+				[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@1.service"},
+				[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@2.service"},
+				[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@3.service"},
+				[]string{"--ready", "http://127.0.0.1:8091/v1/models", "Qwen/Qwen3-Omni-30B-A3B-Instruct"},
+				[]string{"--listen", "8091"},
+				[]string{"--listen", "25201"},
+				[]string{"--listen", "25202"},
+				[]string{"--listen", "25203"},
+				[]string{"--smoke", "http://127.0.0.1:8091/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "vllm-omni-qwen3-omni-pd-stage@0.service"},
+				[]string{"--log", "vllm-omni-qwen3-omni-pd-stage@0.service", "PD disaggregation detected: prefill=stage-0, decode=stage-1"},
+				[]string{"--log", "vllm-omni-qwen3-omni-pd-stage@1.service", "NIXL compatibility check passed"},
+				[]string{"--no-log", "vllm-omni-qwen3-omni-pd-stage@1.service", "will not utilize KVTransfer"},
+				[]string{"--no-log", "vllm-omni-qwen3-omni-pd-stage@1.service", "NIXL transfer failure"},
 			)),
 		},
 		replans: []replan{
@@ -241,30 +245,34 @@ output "checked_config" {
 			// Each machine's own units and ports; the API checks on the
 			// head alone, at its address.
 			"check_commands": eachKey(map[string]outputCheck{
-				"10.20.0.11": isScript(
-					"# cloud-init is done and the machine holds this plan's deploy config",
-					"cloud-init status --wait",
-					`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
-					"# this machine's units, and the ports they listen on",
-					"systemctl status --no-pager vllm-omni-qwen3-omni-pd-stage@0.service",
-					"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 )'",
-					headChecks,
-					"python3 /usr/local/lib/vllm-omni/pd-check.py ready http://10.20.0.11:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct",
-					"python3 /usr/local/lib/vllm-omni/pd-check.py smoke http://10.20.0.11:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-qwen3-omni-pd-stage@0.service",
-					headPairFound,
-					"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage@0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
+				"10.20.0.11": isCheckScript(
+					"# Checks 10.20.0.11 against the plan: cloud-init, the deploy config, its units, the API, its ports, one request through prefill and decode, the head's log of the pair. Exits 1 when any check fails. Run it there as root: terraform output -json check_commands | jq -r '.\"10.20.0.11\"' | ssh 10.20.0.11 sudo bash",
+					headMachine,
+					[]string{"--cloud-init"},
+					[]string{"--config", "/etc/vllm-omni/deploy-config.yaml", "~[0-9a-f]{64}"},
+					[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@0.service"},
+					[]string{"--ready", "http://10.20.0.11:8091/v1/models", "Qwen/Qwen3-Omni-30B-A3B-Instruct"},
+					[]string{"--listen", "8091"},
+					[]string{"--listen", "25201"},
+					[]string{"--listen", "25202"},
+					[]string{"--listen", "25203"},
+					[]string{"--smoke", "http://10.20.0.11:8091/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "vllm-omni-qwen3-omni-pd-stage@0.service"},
+					[]string{"--log", "vllm-omni-qwen3-omni-pd-stage@0.service", "PD disaggregation detected: prefill=stage-0, decode=stage-1"},
 				),
-				"10.20.0.12": isScript(
-					"# cloud-init is done and the machine holds this plan's deploy config",
-					"cloud-init status --wait",
-					`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
-					"# this machine's units, and the ports they listen on",
-					"systemctl status --no-pager vllm-omni-qwen3-omni-pd-stage@1.service vllm-omni-qwen3-omni-pd-stage@2.service vllm-omni-qwen3-omni-pd-stage@3.service",
-					"ss -ltn '( sport = :25201 )'",
-					// Decode is on this machine: its log shows the handoff.
-					decodeHandoff,
-					"journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage@1.service | grep -F 'NIXL compatibility check passed'",
-					"! journalctl -b --no-pager -u vllm-omni-qwen3-omni-pd-stage@1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+				// Decode is on this machine: its log shows the handoff. It
+				// waits for no API.
+				"10.20.0.12": isCheckScript(
+					"# Checks 10.20.0.12 against the plan: cloud-init, the deploy config, its units, its ports, decode's log of the KV handoff. Exits 1 when any check fails. Run it there as root: terraform output -json check_commands | jq -r '.\"10.20.0.12\"' | ssh 10.20.0.12 sudo bash",
+					[]string{"python3", "/usr/local/lib/vllm-omni/pd-check.py", "machine"},
+					[]string{"--cloud-init"},
+					[]string{"--config", "/etc/vllm-omni/deploy-config.yaml", "~[0-9a-f]{64}"},
+					[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@1.service"},
+					[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@2.service"},
+					[]string{"--unit", "vllm-omni-qwen3-omni-pd-stage@3.service"},
+					[]string{"--listen", "25201"},
+					[]string{"--log", "vllm-omni-qwen3-omni-pd-stage@1.service", "NIXL compatibility check passed"},
+					[]string{"--no-log", "vllm-omni-qwen3-omni-pd-stage@1.service", "will not utilize KVTransfer"},
+					[]string{"--no-log", "vllm-omni-qwen3-omni-pd-stage@1.service", "NIXL transfer failure"},
 				),
 			}),
 		},
@@ -325,21 +333,25 @@ output "checked_config" {
   "readiness_url": "http://127.0.0.1:8091/v1/models",
   "smoke_url": "http://127.0.0.1:8091/v1/chat/completions"
 }`),
-			"check_commands_by_host": eachKey(map[string]outputCheck{"local": isScript(
-				"# cloud-init is done and the machine holds this plan's deploy config",
-				"cloud-init status --wait",
-				`~echo '[0-9a-f]{64}  /etc/vllm-omni/deploy-config\.yaml' \| sha256sum --check`,
-				"# this machine's units, and the ports they listen on",
-				"systemctl status --no-pager vllm-omni-a-stage@0.service vllm-omni-a-stage@1.service vllm-omni-a-stage@2.service vllm-omni-a-stage@3.service",
-				"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 )'",
-				headChecks,
-				"python3 /usr/local/lib/vllm-omni/pd-check.py ready http://127.0.0.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct",
-				`~python3 /usr/local/lib/vllm-omni/pd-check\.py (ready|smoke) http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-a-stage@0\.service`,
-				headPairFound,
-				"journalctl -b --no-pager -u vllm-omni-a-stage@0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
-				decodeHandoff,
-				"journalctl -b --no-pager -u vllm-omni-a-stage@1.service | grep -F 'NIXL compatibility check passed'",
-				"! journalctl -b --no-pager -u vllm-omni-a-stage@1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+			"check_commands_by_host": eachKey(map[string]outputCheck{"local": isCheckScript(
+				"# Checks this machine against the plan: cloud-init, the deploy config, its units, the API, its ports, one request through prefill and decode, the head's log of the pair, decode's log of the KV handoff. Exits 1 when any check fails. Run it on the machine as root: terraform output -raw check_commands | ssh <machine> sudo bash",
+				headMachine,
+				[]string{"--cloud-init"},
+				[]string{"--config", "/etc/vllm-omni/deploy-config.yaml", "~[0-9a-f]{64}"},
+				[]string{"--unit", "vllm-omni-a-stage@0.service"},
+				[]string{"--unit", "vllm-omni-a-stage@1.service"},
+				[]string{"--unit", "vllm-omni-a-stage@2.service"},
+				[]string{"--unit", "vllm-omni-a-stage@3.service"},
+				[]string{"--ready", "http://127.0.0.1:8091/v1/models", "Qwen/Qwen3-Omni-30B-A3B-Instruct"},
+				[]string{"--listen", "8091"},
+				[]string{"--listen", "25201"},
+				[]string{"--listen", "25202"},
+				[]string{"--listen", "25203"},
+				[]string{"--smoke", "http://127.0.0.1:8091/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "vllm-omni-a-stage@0.service"},
+				[]string{"--log", "vllm-omni-a-stage@0.service", "PD disaggregation detected: prefill=stage-0, decode=stage-1"},
+				[]string{"--log", "vllm-omni-a-stage@1.service", "NIXL compatibility check passed"},
+				[]string{"--no-log", "vllm-omni-a-stage@1.service", "will not utilize KVTransfer"},
+				[]string{"--no-log", "vllm-omni-a-stage@1.service", "NIXL transfer failure"},
 			)}),
 		},
 	},
@@ -405,26 +417,40 @@ output "checked_config" {
 			"api_ports":      isJSON(`[8091, 8092]`),
 			"firewall_rules": isJSON(`{"pipeline-0/api": 8091, "pipeline-1/api": 8092}`),
 			"gpu_count":      isJSON(`6`),
-			"check_commands": isScript(
-				"# cloud-init is done and the machine holds both pipelines' deploy configs",
-				"cloud-init status --wait",
-				`~echo '[0-9a-f]{64}  /etc/vllm-omni/pipeline-0\.yaml' \| sha256sum --check`,
-				`~echo '[0-9a-f]{64}  /etc/vllm-omni/pipeline-1\.yaml' \| sha256sum --check`,
-				"# every unit, and the ports they listen on",
-				"systemctl status --no-pager vllm-omni-0-stage@0.service vllm-omni-0-stage@1.service vllm-omni-0-stage@2.service vllm-omni-0-stage@3.service vllm-omni-1-stage@0.service vllm-omni-1-stage@1.service vllm-omni-1-stage@2.service vllm-omni-1-stage@3.service",
-				"ss -ltn '( sport = :8091 or sport = :25201 or sport = :25202 or sport = :25203 or sport = :8092 or sport = :25211 or sport = :25212 or sport = :25213 )'",
-				"# once every stage has loaded the model (minutes): each API lists it, and one request crosses its prefill and decode",
-				"python3 /usr/local/lib/vllm-omni/pd-check.py ready http://127.0.0.1:8091/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct",
-				`~python3 /usr/local/lib/vllm-omni/pd-check\.py (ready|smoke) http://127\.0\.0\.1:8091/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-0-stage@0\.service`,
-				`~python3 /usr/local/lib/vllm-omni/pd-check\.py (ready|smoke) http://127\.0\.0\.1:8092/v1/models Qwen/Qwen3-Omni-30B-A3B-Instruct`,
-				`~python3 /usr/local/lib/vllm-omni/pd-check\.py (ready|smoke) http://127\.0\.0\.1:8092/v1/chat/completions Qwen/Qwen3-Omni-30B-A3B-Instruct vllm-omni-1-stage@0\.service`,
-				"# each head found its prefill-decode pair at start-up, and each decode, after the smoke request, fetched its prefill's NIXL metadata with no request skipping or failing its KV transfer",
-				"journalctl -b --no-pager -u vllm-omni-0-stage@0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
-				"journalctl -b --no-pager -u vllm-omni-0-stage@1.service | grep -F 'NIXL compatibility check passed'",
-				"! journalctl -b --no-pager -u vllm-omni-0-stage@1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
-				"journalctl -b --no-pager -u vllm-omni-1-stage@0.service | grep -F 'PD disaggregation detected: prefill=stage-0, decode=stage-1'",
-				"journalctl -b --no-pager -u vllm-omni-1-stage@1.service | grep -F 'NIXL compatibility check passed'",
-				"! journalctl -b --no-pager -u vllm-omni-1-stage@1.service | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+			"check_commands": isCheckScript(
+				"# Checks this machine against both pipelines' plans: cloud-init, the deploy configs, the units, each API, the ports, one request through each prefill and decode, each head's log of its pair and each decode's log of the KV handoff. Exits 1 when any check fails. Run it on the machine as root: terraform output -raw check_commands | ssh <machine> sudo bash",
+				headMachine,
+				[]string{"--cloud-init"},
+				[]string{"--config", "/etc/vllm-omni/pipeline-0.yaml", "~[0-9a-f]{64}"},
+				[]string{"--config", "/etc/vllm-omni/pipeline-1.yaml", "~[0-9a-f]{64}"},
+				[]string{"--unit", "vllm-omni-0-stage@0.service"},
+				[]string{"--unit", "vllm-omni-0-stage@1.service"},
+				[]string{"--unit", "vllm-omni-0-stage@2.service"},
+				[]string{"--unit", "vllm-omni-0-stage@3.service"},
+				[]string{"--unit", "vllm-omni-1-stage@0.service"},
+				[]string{"--unit", "vllm-omni-1-stage@1.service"},
+				[]string{"--unit", "vllm-omni-1-stage@2.service"},
+				[]string{"--unit", "vllm-omni-1-stage@3.service"},
+				[]string{"--ready", "http://127.0.0.1:8091/v1/models", "Qwen/Qwen3-Omni-30B-A3B-Instruct"},
+				[]string{"--ready", "http://127.0.0.1:8092/v1/models", "Qwen/Qwen3-Omni-30B-A3B-Instruct"},
+				[]string{"--listen", "8091"},
+				[]string{"--listen", "25201"},
+				[]string{"--listen", "25202"},
+				[]string{"--listen", "25203"},
+				[]string{"--listen", "8092"},
+				[]string{"--listen", "25211"},
+				[]string{"--listen", "25212"},
+				[]string{"--listen", "25213"},
+				[]string{"--smoke", "http://127.0.0.1:8091/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "vllm-omni-0-stage@0.service"},
+				[]string{"--smoke", "http://127.0.0.1:8092/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "vllm-omni-1-stage@0.service"},
+				[]string{"--log", "vllm-omni-0-stage@0.service", "PD disaggregation detected: prefill=stage-0, decode=stage-1"},
+				[]string{"--log", "vllm-omni-0-stage@1.service", "NIXL compatibility check passed"},
+				[]string{"--no-log", "vllm-omni-0-stage@1.service", "will not utilize KVTransfer"},
+				[]string{"--no-log", "vllm-omni-0-stage@1.service", "NIXL transfer failure"},
+				[]string{"--log", "vllm-omni-1-stage@0.service", "PD disaggregation detected: prefill=stage-0, decode=stage-1"},
+				[]string{"--log", "vllm-omni-1-stage@1.service", "NIXL compatibility check passed"},
+				[]string{"--no-log", "vllm-omni-1-stage@1.service", "will not utilize KVTransfer"},
+				[]string{"--no-log", "vllm-omni-1-stage@1.service", "NIXL transfer failure"},
 			),
 		},
 		replans: []replan{
@@ -437,17 +463,10 @@ output "checked_config" {
 	},
 }
 
-// headChecks is the comment before the head's readiness and smoke
-// commands in the examples' check_commands.
-const headChecks = "# once every stage has loaded the model (minutes): the API lists it, and one request crosses prefill and decode"
-
-// headPairFound and decodeHandoff are the comments before the log checks
-// of the head (the pair found at start-up) and of decode's unit (the KV
-// handoff) in the pd-pipeline module's check_commands_by_host.
-const (
-	headPairFound = "# the head found the prefill-decode pair at start-up: without this line PD is off"
-	decodeHandoff = "# after the smoke request: decode fetched prefill's NIXL metadata (once per prefill engine), and no request skipped or failed its KV transfer"
-)
+// headMachine is the first line of the head machine's check command: the
+// check script's machine, waiting for the API while the stages load the
+// model.
+var headMachine = []string{"python3", "/usr/local/lib/vllm-omni/pd-check.py", "machine", "--wait", "600"}
 
 // seedGolden is the engine's golden deploy config for the seed input: what
 // a plan with only the model must render.
@@ -535,39 +554,6 @@ func matches(re string) outputCheck {
 	return func(_ *testing.T, got any) error {
 		if s, ok := got.(string); !ok || !regexp.MustCompile(re).MatchString(s) {
 			return fmt.Errorf("got %s, want a string matching %s", jsonText(got), re)
-		}
-		return nil
-	}
-}
-
-// isScript wants a shell script of exactly these lines, in this order; a
-// line that starts with "~" is a regular expression the whole line must
-// match. bash must also read the script without a syntax error.
-func isScript(lines ...string) outputCheck {
-	return func(t *testing.T, got any) error {
-		s, ok := got.(string)
-		if !ok {
-			return fmt.Errorf("got %s, want a script", jsonText(got))
-		}
-		have := strings.Split(s, "\n")
-		for i, want := range lines {
-			if i >= len(have) {
-				return fmt.Errorf("line %d missing, want %q; got:\n%s", i+1, want, s)
-			}
-			if re, ok := strings.CutPrefix(want, "~"); ok {
-				if !regexp.MustCompile(`^(?:` + re + `)$`).MatchString(have[i]) {
-					return fmt.Errorf("line %d is %q, want it to match %s", i+1, have[i], re)
-				}
-			} else if have[i] != want {
-				return fmt.Errorf("line %d is %q, want %q", i+1, have[i], want)
-			}
-		}
-		if len(have) > len(lines) {
-			return fmt.Errorf("%d lines more than the %d wanted, from %q", len(have)-len(lines), len(lines), have[len(lines)])
-		}
-		bash := testtool.Need(t, "bash")
-		if out, err := exec.Command(bash, "-n", "-c", s).CombinedOutput(); err != nil {
-			return fmt.Errorf("bash -n: %v\n%s", err, out)
 		}
 		return nil
 	}

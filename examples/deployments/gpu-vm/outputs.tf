@@ -32,6 +32,6 @@ output "diagram" {
 }
 
 output "check_commands" {
-  description = "Shell commands to run on the machine once it is up: cloud-init done, the deploy config's SHA-256, the plan's units and ports, the API's readiness, one request through prefill and decode, and the logs that show the pair found and its KV handed over."
+  description = "A shell script to run on the machine as root once it is up (terraform output -raw check_commands | ssh <machine> sudo bash): it prints ok or FAIL for each check and exits 1 when any fails. It checks cloud-init done, the deploy config's SHA-256, the plan's units and ports, the API's readiness, one request through prefill and decode, and the logs that show the pair found and its KV handed over."
   value       = module.pipeline.check_commands_by_host[module.pipeline.launches[0].host]
 }

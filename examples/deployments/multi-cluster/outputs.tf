@@ -16,6 +16,6 @@ output "gpu_count" {
 }
 
 output "check_commands" {
-  description = "The script that checks each cluster's machine against its plan, by cluster: run it there, as root (`terraform output -json check_commands | jq -r '.[\"us-east\"]' | sudo bash`)."
+  description = "The script that checks each cluster's machine against its plan, by cluster; it exits 1 when any check fails. Run it on that machine as root: terraform output -json check_commands | jq -r '.\"us-east\"' | ssh <machine> sudo bash"
   value       = { for cluster, p in module.pipeline : cluster => p.check_commands_by_host[p.launches[0].host] }
 }

@@ -24,6 +24,6 @@ output "ephemeral_port_rules" {
 }
 
 output "check_commands" {
-  description = "Shell commands to run on each machine once it is up, by private IP: cloud-init done, the deploy config's SHA-256, that machine's units and ports, on the head the API's readiness, one request through prefill and decode and the log of the pair found, and on decode's machine the log of its KV handoff (run it after the head's)."
+  description = "A shell script to run on each machine as root once it is up, by private IP: each prints ok or FAIL for each check and exits 1 when any fails. It checks cloud-init done, the deploy config's SHA-256, that machine's units and ports, on the head the API's readiness, one request through prefill and decode and the log of the pair found, and on decode's machine the log of its KV handoff (run it after the head's)."
   value       = module.pipeline.check_commands_by_host
 }

@@ -70,6 +70,29 @@ locals {
   }
 }
 
+locals {
+  # What checks the machine, for check_commands: the check script's
+  # machine, then each check, in the order it runs them. The APIs list the
+  # model once every stage has loaded it, and the side channels listen
+  # only then, so the ports come after the APIs; each decode logs its KV
+  # handoff once its pipeline's smoke request has run.
+  check_argv = concat(
+    [["python3", local.pipelines[0].check_script_path, "machine", "--wait", "600"]],
+    [["--cloud-init"]],
+    [for p in local.pipelines : ["--config", p.config_path, p.config_sha256]],
+    [for name in local.units : ["--unit", name]],
+    [for p in local.pipelines : ["--ready", p.health.readiness_url, var.model]],
+    [for port in flatten(local.pipelines[*].ports) : ["--listen", tostring(port)]],
+    [for p in local.pipelines : ["--smoke", p.health.smoke_url, var.model, p.launches[0].processes[0].unit_name]],
+    concat([for p in local.pipelines : [
+      ["--log", p.launches[0].processes[0].unit_name, "PD disaggregation detected: prefill=stage-${p.pd_stage_ids.prefill}, decode=stage-${p.pd_stage_ids.decode}"],
+      ["--log", p.pd_units.decode, "NIXL compatibility check passed"],
+      ["--no-log", p.pd_units.decode, "will not utilize KVTransfer"],
+      ["--no-log", p.pd_units.decode, "NIXL transfer failure"],
+    ]]...),
+  )
+}
+
 # replace_triggered_by names resources of this module only, never a module
 # output: this relay holds both pipelines' ids, and changes when either does.
 resource "terraform_data" "pipeline_ids" {

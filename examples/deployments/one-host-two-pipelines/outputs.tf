@@ -29,25 +29,13 @@ output "gpu_count" {
 }
 
 output "check_commands" {
-  description = "Shell commands to run on the machine once it is up: cloud-init done, both deploy configs' SHA-256, every unit and port, each pipeline's readiness and one request through its prefill and decode, and the logs that show each pair found and its KV handed over."
-  value = join("\n", concat(
-    [
-      "# cloud-init is done and the machine holds both pipelines' deploy configs",
-      "cloud-init status --wait",
-    ],
-    [for p in local.pipelines : "echo '${p.config_sha256}  ${p.config_path}' | sha256sum --check"],
-    [
-      "# every unit, and the ports they listen on",
-      "systemctl status --no-pager ${join(" ", local.units)}",
-      "ss -ltn '( ${join(" or ", [for port in flatten(local.pipelines[*].ports) : "sport = :${port}"])} )'",
-      "# once every stage has loaded the model (minutes): each API lists it, and one request crosses its prefill and decode",
-    ],
-    flatten([for p in local.pipelines : [p.health.readiness_command, p.health.smoke_command]]),
-    ["# each head found its prefill-decode pair at start-up, and each decode, after the smoke request, fetched its prefill's NIXL metadata with no request skipping or failing its KV transfer"],
-    flatten([for p in local.pipelines : [
-      "journalctl -b --no-pager -u ${p.launches[0].processes[0].unit_name} | grep -F 'PD disaggregation detected: prefill=stage-${p.pd_stage_ids.prefill}, decode=stage-${p.pd_stage_ids.decode}'",
-      "journalctl -b --no-pager -u ${p.pd_units.decode} | grep -F 'NIXL compatibility check passed'",
-      "! journalctl -b --no-pager -u ${p.pd_units.decode} | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
-    ]]),
-  ))
+  description = "A shell script to run on the machine as root once it is up (terraform output -raw check_commands | ssh <machine> sudo bash): it prints ok or FAIL for each check and exits 1 when any fails. It checks cloud-init done, both deploy configs' SHA-256, every unit and port, each pipeline's readiness and one request through its prefill and decode, and the logs that show each pair found and its KV handed over."
+  value = join("", [
+    "# Checks this machine against both pipelines' plans: cloud-init, the deploy configs, the units, each API, the ports, one request through each prefill and decode, each head's log of its pair and each decode's log of the KV handoff. Exits 1 when any check fails. Run it on the machine as root: terraform output -raw check_commands | ssh <machine> sudo bash\n",
+    join(" \\\n  ", [
+      for words in local.check_argv : join(" ", [
+        for w in words : can(regex("^[-A-Za-z0-9@%+=:,./_]+$", w)) ? w : "'${replace(w, "'", "'\\''")}'"
+      ])
+    ]),
+  ])
 }

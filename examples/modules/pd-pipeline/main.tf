@@ -86,33 +86,65 @@ locals {
 }
 
 locals {
-  # Commands that check one machine against the plan, keyed like
-  # user_data_by_host: its units, its ports and, on the head, the API and
-  # one request through the PD pair. Run them on that machine.
-  check_commands_by_host = {
-    for i, l in omni_pd_pipeline.this.launches : l.host => join("\n", concat(
+  # What checks one machine against the plan, keyed like user_data_by_host:
+  # one argument list for the check script's `machine`, then one for each
+  # of its checks, run in this order. The head's API lists the model once
+  # every stage has loaded it (minutes), so the head waits for it before
+  # the ports: the side channels listen only once their stage has loaded.
+  # On decode's machine the log lines of the KV handoff follow the head's
+  # smoke request.
+  check_argv_by_host = {
+    for i, l in omni_pd_pipeline.this.launches : l.host => concat(
+      [concat(["python3", omni_pd_pipeline.this.check_script_path, "machine"], i == 0 ? ["--wait", "600"] : [])],
       [
-        "# cloud-init is done and the machine holds this plan's deploy config",
-        "cloud-init status --wait",
-        "echo '${omni_pd_pipeline.this.config_sha256}  ${var.config_path}' | sha256sum --check",
-        "# this machine's units, and the ports they listen on",
-        "systemctl status --no-pager ${join(" ", [for p in l.processes : p.unit_name])}",
-        "ss -ltn '( ${join(" or ", [for port in l.ports : "sport = :${port}"])} )'",
+        ["--cloud-init"],
+        ["--config", omni_pd_pipeline.this.config_path, omni_pd_pipeline.this.config_sha256],
       ],
-      # launches[0] is the head's machine.
+      [for p in l.processes : ["--unit", p.unit_name]],
+      i == 0 ? [["--ready", omni_pd_pipeline.this.health.readiness_url, omni_pd_pipeline.this.model]] : [],
+      [for port in l.ports : ["--listen", tostring(port)]],
+      # launches[0] is the head's machine. Without the pair's line PD is
+      # off.
       i == 0 ? [
-        "# once every stage has loaded the model (minutes): the API lists it, and one request crosses prefill and decode",
-        omni_pd_pipeline.this.health.readiness_command,
-        omni_pd_pipeline.this.health.smoke_command,
-        "# the head found the prefill-decode pair at start-up: without this line PD is off",
-        "journalctl -b --no-pager -u ${local.head_unit} | grep -F 'PD disaggregation detected: prefill=stage-${local.pd_stage.prefill}, decode=stage-${local.pd_stage.decode}'",
+        ["--smoke", omni_pd_pipeline.this.health.smoke_url, omni_pd_pipeline.this.model, local.head_unit],
+        ["--log", local.head_unit, "PD disaggregation detected: prefill=stage-${local.pd_stage.prefill}, decode=stage-${local.pd_stage.decode}"],
       ] : [],
+      # Decode fetched prefill's NIXL metadata (once per prefill engine),
+      # and no request skipped or failed its KV transfer.
       contains(l.stage_ids, local.pd_stage.decode) ? [
-        "# after the smoke request: decode fetched prefill's NIXL metadata (once per prefill engine), and no request skipped or failed its KV transfer",
-        "journalctl -b --no-pager -u ${local.stage_unit[local.pd_stage.decode]} | grep -F 'NIXL compatibility check passed'",
-        "! journalctl -b --no-pager -u ${local.stage_unit[local.pd_stage.decode]} | grep -F -e 'will not utilize KVTransfer' -e 'NIXL transfer failure'",
+        ["--log", local.stage_unit[local.pd_stage.decode], "NIXL compatibility check passed"],
+        ["--no-log", local.stage_unit[local.pd_stage.decode], "will not utilize KVTransfer"],
+        ["--no-log", local.stage_unit[local.pd_stage.decode], "NIXL transfer failure"],
       ] : [],
+    )
+  }
+
+  # What each machine's checks cover, for the script's first line.
+  check_what_by_host = {
+    for i, l in omni_pd_pipeline.this.launches : l.host => join(", ", concat(
+      ["cloud-init", "the deploy config", "its units"],
+      i == 0 ? ["the API"] : [],
+      ["its ports"],
+      i == 0 ? ["one request through prefill and decode", "the head's log of the pair"] : [],
+      contains(l.stage_ids, local.pd_stage.decode) ? ["decode's log of the KV handoff"] : [],
     ))
+  }
+
+  # One command per machine, so the script's exit status is the checks':
+  # a comment, then the check script's machine with one check a line.
+  # Words bash would split or expand are single-quoted.
+  check_commands_by_host = {
+    for host, argv in local.check_argv_by_host : host => join("", [
+      "# Checks ${host == "local" ? "this machine" : host} against the plan: ${local.check_what_by_host[host]}. Exits 1 when any check fails. ",
+      length(local.check_argv_by_host) == 1
+      ? "Run it on the machine as root: terraform output -raw check_commands | ssh <machine> sudo bash\n"
+      : "Run it there as root: terraform output -json check_commands | jq -r '.\"${host}\"' | ssh ${host} sudo bash\n",
+      join(" \\\n  ", [
+        for words in argv : join(" ", [
+          for w in words : can(regex("^[-A-Za-z0-9@%+=:,./_]+$", w)) ? w : "'${replace(w, "'", "'\\''")}'"
+        ])
+      ]),
+    ])
   }
 
   # The prefill and decode stages' ids, by role.

@@ -69,6 +69,6 @@ output "diagram" {
 }
 
 output "check_commands_by_host" {
-  description = "Shell commands that check each machine against the plan, by host (as user_data_by_host): cloud-init done, the deploy config's SHA-256, the host's units and listening ports, on the head the readiness and smoke checks and the log line of the PD pair found, and on decode's host the log lines of the KV handoff."
+  description = "A shell script that checks each machine against the plan, by host (as user_data_by_host): one command, the check script's machine, that prints ok or FAIL for each check and exits 1 when any fails. It checks cloud-init done, the deploy config's SHA-256, the host's units and listening ports, on the head the readiness (waiting up to 600 s) and smoke checks and the log line of the PD pair found, and on decode's host the log lines of the KV handoff."
   value       = local.check_commands_by_host
 }
