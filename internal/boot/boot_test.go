@@ -212,6 +212,11 @@ func (m *bootedMachine) waitActive(t *testing.T, units []string) {
 			if s.active != "active" {
 				return fmt.Errorf("%s is %s/%s\n%s", u, s.active, s.sub, m.journal(u))
 			}
+			// Type=exec is active once the preflight runs; vllm runs in
+			// the same process once the preflight has passed.
+			if r, err := m.readRecord(u); err != nil || fmt.Sprint(r.PID) != s.pid {
+				return fmt.Errorf("%s (PID %s) is not past its preflight yet\n%s", u, s.pid, m.journal(u))
+			}
 		}
 		return nil
 	})
@@ -251,16 +256,22 @@ type record struct {
 
 func (m *bootedMachine) record(t *testing.T, p process) record {
 	t.Helper()
-	path := filepath.Join(m.root, "var", "cache", "vllm-omni", "vllm-standin", p.unit+".json")
-	raw, err := os.ReadFile(path)
+	r, err := m.readRecord(p.unit)
 	if err != nil {
 		t.Fatalf("%s: %s left no record: %v\n%s", m.name, p, err, m.journal(p.unit))
 	}
-	var r record
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("%s: %s: %v", m.name, path, err)
-	}
 	return r
+}
+
+// readRecord reads the record the unit's stand-in wrote in the cache
+// directory its unit gives it.
+func (m *bootedMachine) readRecord(unit string) (record, error) {
+	var r record
+	raw, err := os.ReadFile(filepath.Join(m.root, "var", "cache", "vllm-omni", "vllm-standin", unit+".json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &r)
+	}
+	return r, err
 }
 
 // systemdEnv are the variables systemd sets for every service

@@ -255,7 +255,7 @@ output "checked_config" {
 					[]string{"--listen", "8091"},
 					[]string{"--listen", "25201"},
 					[]string{"--listen", "25202"},
-					[]string{"--listen", "25203"},
+					// 25203 is the edge connector's, which nothing binds.
 					[]string{"--smoke", "http://10.20.0.11:8091/v1/chat/completions", "Qwen/Qwen3-Omni-30B-A3B-Instruct", "vllm-omni-qwen3-omni-pd-stage@0.service"},
 					[]string{"--log", "vllm-omni-qwen3-omni-pd-stage@0.service", "PD disaggregation detected: prefill=stage-0, decode=stage-1"},
 				),

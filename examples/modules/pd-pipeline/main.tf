@@ -102,7 +102,11 @@ locals {
       ],
       [for p in l.processes : ["--unit", p.unit_name]],
       i == 0 ? [["--ready", omni_pd_pipeline.this.health.readiness_url, omni_pd_pipeline.this.model]] : [],
-      [for port in l.ports : ["--listen", tostring(port)]],
+      # Every port of the host but an edge connector's: in vllm-omni
+      # 0.24.0's stage-based launch the talker and code2wav take their
+      # input through /dev/shm and no edge connector is built, so nothing
+      # listens there.
+      [for p in omni_pd_pipeline.this.ports : ["--listen", tostring(p.port)] if coalesce(p.host, "local") == l.host && !startswith(p.name, "edge_")],
       # launches[0] is the head's machine. Without the pair's line PD is
       # off.
       i == 0 ? [
