@@ -186,7 +186,7 @@ func launches(lp launchPlan) ([]Launch, UnitFile, error) {
 			if i == 0 {
 				role = ProcessHead
 			}
-			checks := preflightChecks{transports: lp.checks[s.StageID].transports}
+			checks := preflightChecks{transports: lp.checks[s.StageID].transports, edgeTransports: lp.checks[s.StageID].edgeTransports}
 			argv, own := lp.stageArgs(i)
 			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: argv, ownArgs: own,
 				Env: lp.envs[id], Devices: s.Devices, Ports: processPorts(lp.ports, &id, role == ProcessHead),

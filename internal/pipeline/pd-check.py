@@ -246,7 +246,7 @@ if cmd != ["preflight"] or len(sys.argv) < 7:
     fail("usage: %s preflight VERSION line|release VLLM_LINE CONFIG SHA256 [OPTION VALUE]... [-- COMMAND...] | ready URL MODEL | smoke URL MODEL UNIT | machine [--wait SECONDS] CHECK..." % sys.argv[0])
 want, mode, want_vllm, path, want_sha = sys.argv[2:7]
 args = sys.argv[7:]
-gpus, imports, transports, rest = 0, [], [], []
+gpus, imports, transports, edge_transports, rest = 0, [], [], [], []
 head, head_wait, head_unit = None, 0, ""
 while args:
     a = args.pop(0)
@@ -262,6 +262,8 @@ while args:
         imports.append(v.split("=", 1))
     elif a == "--transport":
         transports.append(v.split("=", 1))
+    elif a == "--edge-transport":
+        edge_transports.append(v.split("=", 1))
     elif a == "--head":
         head = v
     elif a == "--head-wait":
@@ -428,6 +430,13 @@ for conn, module in transports:
         importlib.import_module(module)
     except Exception as e:
         fail("%s needs the Python package %s, which does not import in %s (%s); the plan for vllm-omni %s uses %s: install it (pip: %s) into that Python" % (conn, module, sys.executable, first_line(e), want, conn, PIP.get(module, module.split(".")[0])))
+for conn, module in edge_transports:
+    # vllm-omni builds an edge's connector at its first transfer, so this
+    # warns rather than refusing a machine that may never build it.
+    try:
+        importlib.import_module(module)
+    except Exception as e:
+        say("warning", "the deploy config names %s on an edge of this stage; it needs the Python package %s, which does not import in %s (%s): a transfer through it would fail (install %s), though vllm-omni %s's stage-based launch hands stages their input through /dev/shm and may never build it" % (conn, module, sys.executable, first_line(e), PIP.get(module, module.split(".")[0]), want))
 for key, dotted in imports:
     try:
         resolve(dotted)

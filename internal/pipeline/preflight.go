@@ -28,7 +28,8 @@ const PreflightExit = 78 // EX_CONFIG
 // process is given and that every dotted path the release will import for
 // the process resolves. Arguments: the version as the user gave it, "line"
 // or "release", the vLLM line, the config path and its SHA-256; then
-// options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE;
+// options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE,
+// --edge-transport CONNECTOR=MODULE;
 // on a stage's unit --head ADDRESS:PORT --head-wait SECONDS --head-unit
 // UNIT, the head's omni master, waited for once the checks pass when the
 // command is --headless), and,
@@ -76,6 +77,9 @@ func processChecks(proc Process) []string {
 	for _, t := range proc.checks.transports {
 		argv = append(argv, "--transport", t)
 	}
+	for _, t := range proc.checks.edgeTransports {
+		argv = append(argv, "--edge-transport", t)
+	}
 	return append(argv, importWords(proc.checks.imports)...)
 }
 
@@ -92,10 +96,17 @@ func importWords(imports []string) []string {
 // for each path the release imports for the process's stages (their
 // custom_process_input_func, scheduler_cls, kv_connector_module_path), and
 // CONNECTOR=MODULE for the transport package each KV connector the
-// process loads needs.
+// process loads needs, and for each omni connector its stages' edges name.
 type preflightChecks struct {
 	imports    []string
 	transports []string
+	// edgeTransports only warn when they do not import: vllm-omni builds an
+	// edge connector at its first transfer, and 0.24.0's stage-based launch
+	// of the stage_args pipelines hands each stage its input through
+	// /dev/shm instead (engine/stage_init_utils.py@d4a869fe:1060-1061,
+	// entrypoints/cli/serve.py@d4a869fe:843-847), so a machine without the
+	// package may still serve.
+	edgeTransports []string
 }
 
 // importedPaths are the stage keys whose values the release imports by
@@ -129,6 +140,7 @@ func stageChecks(doc *stageconfig.Document, connectors []string) map[int]preflig
 				c.imports = append(c.imports, "kv_connector_module_path="+v)
 			}
 		}
+		c.edgeTransports = edgeTransports(doc, st)
 		if st.KVTransferSettings().IsMapping() {
 			for _, name := range connectors {
 				if mod := transportModule(name); mod != "" {
@@ -137,6 +149,28 @@ func stageChecks(doc *stageconfig.Document, connectors []string) map[int]preflig
 			}
 		}
 		out[id] = c
+	}
+	return out
+}
+
+// edgeTransports are CONNECTOR=MODULE for each connector the stage's edges
+// name (input_connectors, output_connectors) whose class imports a
+// transfer engine, each once.
+func edgeTransports(doc *stageconfig.Document, st stageconfig.Stage) []string {
+	classes := map[string]string{}
+	for _, def := range doc.ConnectorDefinitions() {
+		if class, ok := def.Settings.String("name"); ok {
+			classes[def.Name] = class
+		}
+	}
+	var out []string
+	for _, key := range []string{"input_connectors", "output_connectors"} {
+		for _, ref := range st.ConnectorRefs(key) {
+			class := classes[ref.Name]
+			if mod := releases.EdgeTransport(class); mod != "" && !containsString(out, class+"="+mod) {
+				out = append(out, class+"="+mod)
+			}
+		}
 	}
 	return out
 }
@@ -155,6 +189,11 @@ func mergeChecks(byStage map[int]preflightChecks) preflightChecks {
 		for _, t := range c.transports {
 			if !containsString(out.transports, t) {
 				out.transports = append(out.transports, t)
+			}
+		}
+		for _, t := range c.edgeTransports {
+			if !containsString(out.edgeTransports, t) {
+				out.edgeTransports = append(out.edgeTransports, t)
 			}
 		}
 	}

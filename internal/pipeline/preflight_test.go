@@ -160,6 +160,8 @@ func TestPreflight(t *testing.T) {
 	seed := Spec{Model: seedModel}
 	line := Spec{Model: seedModel, VLLMOmniVersion: "0.24"}
 	whole := Spec{Model: seedModel, VLLMOmniVersion: "0.22.0"} // one process for every stage
+	acrossHosts := Spec{Model: seedModel, Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
+	mooncake := map[string]string{"mooncake/__init__.py": "\n", "mooncake/engine.py": "class TransferEngine:\n    pass\n"}
 	match := map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.1"}
 	const (
 		processors = "vllm_omni/model_executor/stage_input_processors/qwen3_omni.py"
@@ -207,6 +209,12 @@ func TestPreflight(t *testing.T) {
 			[]string{"NixlConnector needs the Python package nixl._api", "No module named 'nixl._api'"}, nil},
 		{"nixl that fails to import", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": "raise ImportError('libucs.so.0: cannot open shared object file')\n"}}, PreflightExit,
 			[]string{"NixlConnector needs the Python package nixl", "libucs.so.0"}, nil},
+		// An edge's connector, which vllm-omni builds only at its first
+		// transfer: a package that does not import is a warning.
+		{"an edge's transport that imports", run{spec: acrossHosts, dists: match, gpus: 1, modules: mooncake}, 0,
+			[]string{"ok:"}, []string{"warning"}},
+		{"an edge's transport missing: a warning, not a refusal", run{spec: acrossHosts, dists: match, gpus: 1}, 0,
+			[]string{"warning: the deploy config names MooncakeTransferEngineConnector on an edge of this stage", "mooncake.engine", "install mooncake-transfer-engine", "ok:"}, nil},
 		{"a stage without the connector does not import nixl", run{spec: seed, dists: match, gpus: 3, proc: 2, modules: map[string]string{"nixl/__init__.py": "", "nixl/_api.py": ""}}, 0,
 			[]string{"ok:"}, nil},
 

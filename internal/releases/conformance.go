@@ -53,6 +53,20 @@ var crossHostConnectors = []string{
 	"MooncakeTransferEngineConnector", "MooncakeStoreConnector", "MooncakeConnector", "MoriTransferEngineConnector", "YuanrongConnector",
 }
 
+// edgeTransports are the Python packages omni edge connectors import their
+// transfer engine from: MooncakeTransferEngineConnector imports
+// TransferEngine from mooncake.engine behind a guard, so a missing package
+// fails only when the connector is built, not at import
+// (vllm_omni/distributed/omni_connectors/connectors/mooncake_transfer_engine_connector.py@d4a869fe
+// :25-28 and :100-102; the same at f92d84fc :26, :102).
+var edgeTransports = map[string]string{
+	"MooncakeTransferEngineConnector": "mooncake.engine",
+}
+
+// EdgeTransport is the Python module an omni edge connector class imports
+// its transfer engine from, "" where none is known.
+func EdgeTransport(class string) string { return edgeTransports[class] }
+
 // CrossHostConnector is the omni connector the provider names on an edge
 // between two hosts, as upstream's multi-node PD file does
 // (vllm_omni/deploy/hunyuan_image_3_moe_pd.yaml@c9899cfe): it needs no
