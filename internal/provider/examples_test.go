@@ -146,9 +146,9 @@ output "checked_config" {
 	"deployments/gpu-vm": {
 		cloudConfigs: 1,
 		outputs: map[string]outputCheck{
-			"user_data":      isCloudConfig,
-			"serve_command":  isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
-			"api_port":       isJSON(`8091`),
+			"user_data":     isCloudConfig,
+			"serve_command": isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
+			"api_port":      isJSON(`8091`),
 			// On one machine only the API is reached from others.
 			"firewall_rules": isJSON(`{"api": 8091}`),
 			"stages":         isJSON(`["0 thinker (prefill) on GPU 0", "1 thinker (decode) on GPU 1", "2 talker (stage) on GPU 2", "3 code2wav (stage) on GPU 2"]`),
