@@ -21,7 +21,8 @@ const restartWait = 14 * time.Second
 // Scenarios run in order on one machine; each leaves it up as it found it.
 func TestBootLifecycle(t *testing.T) {
 	needBoot(t)
-	b := bootDeployment(t, bootImage(t), applyExample(t, "gpu-vm"))
+	image := bootImage(t)
+	b := bootDeployment(t, image, applyExample(t, "gpu-vm"))
 	m := b.machines[0]
 	head, stages := m.processes[0].unit, m.units()[1:]
 	if m.processes[0].role != "head" {
@@ -157,6 +158,33 @@ func TestBootLifecycle(t *testing.T) {
 		restore()
 		m.waitChecks(t, script)
 	})
+}
+
+// The last scenario: a changed plan gives a new id, which the example's
+// relay turns into a new machine, and that machine comes up with the new
+// plan.
+func TestBootLifecycle_ChangedPlan(t *testing.T) {
+	needBoot(t)
+	image := bootImage(t)
+	d := applyExample(t, "gpu-vm")
+	old := d.machines[0]
+	d.tf("apply", "-input=false", "-no-color", "-auto-approve", "-var=api_port=8092")
+	d.machines, d.pipelines, d.rules = nil, nil, nil
+	d.read(t)
+	m := d.machines[0]
+	if m.id == old.id {
+		t.Errorf("a new api_port kept %s (id %s): the relay did not replace it", m.address, m.id)
+	}
+	if m.userData == old.userData {
+		t.Errorf("a new api_port left %s's user_data as it was", m.address)
+	}
+	b := bootDeployment(t, image, d)
+	b.checkPlan(t)
+	b.runChecks(t)
+	b.checkFirewall(t)
+	if d.pipelines[0].APIPort != 8092 {
+		t.Errorf("the new plan's API port is %d, want 8092", d.pipelines[0].APIPort)
+	}
 }
 
 // waitChecks waits until the plan's check script passes on the machine.
