@@ -299,7 +299,6 @@ type process struct {
 	python   string            // the Python the unit runs the preflight in
 	argv     []string          // the vllm argv the unit hands on
 	env      map[string]string // the environment the unit sets
-	checks   map[string]string // the unit words the preflight reads
 }
 
 // processes are the units machine m enables, matched to the plan.

@@ -68,10 +68,11 @@ var (
 	// /usr and the old place otherwise.
 	kernelModulesHidden = []string{"/usr/lib/modules", "/lib/modules"}
 	kernelLogsHidden    = []string{"/proc/kmsg", "/dev/kmsg"}
-	// RemoveIPC=yes removes, when the unit stops, the POSIX shared memory
-	// and message queues its user owns: every file of that user below
-	// /dev/shm (src/shared/clean-ipc.c, clean_posix_shm_internal, which
-	// descends into directories) and /dev/mqueue.
+	// RemoveIPC=yes removes, when the last unit or session of its user
+	// stops (systemd.exec(5)), the POSIX shared memory and message queues
+	// that user owns: every file of that user below /dev/shm
+	// (src/shared/clean-ipc.c, clean_posix_shm_internal, which descends
+	// into directories) and /dev/mqueue.
 	removeIPCRoots = []string{"/dev/shm", "/dev/mqueue"}
 	// The directories systemd creates and opens for writing, relative to
 	// these (systemd.exec(5), table 2, system units).
