@@ -61,6 +61,7 @@ func TestBoot(t *testing.T) {
 			b.checkPlan(t)
 			b.runChecks(t)
 			b.checkFirewall(t)
+			b.checkSharedMemory(t)
 			t.Logf("%s: booted and checked %d machine(s) in %s", e.Name(), len(b.machines), time.Since(start).Round(time.Second))
 		})
 	}
@@ -370,4 +371,25 @@ func (m *bootedMachine) hasHead() bool {
 		}
 	}
 	return false
+}
+
+// checkSharedMemory holds the units' sandbox to what vllm-omni's stages
+// share on a host: after the checks' smoke request, some stage took its
+// input from /dev/shm, where the stage before it on its host left it, and
+// none failed to.
+func (b *booted) checkSharedMemory(t *testing.T) {
+	t.Helper()
+	took := 0
+	for _, m := range b.machines {
+		for _, p := range m.processes {
+			log := m.journal(p.unit)
+			took += strings.Count(log, "bytes of input")
+			if strings.Contains(log, "not readable in /dev/shm") {
+				t.Errorf("%s: %s could not read its input from /dev/shm:\n%s", m.name, p, log)
+			}
+		}
+	}
+	if took == 0 {
+		t.Errorf("no stage took its input from /dev/shm after the smoke request")
+	}
 }
