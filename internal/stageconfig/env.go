@@ -202,8 +202,8 @@ type EnvEntry struct {
 }
 
 // EnvEntries lists the entries of every environment mapping of the stage
-// (runtime.env, and in the `stages` dialect the flat env), in document
-// order, with the line of each name: the planner judges the names the
+// (runtime.env's, then in the `stages` dialect the flat env's), each in
+// document order, with the line of each name: the planner judges the names the
 // plan or vLLM treats specially (envvar.Lookup) before it plans.
 func (s Stage) EnvEntries() []EnvEntry {
 	var out []EnvEntry
