@@ -65,11 +65,13 @@ var placeholders = map[string]bool{"empty": true, "none": true, "null": true, "d
 // for a message that follows the key.
 func Secret(key, value string) (s Secrecy, why string) {
 	v := strings.TrimSpace(value)
-	if v == "" || reference(v) {
-		return NotSecret, ""
-	}
+	// A token's form first: beside an interpolation or in a path it is
+	// still written out.
 	if tokenForm.MatchString(v) {
 		return PlainSecret, "holds a Hugging Face access token (hf_...)"
+	}
+	if v == "" || reference(v) {
+		return NotSecret, ""
 	}
 	if tokenNames[key] && !placeholders[strings.ToLower(v)] {
 		return PlainSecret, "is a token huggingface_hub sends to the hub, whatever its text"

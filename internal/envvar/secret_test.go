@@ -17,6 +17,8 @@ func TestSecret(t *testing.T) {
 		{"endpoint", "https://user:" + token + "@huggingface.co", PlainSecret},
 		{"x", "api_org_AbCdEfGhIjKlMnOpQrStUvWxYz0123", PlainSecret},
 		{"x", "hf_short", NotSecret},
+		{"x", "${oc.env:A} " + token, PlainSecret},
+		{"x", "/run/secrets/" + token, PlainSecret},
 		{"x", "chf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", NotSecret},
 		// What the hub sends as a token, whatever its text.
 		{"HF_TOKEN", "abc", PlainSecret},
@@ -95,4 +97,33 @@ func TestSpecials(t *testing.T) {
 			t.Errorf("%q is special", name)
 		}
 	}
+}
+
+// Any key and value: Secret never says why with the value in it, a
+// Hugging Face token's form is plainly a secret wherever it stands, and a
+// key that names no credential and is not a token's name is never judged by
+// its name alone.
+func FuzzSecret(f *testing.F) {
+	for _, s := range [][2]string{{"HF_TOKEN", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"}, {"api_key", "EMPTY"}, {"x", "${a} hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"},
+		{"apiKey", "q8Zr2Lx0Vb7Nw4Ke9Tp1"}, {"tokenizer", "/models/x"}, {"", ""}, {"é_TOKEN", "\xff"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, key, value string) {
+		got, why := Secret(key, value)
+		if got != NotSecret && why == "" {
+			t.Fatalf("Secret(%q, %q) = %v without a reason", key, value, got)
+		}
+		if len(value) >= 4 && strings.Contains(why, value) {
+			t.Fatalf("Secret(%q, %q) repeats the value: %s", key, value, why)
+		}
+		if tokenForm.MatchString(strings.TrimSpace(value)) && got != PlainSecret {
+			t.Fatalf("Secret(%q, %q) = %v for a token's form", key, value, got)
+		}
+		if got == SecretByName && !CredentialName(key) {
+			t.Fatalf("Secret(%q, %q) = SecretByName for a key that names no credential", key, value)
+		}
+		if got == PlainSecret && !tokenForm.MatchString(strings.TrimSpace(value)) && !tokenNames[key] && !CredentialName(key) {
+			t.Fatalf("Secret(%q, %q) = PlainSecret with neither a token's form nor a credential's name", key, value)
+		}
+	})
 }
