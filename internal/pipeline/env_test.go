@@ -82,8 +82,11 @@ func yamlScalar(t *testing.T, s string, quoted bool) string {
 
 // Any name and value in a base config's runtime.env, quoted or as written:
 // either the plan refuses it as base_config's (never render_failed), or
-// every unit of the stage's process sets exactly that name to the text its
-// config gives vllm-omni, and the process's env says the same.
+// every unit of the stage's process sets that name last to the text its
+// config gives vllm-omni (once, but for a cache path the template sets
+// too), the process's env says the same, the units' own words are set once
+// and are the plan's, and the name is none the plan writes itself
+// (envvar.Lookup) and the value no plain secret (envvar.Secret).
 func FuzzStageEnv(f *testing.F) {
 	for _, s := range []struct {
 		name, value string
