@@ -57,6 +57,9 @@ var (
 	IgnoredKeyTranslated        = Code{"ignored_key_translated"}
 	EnvNameInvalid              = Code{"env_name_invalid"}
 	EnvValueInvalid             = Code{"env_value_invalid"}
+	EnvVarPlanned               = Code{"env_var_planned"}
+	SecretInState               = Code{"secret_in_state"}
+	SecretByName                = Code{"secret_by_name"}
 )
 
 // Stage graph: ids, inputs, edges and the connectors on them.

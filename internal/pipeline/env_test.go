@@ -6,6 +6,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/omnipd/terraform-provider-omni/internal/envvar"
+
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
@@ -80,15 +82,25 @@ func yamlScalar(t *testing.T, s string, quoted bool) string {
 
 // Any name and value in a base config's runtime.env, quoted or as written:
 // either the plan refuses it as base_config's (never render_failed), or
-// every unit of the stage's process sets exactly that name to the text its
-// config gives vllm-omni, and the process's env says the same.
+// every unit of the stage's process sets that name last to the text its
+// config gives vllm-omni (once, but for a cache path the template sets
+// too), the process's env says the same, the units' own words are set once
+// and are the plan's, and the name is none the plan writes itself
+// (envvar.Lookup) and the value no plain secret (envvar.Secret).
 func FuzzStageEnv(f *testing.F) {
 	for _, s := range []struct {
 		name, value string
 		quoted      bool
 	}{{"A", "x", false}, {"A-B", "1", true}, {"1X", "2", false}, {"", "3", true}, {"NL", "a\nb", true}, {"HEX", "0x10", false},
-		{"F", "1.5", false}, {"B", "yes", false}, {"P", "50% $HOME \\ \"q\"", true}, {"N", "~", false}, {"U", "\ufdd0", true}} {
+		{"F", "1.5", false}, {"B", "yes", false}, {"P", "50% $HOME \\ \"q\"", true}, {"N", "~", false}, {"U", "\ufdd0", true},
+		{"HF_TOKEN", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", false}, {"OPENAI_API_KEY", "EMPTY", false}, {"path", "/usr/bin", false}} {
 		f.Add(s.name, s.value, s.quoted)
+	}
+	// Every special name, with a value of each kind it is judged by.
+	for _, s := range envvar.Specials() {
+		for _, v := range []string{"1", "/var/cache/vllm-omni/x", "/home/x", "rel"} {
+			f.Add(s.Name, v, true)
+		}
 	}
 	f.Fuzz(func(t *testing.T, name, value string, quoted bool) {
 		if strings.ContainsAny(name+value, "\n\r") && !quoted || len(name)+len(value) > 200 {
@@ -97,6 +109,8 @@ func FuzzStageEnv(f *testing.F) {
 		line := yamlScalar(t, name, true) + ": " + yamlScalar(t, value, quoted)
 		spec := Spec{Model: seedModel, BaseConfig: baseWithEnv(t, line), Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 		res, ds := Plan(spec)
+		special, isSpecial := envvar.Lookup(name)
+		secret, _ := envvar.Secret(name, value)
 		if res == nil {
 			if len(codesOf(ds, "render_failed")) > 0 {
 				t.Fatalf("%s: render_failed:\n%s", line, describeDiags(ds))
@@ -107,6 +121,10 @@ func FuzzStageEnv(f *testing.F) {
 				}
 			}
 			return
+		}
+		// What the plan accepts is no name it writes itself, and no secret.
+		if isSpecial && special.Treatment == envvar.Refused || secret == envvar.PlainSecret {
+			t.Fatalf("%s: planned:\n%s", line, describeDiags(ds))
 		}
 		doc, err := stageconfig.Parse([]byte(res.ConfigYAML))
 		if err != nil {
@@ -135,16 +153,27 @@ func FuzzStageEnv(f *testing.F) {
 				if proc.Env[name] != v {
 					t.Fatalf("%s: the process env has %q, the config %q", line, proc.Env[name], v)
 				}
-				var set []string
+				set := map[string][]string{}
 				for _, u := range strings.Split(loadedUnit(res, proc), "\n") {
 					if e, ok := strings.CutPrefix(u, "Environment="); ok {
-						if n, val, _ := strings.Cut(unquoteEnvironment(t, e), "="); n == name {
-							set = append(set, val)
-						}
+						n, val, _ := strings.Cut(unquoteEnvironment(t, e), "=")
+						set[n] = append(set[n], val)
 					}
 				}
-				if len(set) != 1 || set[0] != v {
-					t.Fatalf("%s: the unit sets %q, the config %q", line, set, v)
+				// systemd keeps a name's last assignment: a cache path the
+				// template sets is the stage's; any other name is set once.
+				got := set[name]
+				if isSpecial && special.Treatment == envvar.WritablePath && len(got) == 2 {
+					got = got[1:]
+				}
+				if len(got) != 1 || got[0] != v {
+					t.Fatalf("%s: the unit sets %q, the config %q", line, set[name], v)
+				}
+				// The units' own words are the plan's, set once.
+				for _, own := range []string{unitChecksVar, unitArgsVar} {
+					if len(set[own]) != 1 {
+						t.Fatalf("%s: the unit sets %s %d times", line, own, len(set[own]))
+					}
 				}
 			}
 		}

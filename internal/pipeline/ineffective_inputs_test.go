@@ -28,6 +28,7 @@ var warningKinds = map[diagcode.Code]string{
 	diagcode.PipelineUserRegistered: "written as given; the machine must register it",
 	diagcode.ReleaseRowUnread:       "about the release table, not an input",
 	diagcode.StageNeverReached:      "the stage is planned as given; no request reaches it",
+	diagcode.SecretByName:           "written as given; it may be a secret, which belongs in environment_file",
 }
 
 const ineffective = ""

@@ -56,6 +56,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	// the layout and the release are still judged, so one plan reports
 	// them all. Problems with the base config do, since nothing after can
 	// read it.
+	p.checkInputSecrets()
 	specErrors := len(p.ds.Errors())
 	p.base, p.basePath, p.preset = loadBase(spec, &p.ds)
 	if p.base == nil {
@@ -83,6 +84,8 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 	p.laid = p.layout()
 	p.checkLayout()
 	p.checkStagePaths()
+	p.checkStageEnv()
+	p.checkBaseSecrets()
 	p.checkHosts()
 	p.release, ok = p.chooseRelease()
 	if !ok {

@@ -25,6 +25,9 @@ type reachedPath struct {
 	// stage names the base config's stage the value is in; "" for an
 	// attribute.
 	stage string
+	// setting is how a stage's value is named before what: its engine
+	// setting, or "" for an entry of its environment (runtime.env.HF_HOME).
+	setting string
 }
 
 // unitSandbox is the sandbox of every unit the plan renders.
@@ -88,7 +91,7 @@ func (p *planner) checkStagePaths() {
 			args = st.override.EngineArgs
 		}
 		for _, k := range engineArgPaths {
-			r := reachedPath{what: k.key, need: k.need, fix: "keep it where the units can " + accessVerb(k.need)}
+			r := reachedPath{what: k.key, need: k.need, fix: "keep it where the units can " + accessVerb(k.need), setting: "engine setting "}
 			if k.need == systemd.Write {
 				r.fix = "put it inside systemd.cache_dir, which the units open for writing, or remove it: vLLM then downloads into HF_HOME, the cache"
 			}
@@ -132,7 +135,7 @@ func (p *planner) judgePaths(paths []reachedPath) {
 		}
 		where := ""
 		if r.stage != "" {
-			where = r.stage + "'s engine setting " + r.what + ": "
+			where = r.stage + "'s " + r.setting + r.what + ": "
 		}
 		summary, verb := r.what+" is where the units cannot "+accessVerb(r.need), accessVerb(r.need)
 		if d.Root == "/" {

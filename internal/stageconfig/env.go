@@ -192,3 +192,74 @@ func (s Stage) EnvVars() (map[string]string, []EnvProblem) {
 	}
 	return out, problems
 }
+
+// EnvEntry is one entry of a stage's environment mappings, as written.
+type EnvEntry struct {
+	Map   string // the mapping, from the stage: runtime.env or env
+	Name  string
+	Value string // the scalar's text; "" for any other node
+	Line  int
+}
+
+// EnvEntries lists the entries of every environment mapping of the stage
+// (runtime.env's, then in the `stages` dialect the flat env's), each in
+// document order, with the line of each name: the planner judges the names the
+// plan or vLLM treats specially (envvar.Lookup) before it plans.
+func (s Stage) EnvEntries() []EnvEntry {
+	var out []EnvEntry
+	for _, m := range s.envMaps() {
+		for i := 0; i+1 < len(m.n.Content); i += 2 {
+			k, v := resolve(m.n.Content[i]), resolve(m.n.Content[i+1])
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			e := EnvEntry{Map: m.key, Name: k.Value, Line: k.Line}
+			if v.Kind == yaml.ScalarNode {
+				e.Value = v.Value
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// KeyedText is a text value of a document with the key it is under.
+type KeyedText struct {
+	Path  string // dotted from the top, list entries as [i]
+	Key   string // the nearest mapping key
+	Value string
+	Line  int
+}
+
+// Texts lists every value of the document that vllm-omni's loader reads as
+// text, under a mapping key, in document order: what the planner judges
+// for secrets (envvar.Secret), since every one of them is written into
+// the planned config and the state.
+func (d *Document) Texts() []KeyedText {
+	var out []KeyedText
+	var walk func(n *yaml.Node, path, key string)
+	walk = func(n *yaml.Node, path, key string) {
+		n = resolve(n)
+		switch n.Kind {
+		case yaml.ScalarNode:
+			if r := pyRead(n); r.Kind == pyStr && key != "" {
+				out = append(out, KeyedText{Path: path, Key: key, Value: r.Text, Line: n.Line})
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := resolve(n.Content[i]).Value
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				walk(n.Content[i+1], p, k)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i), key)
+			}
+		}
+	}
+	walk(d.top(), "", "")
+	return out
+}

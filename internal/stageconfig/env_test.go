@@ -149,3 +149,28 @@ print(json.dumps(out))`, docs)
 		}
 	}
 }
+
+// EnvEntries reads both environments of a `stages` stage, with each name's
+// line; Texts gives every text value with its key and dotted path, and no
+// number, boolean or null.
+func TestEnvEntriesAndTexts(t *testing.T) {
+	d := mustParse(t, flatWith("env: {CUDA_VISIBLE_DEVICES: \"1\", N: 2}", "runtime:", "  env:", "    HF_HOME: /x", "    L: [a]"))
+	got := d.Stages()[0].EnvEntries()
+	want := []EnvEntry{{"runtime.env", "HF_HOME", "/x", 6}, {"runtime.env", "L", "", 7}, {"env", "CUDA_VISIBLE_DEVICES", "1", 3}, {"env", "N", "2", 3}}
+	if len(got) != len(want) {
+		t.Fatalf("EnvEntries = %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("EnvEntries[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	texts := mustParse(t, "stage_args:\n  - stage_id: 0\n    engine_args: {hf_token: abc, n: 1, b: true, z: ~, l: [x, 2]}\n").Texts()
+	var paths []string
+	for _, x := range texts {
+		paths = append(paths, x.Path+"="+x.Key+":"+x.Value)
+	}
+	if strings.Join(paths, " ") != "stage_args[0].engine_args.hf_token=hf_token:abc stage_args[0].engine_args.l[0]=l:x" {
+		t.Errorf("Texts = %v", paths)
+	}
+}
