@@ -7,11 +7,16 @@ def say(kind, msg):
 def fail(msg):
     say("error", msg)
     sys.exit(STATUS)
+# The plan's own endpoints are reached directly: a host's http_proxy or
+# https_proxy (urllib reads them by default) would send the request to a
+# proxy that cannot reach the head, or answers for it, and a serving head
+# would be reported not ready.
+DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 def check_ready(url, model):
     # Passes when the models URL lists the model; each try is bounded by
     # ten seconds.
     try:
-        ids = [m.get("id") for m in json.load(urllib.request.urlopen(url, timeout=10)).get("data", [])]
+        ids = [m.get("id") for m in json.load(DIRECT.open(url, timeout=10)).get("data", [])]
     except Exception as e:
         return False, "%s: %s" % (url, e)
     if model not in ids:
@@ -22,7 +27,7 @@ def check_smoke(url, model, unit):
     req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
     hint = " (if prefill could not hand its KV cache to decode, journalctl -u %s shows [Orchestrator][PD] Missing prefill kv_transfer_params)" % unit
     try:
-        reply = json.load(urllib.request.urlopen(req, timeout=300))
+        reply = json.load(DIRECT.open(req, timeout=300))
     except urllib.error.HTTPError as e:
         text = e.read().decode(errors="replace")[:500]
         pd = any(s in text for s in ("remote_request_id", "[PD]", "Orchestrator died"))
