@@ -410,12 +410,56 @@ def count_gpus():
         return len(os.listdir("/proc/driver/nvidia/gpus")), "/proc/driver/nvidia/gpus"
     except OSError:
         return None, None
+def gpu_uuids():
+    # The UUID of each GPU index, from nvidia-smi -L (which lists every GPU
+    # whatever CUDA_VISIBLE_DEVICES says); [] where it cannot run.
+    out, _ = run(["nvidia-smi", "-L"], timeout=60)
+    if out is None or out.returncode != 0:
+        return []
+    return [m.group(1) for m in re.finditer(r"^GPU \d+: .*\(UUID: (GPU-[^)]+)\)", out.stdout, re.M)]
+def masked(entries, n):
+    # What an inherited CUDA_VISIBLE_DEVICES does to GPU indices 0 to n - 1:
+    # each problem in words, none when index i is GPU i for every i < n.
+    # vllm-omni maps a stage's devices through it, logical index i to its
+    # i-th entry (entrypoints/stage_utils.py@d4a869fe:35-38, 146), while the
+    # plan's devices are the host's GPU indices as nvidia-smi -L numbers
+    # them. Only the indices below n are known here (--gpus is the highest
+    # + 1), so all of them must map to themselves: this also refuses a mask
+    # that works only through vllm-omni's fallback of passing indices it
+    # cannot map through as physical ones (stage_utils.py@d4a869fe:135),
+    # which it logs as a warning and vLLM's workers do not share.
+    problems, uuids = [], None
+    for i in range(n):
+        if i >= len(entries):
+            problems.append("hides GPU %d" % i)
+            continue
+        e = entries[i]
+        if e.isdigit():
+            got = int(e)
+        else:
+            # CUDA takes a GPU's UUID, or a unique start of it.
+            if uuids is None:
+                uuids = gpu_uuids()
+            hits = [j for j, u in enumerate(uuids) if u.startswith(e)]
+            got = hits[0] if len(hits) == 1 else None
+        if got is None:
+            problems.append("names %s for GPU %d, which is no GPU index or UUID nvidia-smi -L lists" % (e, i))
+        elif got != i:
+            problems.append("makes GPU %d GPU %d" % (i, got))
+    return problems
 if gpus:
     have, how = count_gpus()
     if have is None:
         say("warning", "cannot count this host's GPUs (no nvidia-smi, no /proc/driver/nvidia/gpus); the process is given GPU indices up to %d" % (gpus - 1))
     elif have < gpus:
         fail("this host has %d GPU(s) (%s), but the plan for vllm-omni %s gives this process GPU index %d, so it needs %d; run it on a host with enough GPUs or plan again with gpus = %d" % (have, how, want, gpus - 1, gpus, have))
+    mask = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if mask is not None:
+        # vllm-omni splits it as _parse_device_list does
+        # (stage_utils.py@d4a869fe:93, 106): at commas, blanks dropped.
+        problems = masked([e.strip() for e in mask.split(",") if e.strip()], gpus)
+        if problems:
+            fail("CUDA_VISIBLE_DEVICES=%s, which this process inherits (from systemd.environment_file or the environment systemd runs it in), %s, but the plan gives this process the host's GPU indices up to %d as nvidia-smi -L numbers them and vllm-omni %s maps them through it; remove CUDA_VISIBLE_DEVICES from the unit's environment, or make it start with %s" % (shlex.quote(mask), "; ".join(problems), gpus - 1, want, ",".join(str(i) for i in range(gpus))))
 def resolve(dotted):
     try:
         return importlib.import_module(dotted)

@@ -103,7 +103,8 @@ func preflightEnv(t *testing.T, site, bin string) []string {
 	t.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PYTHONPATH=") {
+		// The test's own CUDA_VISIBLE_DEVICES would be the preflight's.
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PYTHONPATH=") && !strings.HasPrefix(kv, "CUDA_VISIBLE_DEVICES=") {
 			env = append(env, kv)
 		}
 	}
@@ -128,6 +129,7 @@ func TestPreflight(t *testing.T) {
 		modules map[string]string
 		gpus    int // GPUs the fake nvidia-smi lists; -1 for no nvidia-smi
 		proc    int // the process of the first launch to check
+		env     []string
 	}
 	runPreflight := func(t *testing.T, r run) (string, int, []string) {
 		t.Helper()
@@ -146,7 +148,7 @@ func TestPreflight(t *testing.T) {
 		pre := withLocalPaths(preflightOf(res.Launches[0].Processes[r.proc]), map[string]string{r.spec.ConfigPath: configPath})
 		argv := append([]string{python}, pre[slices.Index(pre, checkScriptFile()):]...) // the test's Python, then the script and on
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus))
+		cmd.Env = append(preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus)), r.env...)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
@@ -201,6 +203,28 @@ func TestPreflight(t *testing.T) {
 			[]string{"this host has 2 GPU(s)", "so it needs 3"}, nil},
 		{"a whole-pipeline process on enough GPUs", run{spec: whole, dists: map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, gpus: 3}, 0,
 			[]string{"ok: vllm-omni 0.22.0"}, nil},
+
+		// An inherited CUDA_VISIBLE_DEVICES (environment_file, or the
+		// environment systemd runs in), through which vllm-omni maps the
+		// config's devices: it must leave GPU i as GPU i for every index
+		// the process is given.
+		{"a mask that lists every GPU in order", run{spec: seed, dists: match, gpus: 4, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=0,1,2,3"}}, 0, []string{"ok:"}, []string{"CUDA_VISIBLE_DEVICES"}},
+		{"a mask that lists the process's GPUs first, blanks as vllm-omni drops them", run{spec: seed, dists: match, gpus: 4, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES= 0 , 1 ,"}}, 0, []string{"ok:"}, nil},
+		{"a mask by UUID and a start of one, in order", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000,GPU-00000001"}}, 0, []string{"ok:"}, nil},
+		{"a mask that hides a GPU the process is given", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=0"}}, PreflightExit,
+			[]string{"CUDA_VISIBLE_DEVICES=0, which this process inherits (from systemd.environment_file", "hides GPU 1", "GPU indices up to 1", "remove CUDA_VISIBLE_DEVICES from the unit's environment, or make it start with 0,1"}, []string{"ok:"}},
+		{"a mask that moves the process to another GPU", run{spec: seed, dists: match, gpus: 4, env: []string{"CUDA_VISIBLE_DEVICES=2,3"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 2", "make it start with 0"}, []string{"ok:"}},
+		{"a mask that swaps GPUs", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=1,0"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 1; makes GPU 1 GPU 0"}, nil},
+		{"an empty mask hides every GPU", run{spec: seed, dists: match, gpus: 1, env: []string{"CUDA_VISIBLE_DEVICES="}}, PreflightExit,
+			[]string{"CUDA_VISIBLE_DEVICES='',", "hides GPU 0"}, nil},
+		{"UUIDs out of order", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=GPU-00000001,GPU-00000000"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 1"}, nil},
+		{"a MIG slice is no GPU index", run{spec: seed, dists: match, gpus: 1, env: []string{"CUDA_VISIBLE_DEVICES=MIG-5c3b7e2a"}}, PreflightExit,
+			[]string{"names MIG-5c3b7e2a for GPU 0, which is no GPU index or UUID nvidia-smi -L lists"}, nil},
+		{"every index up to the process's highest is judged", run{spec: seed, dists: match, gpus: 3, proc: 2, env: []string{"CUDA_VISIBLE_DEVICES=7"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 7; hides GPU 1; hides GPU 2"}, nil},
 
 		// The transport package the connector imports, which vLLM does not install.
 		{"nixl missing", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": "", "nixl/_api.py": ""}}, PreflightExit,
