@@ -1,4 +1,4 @@
-import hashlib, importlib, json, os, re, shlex, shutil, socket, subprocess, sys, time, urllib.error, urllib.request
+import hashlib, importlib, importlib.util, json, os, re, shlex, shutil, socket, subprocess, sys, time, urllib.error, urllib.request
 from importlib import metadata
 STATUS = 78
 UNIT_WORDS = ("OMNI_PD_CHECKS", "OMNI_PD_STAGE_ARGS")
@@ -353,39 +353,84 @@ if rest:
             fail("%s names %s, not an absolute path, as its Python; reinstall vllm-omni with the pip of the Python that should run it" % (rest[0], interp))
         if environment(interp) != environment(sys.executable):
             fail("%s runs in %s (%s), but this check ran in %s; set systemd.python_path to %s" % (rest[0], interp, how, sys.executable, interp))
-PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
-def installed(name):
+# A normalized PEP 440 public version with a local part: the release is
+# any number of dot-separated parts (PEP 440, "Public version identifiers":
+# N(.N)*), so pip installs 0.24.0.1, a release after 0.24.0 and before
+# 0.24.1, and 0.24.0.0, which equals 0.24.0 (release parts compare padded
+# with zeros).
+PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?P<more>(?:\.\d+)*)(?P<pre>(?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
+def later(m):
+    # The release parts after the third, when they are not all zero.
+    return any(int(x) for x in m.group("more").split(".")[1:])
+# The package each distribution installs, which Python's import finds.
+PACKAGE = {"vllm-omni": "vllm_omni", "vllm": "vllm"}
+def imported_from(name):
+    # The directory Python's import would load the distribution's package
+    # from, without running it; None where it finds none.
     try:
-        v = metadata.version(name)
-    except metadata.PackageNotFoundError:
-        v = None
-    if not v:
+        spec = importlib.util.find_spec(PACKAGE[name])
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not os.path.isabs(spec.origin):
+        return None
+    where = os.path.dirname(spec.origin)
+    if spec.submodule_search_locations is not None:
+        where = os.path.dirname(where)
+    return os.path.realpath(where)
+def installed(name):
+    # The version of the distribution Python's import would load.
+    # metadata.version reads the first record it finds, and inside one
+    # directory that is the order os.listdir gives: with a stale
+    # name-version.dist-info left beside the installed one (an interrupted
+    # upgrade, a second installer), it may read the stale one. So the
+    # records are grouped by directory, in sys.path order; the directory
+    # the package is imported from decides (else the first, as
+    # metadata.version and the import both take the first), and two
+    # versions recorded there are refused: nothing tells which one's files
+    # are on disk.
+    where = {}
+    for d in metadata.distributions(name=name):
+        if d.version:
+            site = os.path.realpath(str(d.locate_file("")))
+            where.setdefault(site, {})[d.version] = os.path.basename(str(getattr(d, "_path", d.version)))
+    if not where:
         fail("%s is not installed for %s; this machine was planned for vllm-omni %s with vLLM %s: install them into that Python" % (name, sys.executable, want, want_vllm))
-    return v
+    site = imported_from(name)
+    if site not in where:
+        site = next(iter(where))
+    found = where[site]
+    if len(found) > 1:
+        fail("%s is recorded as installed %d times in %s (%s), and which record a reader takes is the directory's order, so this check cannot tell which version Python imports; delete the records of the versions not installed there, or pip uninstall %s until none is left and install the one the plan is for" % (name, len(found), site, ", ".join(sorted(found.values())), name))
+    return next(iter(found))
 def parts(v, name):
     m = PEP440.match(v)
     if not m:
-        fail("%s %s is not a version this check reads" % (name, v))
+        fail("%s %s is not a version this check reads: it reads PEP 440's normalized N.N[.N...][aN|bN|rcN][.postN][.devN][+LOCAL]" % (name, v))
     return m
 omni = installed("vllm-omni")
 m = parts(omni, "vllm-omni")
 line = m.group(1) + "." + m.group(2)
 base = line + "." + (m.group(3) or "0")
-extra = "".join(g for g in m.group(5, 6, 7) if g)
+extra = "".join(g for g in m.group(6, 7, 8) if g)
 if mode == "line":
     if line != want:
         fail("vllm-omni %s is installed, but the plan is for the %s line; install vllm-omni==%s.* or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, line))
-    if m.group(4) or extra:
+    if m.group("pre") or extra:
         say("warning", "vllm-omni %s is a pre-release or local build of the %s line" % (omni, want))
 else:
     w = parts(want, "the planned release")
     wbase = w.group(1) + "." + w.group(2) + "." + (w.group(3) or "0")
-    same = base == wbase and (m.group(4) or "").lower() == (w.group(4) or "").lower()
-    rc_of_final = base == wbase and not w.group(4) and m.group(4)
+    pre_same = (m.group("pre") or "").lower() == (w.group("pre") or "").lower()
+    same = base == wbase and pre_same
+    rc_of_final = base == wbase and not w.group("pre") and m.group("pre")
     if not (same or rc_of_final):
         fail("vllm-omni %s is installed, but the plan is for vllm-omni %s; install vllm-omni==%s or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, omni))
     if rc_of_final or extra:
         say("warning", "vllm-omni %s is a pre-release, post-release or local build of %s" % (omni, want))
+    elif later(m) or later(w):
+        # Another release of the same patch, as a post-release is: run it,
+        # and say so.
+        say("warning", "vllm-omni %s is not %s: they differ after the third release part, which the plan does not read" % (omni, want))
 vllm = installed("vllm")
 v = parts(vllm, "vLLM")
 if v.group(1) + "." + v.group(2) != want_vllm:

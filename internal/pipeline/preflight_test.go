@@ -61,6 +61,28 @@ func fakeSite(t *testing.T, dists map[string]string, modules map[string]string) 
 	return dir
 }
 
+// distMetadata is a dist-info's METADATA file, as fakeSite writes it.
+func distMetadata(name, version string) string {
+	return "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n"
+}
+
+// writeFiles writes files, by their slash paths, into a new directory and
+// returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for path, src := range files {
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // fakeModules are the modules the seed plan's preflight imports, each file
 // by its path in the site directory: the nixl package's module vLLM
 // imports (empty: the check only imports it), the schedulers, and
@@ -130,6 +152,7 @@ func TestPreflight(t *testing.T) {
 		gpus    int // GPUs the fake nvidia-smi lists; -1 for no nvidia-smi
 		proc    int // the process of the first launch to check
 		env     []string
+		shadow  map[string]string // files of a site directory before the fake site on PYTHONPATH
 	}
 	runPreflight := func(t *testing.T, r run) (string, int, []string) {
 		t.Helper()
@@ -148,7 +171,11 @@ func TestPreflight(t *testing.T) {
 		pre := withLocalPaths(preflightOf(res.Launches[0].Processes[r.proc]), map[string]string{r.spec.ConfigPath: configPath})
 		argv := append([]string{python}, pre[slices.Index(pre, checkScriptFile()):]...) // the test's Python, then the script and on
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus)), r.env...)
+		site := fakeSite(t, r.dists, r.modules)
+		if r.shadow != nil {
+			site = writeFiles(t, r.shadow) + string(os.PathListSeparator) + site
+		}
+		cmd.Env = append(preflightEnv(t, site, fakeGPUs(t, r.gpus)), r.env...)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
@@ -203,6 +230,32 @@ func TestPreflight(t *testing.T) {
 			[]string{"this host has 2 GPU(s)", "so it needs 3"}, nil},
 		{"a whole-pipeline process on enough GPUs", run{spec: whole, dists: map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, gpus: 3}, 0,
 			[]string{"ok: vllm-omni 0.22.0"}, nil},
+
+		// A release of more than three parts (PEP 440's N(.N)*), which pip
+		// installs: read, and another release of the same patch warned
+		// about as a post-release is.
+		{"a fourth release part", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0.1", "vllm": "0.24.0"}, gpus: 1}, 0,
+			[]string{"warning: vllm-omni 0.24.0.1 is not 0.24.0: they differ after the third release part", "ok: vllm-omni 0.24.0.1"}, nil},
+		{"a zero fourth part is the release itself", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0.0", "vllm": "0.24.0"}, gpus: 1}, 0,
+			[]string{"ok: vllm-omni 0.24.0.0"}, []string{"warning"}},
+		{"a fourth part on a line", run{spec: line, dists: map[string]string{"vllm-omni": "0.24.3.1", "vllm": "0.24.0.2"}, gpus: 1}, 0,
+			[]string{"ok: vllm-omni 0.24.3.1, vLLM 0.24.0.2"}, []string{"warning"}},
+		{"a fourth part of another patch", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.1.1", "vllm": "0.24.0"}, gpus: 1}, PreflightExit,
+			[]string{"vllm-omni 0.24.1.1 is installed, but the plan is for vllm-omni 0.24.0"}, nil},
+		{"a version PEP 440 writes otherwise", run{spec: seed, dists: map[string]string{"vllm-omni": "1!0.24.0", "vllm": "0.24.0"}, gpus: 1}, PreflightExit,
+			[]string{"vllm-omni 1!0.24.0 is not a version this check reads: it reads PEP 440's normalized N.N[.N...]"}, nil},
+
+		// Two records of a distribution: the version is the one of the
+		// package Python imports, and two versions recorded beside it are
+		// refused, whatever order the directory lists them in.
+		{"a stale vllm-omni record beside the installed one", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"vllm_omni-0.22.0.dist-info/METADATA": distMetadata("vllm-omni", "0.22.0")}}, PreflightExit,
+			[]string{"vllm-omni is recorded as installed 2 times in ", "vllm_omni-0.22.0.dist-info, vllm_omni-0.24.0.dist-info", "cannot tell which version Python imports"}, []string{"ok:"}},
+		{"a stale vLLM record beside the installed one", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"vllm-0.24.2.dist-info/METADATA": distMetadata("vllm", "0.24.2")}}, PreflightExit,
+			[]string{"vllm is recorded as installed 2 times"}, nil},
+		{"a record without its package earlier on sys.path: the imported package's record decides", run{spec: seed, dists: match, gpus: 1, shadow: map[string]string{"vllm_omni-0.22.0.dist-info/METADATA": distMetadata("vllm-omni", "0.22.0")}}, 0,
+			[]string{"ok: vllm-omni 0.24.0"}, nil},
+		{"two records of one version", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"vllm_omni-0.24.0.post0.dist-info/METADATA": distMetadata("vllm-omni", "0.24.0")}}, 0,
+			[]string{"ok: vllm-omni 0.24.0"}, nil},
 
 		// An inherited CUDA_VISIBLE_DEVICES (environment_file, or the
 		// environment systemd runs in), through which vllm-omni maps the
