@@ -14,8 +14,46 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
 
-// modelID matches a Hugging Face repository id: org/name.
-var modelID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// modelID matches the form the provider takes a Hugging Face repository id
+// in: org/name, in the characters the hub's names use. hubIDProblems adds
+// the hub's own rules.
+var modelID = regexp.MustCompile(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
+
+// hubNameMax is the longest repository name huggingface_hub accepts.
+const hubNameMax = 96
+
+// hubIDProblems are the reasons huggingface_hub's validate_repo_id
+// (src/huggingface_hub/utils/_validators.py@ee0a4510:28-36, 131-148),
+// which vLLM calls before it downloads a model, refuses an id of modelID's
+// form, in words; none when it accepts it. Its REPO_ID_REGEX wants a word
+// character at each end of the namespace and of the name (\b), and at most
+// 96 characters in the name; then it refuses "--" and ".." anywhere and a
+// ".git" ending. The hub's models cache names a repository
+// models--<org>--<name>, which "--" would make ambiguous.
+func hubIDProblems(id string) []string {
+	var out []string
+	org, name, _ := strings.Cut(id, "/")
+	for _, part := range []struct{ what, v string }{{"the organization", org}, {"the name", name}} {
+		if strings.ContainsAny(part.v[:1], ".-") {
+			out = append(out, fmt.Sprintf("%s starts with %q", part.what, part.v[:1]))
+		}
+		if strings.ContainsAny(part.v[len(part.v)-1:], ".-") {
+			out = append(out, fmt.Sprintf("%s ends with %q", part.what, part.v[len(part.v)-1:]))
+		}
+	}
+	if len(name) > hubNameMax {
+		out = append(out, fmt.Sprintf("the name has %d characters, more than %d", len(name), hubNameMax))
+	}
+	for _, pair := range []string{"--", ".."} {
+		if strings.Contains(id, pair) {
+			out = append(out, fmt.Sprintf("it holds %q", pair))
+		}
+	}
+	if strings.HasSuffix(id, ".git") {
+		out = append(out, `it ends with ".git"`)
+	}
+	return out
+}
 
 // checkSpec checks the inputs that need no base config; it decides nothing.
 // It never stops early: every problem is reported.
@@ -73,6 +111,12 @@ func (p *planner) checkModel() {
 	case !modelID.MatchString(m):
 		p.ds.errorf(diagcode.ModelInvalid, path, "model is not a model id or an absolute path",
 			"%q: use an id of the form org/name (letters, digits, '.', '_', '-') such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.", m)
+	default:
+		if problems := hubIDProblems(m); len(problems) > 0 {
+			p.ds.errorf(diagcode.ModelInvalid, path, "model is not an id the Hugging Face hub accepts",
+				"%q: %s. huggingface_hub refuses such an id (validate_repo_id: each part starts and ends with a letter, digit or '_', no \"--\" or \"..\", no \".git\" ending, a name of at most %d characters), so vLLM fails at start: write the id as the model's page shows it, such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.",
+				m, strings.Join(problems, "; "), hubNameMax)
+		}
 	}
 }
 
