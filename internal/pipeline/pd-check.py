@@ -435,6 +435,14 @@ vllm = installed("vllm")
 v = parts(vllm, "vLLM")
 if v.group(1) + "." + v.group(2) != want_vllm:
     fail("vLLM %s is installed, but vllm-omni %s needs vLLM %s.x (a major.minor skew fails at import); install vllm==%s.*" % (vllm, want, want_vllm, want_vllm))
+# vLLM's builds for no CUDA GPU say so in their local version label
+# (setup.py@28be48fa:910-936: +cpu, +empty, +tpu, +xpu; CUDA's is none,
+# +precompiled or +cuNNN, ROCm's +rocmNNN): such a build on a process the
+# plan gives GPUs runs without them, or fails once it asks for one.
+NO_GPU_BUILDS = ("cpu", "empty", "tpu", "xpu")
+label = [x.lower() for x in (v.group(8) or "+").lstrip("+").split(".")]
+if gpus and any(x in NO_GPU_BUILDS for x in label):
+    fail("vLLM %s is vLLM's build for %s, not for CUDA GPUs, but the plan gives this process GPU indices up to %d; install vLLM's CUDA build (pip install vllm==%s, without the +%s label) into %s" % (vllm, next(x for x in label if x in NO_GPU_BUILDS), gpus - 1, vllm.split("+")[0], "+".join(vllm.split("+")[1:]), sys.executable))
 try:
     with open(path, "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()

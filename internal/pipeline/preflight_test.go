@@ -245,6 +245,13 @@ func TestPreflight(t *testing.T) {
 		{"a version PEP 440 writes otherwise", run{spec: seed, dists: map[string]string{"vllm-omni": "1!0.24.0", "vllm": "0.24.0"}, gpus: 1}, PreflightExit,
 			[]string{"vllm-omni 1!0.24.0 is not a version this check reads: it reads PEP 440's normalized N.N[.N...]"}, nil},
 
+		// A vLLM built for no CUDA GPU, on a process given GPUs.
+		{"a CPU build of vLLM on a GPU plan", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0+cpu"}, gpus: 1}, PreflightExit,
+			[]string{"vLLM 0.24.0+cpu is vLLM's build for cpu, not for CUDA GPUs, but the plan gives this process GPU indices up to 0; install vLLM's CUDA build (pip install vllm==0.24.0, without the +cpu label)"}, nil},
+		{"an XPU build in a longer label", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0+g1234abc.xpu"}, gpus: 1}, PreflightExit,
+			[]string{"build for xpu"}, nil},
+		{"a CUDA build's label", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0+cu128"}, gpus: 1}, 0, []string{"ok:"}, nil},
+
 		// Two records of a distribution: the version is the one of the
 		// package Python imports, and two versions recorded beside it are
 		// refused, whatever order the directory lists them in.
