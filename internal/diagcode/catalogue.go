@@ -390,6 +390,12 @@ var catalogue = []Area{
 			{BasePortInvalid, Error,
 				"A port a config (a base config, a stage override's `engine_args`, or a config given to `validate_stage_config`) writes in a `kv_transfer_config` or a connector definition, such as `kv_port`, `proxy_port` or `zmq_port`, is a whole number outside 1-65535; or `P2pNcclConnector`'s `proxy_port` is a number, where vLLM joins `proxy_ip + \":\" + proxy_port` as text.",
 				"Use a port in that range, and write `proxy_port` as text (`\"30001\"`). Such ports are kept out of every port the plan allocates on the stage's host (a connector definition's on every host)."},
+			{PortEphemeral, Warning,
+				"`port_range`, `api_port` or a `bootstrap_port` is inside Linux's default ephemeral range, `net.ipv4.ip_local_port_range` 32768-60999, from which the kernel hands ports to outgoing connections and to binds of port 0, as vLLM makes for its own sockets: the port can be taken before its stage binds it, which then fails with EADDRINUSE.",
+				"Use ports below 32768 (the default `port_range` is 25201-25300); where the host's range differs, or lists the ports in `net.ipv4.ip_local_reserved_ports`, ignore it."},
+			{PortWellKnown, Warning,
+				"`port_range` (outside `reserved_ports`), `api_port` or a `bootstrap_port` holds a well-known service's port: 22 (ssh), 25, 53, 80, 111, 443, 2049 (NFS), 2379-2380 (etcd), 3306 (MySQL), 5432 (PostgreSQL), 6379 (Redis), 6443 and 10250 (Kubernetes), 29500 (torch.distributed).",
+				"List the port in `reserved_ports`, or choose another; ignore it where the host runs no such service."},
 		},
 	},
 	{

@@ -145,6 +145,8 @@ var (
 	BootstrapPortUnused  = Code{"bootstrap_port_unused"}
 	BootstrapEnvMismatch = Code{"bootstrap_env_mismatch"}
 	BasePortInvalid      = Code{"base_port_invalid"}
+	PortEphemeral        = Code{"port_ephemeral"}
+	PortWellKnown        = Code{"port_well_known"}
 )
 
 // The KV connector attribute.

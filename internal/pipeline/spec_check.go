@@ -245,6 +245,7 @@ func (p *planner) checkPortInputs() {
 	check(AttrPath("api_port"), s.APIPort)
 	check(AttrPath(prefillKey, "bootstrap_port"), s.Prefill.BootstrapPort)
 	check(AttrPath(decodeKey, "bootstrap_port"), s.Decode.BootstrapPort)
+	p.warnSharedPorts()
 }
 
 func sortedStrings[V any](m map[string]V) []string {
