@@ -193,6 +193,7 @@ var (
 // systemd.
 var (
 	SystemdUserInvalid         = Code{"systemd_user_invalid"}
+	CacheDirSystem             = Code{"cache_dir_system"}
 	CacheDirNotAbsolute        = Code{"cache_dir_not_absolute"}
 	VLLMPathNotAbsolute        = Code{"vllm_path_not_absolute"}
 	PythonPathNotAbsolute      = Code{"python_path_not_absolute"}

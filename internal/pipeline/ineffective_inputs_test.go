@@ -28,6 +28,8 @@ var warningKinds = map[diagcode.Code]string{
 	diagcode.PipelineUserRegistered: "written as given; the machine must register it",
 	diagcode.ReleaseRowUnread:       "about the release table, not an input",
 	diagcode.StageNeverReached:      "the stage is planned as given; no request reaches it",
+	diagcode.PortEphemeral:          "a risk of the port given, which takes effect",
+	diagcode.PortWellKnown:          "a risk of the port given, which takes effect",
 }
 
 const ineffective = ""

@@ -264,6 +264,23 @@ func describeInts(xs []int) string {
 // unixUser matches a portable user name (useradd's default rule).
 var unixUser = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
+// overflowUsers are the names of the kernel's overflow user (65534):
+// "nobody", and "nfsnobody" on older Red Hat systems.
+var overflowUsers = map[string]bool{"nobody": true, "nfsnobody": true}
+
+// systemDirs are the directories the Filesystem Hierarchy Standard (3.0,
+// chapters 3 to 5) gives the system's own files, and their parents: a
+// cache_dir there opens them for writing.
+var systemDirs = map[string]bool{
+	"/": true, "/bin": true, "/boot": true, "/dev": true, "/etc": true, "/lib": true, "/lib32": true, "/lib64": true,
+	"/opt": true, "/proc": true, "/run": true, "/sbin": true, "/srv": true, "/usr": true, "/var": true,
+	"/usr/bin": true, "/usr/include": true, "/usr/lib": true, "/usr/libexec": true, "/usr/local": true, "/usr/sbin": true, "/usr/share": true,
+	"/var/cache": true, "/var/lib": true, "/var/local": true, "/var/log": true, "/var/opt": true, "/var/spool": true, "/var/mail": true,
+}
+
+// cleanPath is path.Clean, for functions where path is an attribute's.
+func cleanPath(p string) string { return path.Clean(p) }
+
 // unitPrefix matches what a unit name may hold before its suffix.
 var unitPrefix = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
 
@@ -281,6 +298,14 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 	}
 	if s.User == "root" {
 		ds.errorf(diagcode.SystemdUserInvalid, path.Attr("user"), "the processes may not run as root", "use a system account created for them, such as \"vllm-omni\".")
+	}
+	if overflowUsers[s.User] {
+		ds.errorf(diagcode.SystemdUserInvalid, path.Attr("user"), "the processes may not run as "+s.User,
+			"%q is the kernel's overflow user, which owns whatever files and processes cannot be mapped to another: every service run as it shares its identity, so the units' RemoveIPC=yes would remove those services' shared memory when a stage stops, and each could signal the others; systemd says so when it loads every unit (\"Special user %s configured, this is not safe!\", src/core/load-fragment.c, config_parse_user_group_compat; systemd-analyze verify prints it for each). Use a system account created for the processes, such as \"vllm-omni\".", s.User, s.User)
+	}
+	if s.CacheDir != "" && systemDirs[cleanPath(s.CacheDir)] {
+		ds.errorf(diagcode.CacheDirSystem, path.Attr("cache_dir"), "cache_dir is one of the system's own directories",
+			"%q: the units open cache_dir for writing (ReadWritePaths=) and point HF_HOME and HOME at it, so the processes could write all of it, which undoes the sandbox's read-only system (ProtectSystem=strict), and the model cache would land among the system's files. Use a directory of its own, such as %q, which the units create (CacheDirectory=).", s.CacheDir, DefaultCacheDir)
 	}
 	for _, f := range []struct {
 		name, v     string
