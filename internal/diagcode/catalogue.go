@@ -508,7 +508,7 @@ var catalogue = []Area{
 		About: "The `systemd` settings that reach unit files and command lines.",
 		Entries: []Entry{
 			{SystemdUserInvalid, Error,
-				"`systemd.user` is not a system account name, or is `root`, which is not offered, or `nobody` (`nfsnobody`), the kernel's overflow user, whose identity every service run as it shares: the units' `RemoveIPC=yes` would remove their shared memory, and systemd warns that it is not safe for every unit.",
+				"`systemd.user` is not a system account name, or is `root`, which is not offered, or `nobody` (`nfsnobody`), the kernel's overflow user, whose identity every service run as it shares: when the plan's last unit stops, `RemoveIPC=yes` removes their shared memory, and systemd warns that it is not safe for every unit.",
 				"Use an account created for the processes, such as `vllm-omni` (lower-case letters, digits, `_`, `-`; at most 32)."},
 			{CacheDirNotAbsolute, Error,
 				"`systemd.cache_dir` does not start with `/`.",

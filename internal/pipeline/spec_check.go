@@ -301,7 +301,7 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 	}
 	if overflowUsers[s.User] {
 		ds.errorf(diagcode.SystemdUserInvalid, path.Attr("user"), "the processes may not run as "+s.User,
-			"%q is the kernel's overflow user, which owns whatever files and processes cannot be mapped to another: every service run as it shares its identity, so the units' RemoveIPC=yes would remove those services' shared memory when a stage stops, and each could signal the others; systemd says so when it loads every unit (\"Special user %s configured, this is not safe!\", src/core/load-fragment.c, config_parse_user_group_compat; systemd-analyze verify prints it for each). Use a system account created for the processes, such as \"vllm-omni\".", s.User, s.User)
+			"%q is the kernel's overflow user, which owns whatever files and processes cannot be mapped to another: every service run as it shares its identity, so when the plan's last unit on a host stops, the units' RemoveIPC=yes removes the shared memory and semaphores of every service run as it, and each could signal the others; systemd says so when it loads every unit (\"Special user %s configured, this is not safe!\", src/core/load-fragment.c, config_parse_user_group_compat; systemd-analyze verify prints it for each). Use a system account created for the processes, such as \"vllm-omni\".", s.User, s.User)
 	}
 	if s.CacheDir != "" && systemDirs[cleanPath(s.CacheDir)] {
 		ds.errorf(diagcode.CacheDirSystem, path.Attr("cache_dir"), "cache_dir is one of the system's own directories",
