@@ -390,9 +390,14 @@ def installed(name):
     # are on disk.
     where = {}
     for d in metadata.distributions(name=name):
-        if d.version:
+        if not d.version:
+            continue
+        try:
             site = os.path.realpath(str(d.locate_file("")))
-            where.setdefault(site, {})[d.version] = os.path.basename(str(getattr(d, "_path", d.version)))
+        except Exception:
+            # A distribution from a finder with no directory: keyed alone.
+            site = repr(d)
+        where.setdefault(site, {})[d.version] = os.path.basename(str(getattr(d, "_path", d.version)))
     if not where:
         fail("%s is not installed for %s; this machine was planned for vllm-omni %s with vLLM %s: install them into that Python" % (name, sys.executable, want, want_vllm))
     site = imported_from(name)
