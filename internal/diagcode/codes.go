@@ -148,6 +148,8 @@ var (
 	BootstrapPortUnused  = Code{"bootstrap_port_unused"}
 	BootstrapEnvMismatch = Code{"bootstrap_env_mismatch"}
 	BasePortInvalid      = Code{"base_port_invalid"}
+	PortEphemeral        = Code{"port_ephemeral"}
+	PortWellKnown        = Code{"port_well_known"}
 )
 
 // The KV connector attribute.
@@ -194,6 +196,7 @@ var (
 // systemd.
 var (
 	SystemdUserInvalid         = Code{"systemd_user_invalid"}
+	CacheDirSystem             = Code{"cache_dir_system"}
 	CacheDirNotAbsolute        = Code{"cache_dir_not_absolute"}
 	VLLMPathNotAbsolute        = Code{"vllm_path_not_absolute"}
 	PythonPathNotAbsolute      = Code{"python_path_not_absolute"}

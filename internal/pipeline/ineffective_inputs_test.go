@@ -29,6 +29,8 @@ var warningKinds = map[diagcode.Code]string{
 	diagcode.ReleaseRowUnread:       "about the release table, not an input",
 	diagcode.StageNeverReached:      "the stage is planned as given; no request reaches it",
 	diagcode.SecretByName:           "written as given; it may be a secret, which belongs in environment_file",
+	diagcode.PortEphemeral:          "a risk of the port given, which takes effect",
+	diagcode.PortWellKnown:          "a risk of the port given, which takes effect",
 }
 
 const ineffective = ""

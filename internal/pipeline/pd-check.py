@@ -1,4 +1,4 @@
-import hashlib, importlib, json, os, re, shlex, shutil, socket, subprocess, sys, time, urllib.error, urllib.request
+import hashlib, importlib, importlib.util, json, os, re, shlex, shutil, socket, subprocess, sys, time, urllib.error, urllib.request
 from importlib import metadata
 STATUS = 78
 UNIT_WORDS = ("OMNI_PD_CHECKS", "OMNI_PD_STAGE_ARGS")
@@ -7,11 +7,16 @@ def say(kind, msg):
 def fail(msg):
     say("error", msg)
     sys.exit(STATUS)
+# The plan's own endpoints are reached directly: a host's http_proxy or
+# https_proxy (urllib reads them by default) would send the request to a
+# proxy that cannot reach the head, or answers for it, and a serving head
+# would be reported not ready.
+DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 def check_ready(url, model):
     # Passes when the models URL lists the model; each try is bounded by
     # ten seconds.
     try:
-        ids = [m.get("id") for m in json.load(urllib.request.urlopen(url, timeout=10)).get("data", [])]
+        ids = [m.get("id") for m in json.load(DIRECT.open(url, timeout=10)).get("data", [])]
     except Exception as e:
         return False, "%s: %s" % (url, e)
     if model not in ids:
@@ -22,7 +27,7 @@ def check_smoke(url, model, unit):
     req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
     hint = " (if prefill could not hand its KV cache to decode, journalctl -u %s shows [Orchestrator][PD] Missing prefill kv_transfer_params)" % unit
     try:
-        reply = json.load(urllib.request.urlopen(req, timeout=300))
+        reply = json.load(DIRECT.open(req, timeout=300))
     except urllib.error.HTTPError as e:
         text = e.read().decode(errors="replace")[:500]
         pd = any(s in text for s in ("remote_request_id", "[PD]", "Orchestrator died"))
@@ -348,43 +353,101 @@ if rest:
             fail("%s names %s, not an absolute path, as its Python; reinstall vllm-omni with the pip of the Python that should run it" % (rest[0], interp))
         if environment(interp) != environment(sys.executable):
             fail("%s runs in %s (%s), but this check ran in %s; set systemd.python_path to %s" % (rest[0], interp, how, sys.executable, interp))
-PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?((?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
-def installed(name):
+# A normalized PEP 440 public version with a local part: the release is
+# any number of dot-separated parts (PEP 440, "Public version identifiers":
+# N(.N)*), so pip installs 0.24.0.1, a release after 0.24.0 and before
+# 0.24.1, and 0.24.0.0, which equals 0.24.0 (release parts compare padded
+# with zeros).
+PEP440 = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?P<more>(?:\.\d+)*)(?P<pre>(?:a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?$", re.I)
+def later(m):
+    # The release parts after the third, when they are not all zero.
+    return any(int(x) for x in m.group("more").split(".")[1:])
+# The package each distribution installs, which Python's import finds.
+PACKAGE = {"vllm-omni": "vllm_omni", "vllm": "vllm"}
+def imported_from(name):
+    # The directory Python's import would load the distribution's package
+    # from, without running it; None where it finds none.
     try:
-        v = metadata.version(name)
-    except metadata.PackageNotFoundError:
-        v = None
-    if not v:
+        spec = importlib.util.find_spec(PACKAGE[name])
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not os.path.isabs(spec.origin):
+        return None
+    where = os.path.dirname(spec.origin)
+    if spec.submodule_search_locations is not None:
+        where = os.path.dirname(where)
+    return os.path.realpath(where)
+def installed(name):
+    # The version of the distribution Python's import would load.
+    # metadata.version reads the first record it finds, and inside one
+    # directory that is the order os.listdir gives: with a stale
+    # name-version.dist-info left beside the installed one (an interrupted
+    # upgrade, a second installer), it may read the stale one. So the
+    # records are grouped by directory, in sys.path order; the directory
+    # the package is imported from decides (else the first, as
+    # metadata.version and the import both take the first), and two
+    # versions recorded there are refused: nothing tells which one's files
+    # are on disk.
+    where = {}
+    for d in metadata.distributions(name=name):
+        if not d.version:
+            continue
+        try:
+            site = os.path.realpath(str(d.locate_file("")))
+        except Exception:
+            # A distribution from a finder with no directory: keyed alone.
+            site = repr(d)
+        where.setdefault(site, {})[d.version] = os.path.basename(str(getattr(d, "_path", d.version)))
+    if not where:
         fail("%s is not installed for %s; this machine was planned for vllm-omni %s with vLLM %s: install them into that Python" % (name, sys.executable, want, want_vllm))
-    return v
+    site = imported_from(name)
+    if site not in where:
+        site = next(iter(where))
+    found = where[site]
+    if len(found) > 1:
+        fail("%s is recorded as installed %d times in %s (%s), and which record a reader takes is the directory's order, so this check cannot tell which version Python imports; delete the records of the versions not installed there, or pip uninstall %s until none is left and install the one the plan is for" % (name, len(found), site, ", ".join(sorted(found.values())), name))
+    return next(iter(found))
 def parts(v, name):
     m = PEP440.match(v)
     if not m:
-        fail("%s %s is not a version this check reads" % (name, v))
+        fail("%s %s is not a version this check reads: it reads PEP 440's normalized N.N[.N...][aN|bN|rcN][.postN][.devN][+LOCAL]" % (name, v))
     return m
 omni = installed("vllm-omni")
 m = parts(omni, "vllm-omni")
 line = m.group(1) + "." + m.group(2)
 base = line + "." + (m.group(3) or "0")
-extra = "".join(g for g in m.group(5, 6, 7) if g)
+extra = "".join(g for g in m.group(6, 7, 8) if g)
 if mode == "line":
     if line != want:
         fail("vllm-omni %s is installed, but the plan is for the %s line; install vllm-omni==%s.* or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, line))
-    if m.group(4) or extra:
+    if m.group("pre") or extra:
         say("warning", "vllm-omni %s is a pre-release or local build of the %s line" % (omni, want))
 else:
     w = parts(want, "the planned release")
     wbase = w.group(1) + "." + w.group(2) + "." + (w.group(3) or "0")
-    same = base == wbase and (m.group(4) or "").lower() == (w.group(4) or "").lower()
-    rc_of_final = base == wbase and not w.group(4) and m.group(4)
+    pre_same = (m.group("pre") or "").lower() == (w.group("pre") or "").lower()
+    same = base == wbase and pre_same
+    rc_of_final = base == wbase and not w.group("pre") and m.group("pre")
     if not (same or rc_of_final):
         fail("vllm-omni %s is installed, but the plan is for vllm-omni %s; install vllm-omni==%s or set vllm_omni_version = \"%s\" and plan again" % (omni, want, want, omni))
     if rc_of_final or extra:
         say("warning", "vllm-omni %s is a pre-release, post-release or local build of %s" % (omni, want))
+    elif later(m) or later(w):
+        # Another release of the same patch, as a post-release is: run it,
+        # and say so.
+        say("warning", "vllm-omni %s is not %s: they differ after the third release part, which the plan does not read" % (omni, want))
 vllm = installed("vllm")
 v = parts(vllm, "vLLM")
 if v.group(1) + "." + v.group(2) != want_vllm:
     fail("vLLM %s is installed, but vllm-omni %s needs vLLM %s.x (a major.minor skew fails at import); install vllm==%s.*" % (vllm, want, want_vllm, want_vllm))
+# vLLM's builds for no CUDA GPU say so in their local version label
+# (setup.py@28be48fa:910-936: +cpu, +empty, +tpu, +xpu; CUDA's is none,
+# +precompiled or +cuNNN, ROCm's +rocmNNN): such a build on a process the
+# plan gives GPUs runs without them, or fails once it asks for one.
+NO_GPU_BUILDS = ("cpu", "empty", "tpu", "xpu")
+label = [x.lower() for x in (v.group(8) or "+").lstrip("+").split(".")]
+if gpus and any(x in NO_GPU_BUILDS for x in label):
+    fail("vLLM %s is vLLM's build for %s, not for CUDA GPUs, but the plan gives this process GPU indices up to %d; install vLLM's CUDA build (pip install vllm==%s, without the +%s label) into %s" % (vllm, next(x for x in label if x in NO_GPU_BUILDS), gpus - 1, vllm.split("+")[0], "+".join(vllm.split("+")[1:]), sys.executable))
 try:
     with open(path, "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()
@@ -405,12 +468,56 @@ def count_gpus():
         return len(os.listdir("/proc/driver/nvidia/gpus")), "/proc/driver/nvidia/gpus"
     except OSError:
         return None, None
+def gpu_uuids():
+    # The UUID of each GPU index, from nvidia-smi -L (which lists every GPU
+    # whatever CUDA_VISIBLE_DEVICES says); [] where it cannot run.
+    out, _ = run(["nvidia-smi", "-L"], timeout=60)
+    if out is None or out.returncode != 0:
+        return []
+    return [m.group(1) for m in re.finditer(r"^GPU \d+: .*\(UUID: (GPU-[^)]+)\)", out.stdout, re.M)]
+def masked(entries, n):
+    # What an inherited CUDA_VISIBLE_DEVICES does to GPU indices 0 to n - 1:
+    # each problem in words, none when index i is GPU i for every i < n.
+    # vllm-omni maps a stage's devices through it, logical index i to its
+    # i-th entry (entrypoints/stage_utils.py@d4a869fe:35-38, 146), while the
+    # plan's devices are the host's GPU indices as nvidia-smi -L numbers
+    # them. Only the indices below n are known here (--gpus is the highest
+    # + 1), so all of them must map to themselves: this also refuses a mask
+    # that works only through vllm-omni's fallback of passing indices it
+    # cannot map through as physical ones (stage_utils.py@d4a869fe:135),
+    # which it logs as a warning and vLLM's workers do not share.
+    problems, uuids = [], None
+    for i in range(n):
+        if i >= len(entries):
+            problems.append("hides GPU %d" % i)
+            continue
+        e = entries[i]
+        if e.isdigit():
+            got = int(e)
+        else:
+            # CUDA takes a GPU's UUID, or a unique start of it.
+            if uuids is None:
+                uuids = gpu_uuids()
+            hits = [j for j, u in enumerate(uuids) if u.startswith(e)]
+            got = hits[0] if len(hits) == 1 else None
+        if got is None:
+            problems.append("names %s for GPU %d, which is no GPU index or UUID nvidia-smi -L lists" % (e, i))
+        elif got != i:
+            problems.append("makes GPU %d GPU %d" % (i, got))
+    return problems
 if gpus:
     have, how = count_gpus()
     if have is None:
         say("warning", "cannot count this host's GPUs (no nvidia-smi, no /proc/driver/nvidia/gpus); the process is given GPU indices up to %d" % (gpus - 1))
     elif have < gpus:
         fail("this host has %d GPU(s) (%s), but the plan for vllm-omni %s gives this process GPU index %d, so it needs %d; run it on a host with enough GPUs or plan again with gpus = %d" % (have, how, want, gpus - 1, gpus, have))
+    mask = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if mask is not None:
+        # vllm-omni splits it as _parse_device_list does
+        # (stage_utils.py@d4a869fe:93, 106): at commas, blanks dropped.
+        problems = masked([e.strip() for e in mask.split(",") if e.strip()], gpus)
+        if problems:
+            fail("CUDA_VISIBLE_DEVICES=%s, which this process inherits (from systemd.environment_file or the environment systemd runs it in), %s, but the plan gives this process the host's GPU indices up to %d as nvidia-smi -L numbers them and vllm-omni %s maps them through it; remove CUDA_VISIBLE_DEVICES from the unit's environment, or make it start with %s" % (shlex.quote(mask), "; ".join(problems), gpus - 1, want, ",".join(str(i) for i in range(gpus))))
 def resolve(dotted):
     try:
         return importlib.import_module(dotted)

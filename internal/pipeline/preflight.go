@@ -25,7 +25,9 @@ const PreflightExit = 78 // EX_CONFIG
 // vllm-omni is the release the plan is for, that its vLLM is the major.minor
 // that release needs, and that the deploy config is the plan's, by SHA-256;
 // then, before any GPU memory is taken, that the host has the GPUs the
-// process is given and that every dotted path the release will import for
+// process is given, that an inherited CUDA_VISIBLE_DEVICES (through which
+// vllm-omni maps the config's devices) leaves each of them its own index,
+// and that every dotted path the release will import for
 // the process resolves. Arguments: the version as the user gave it, "line"
 // or "release", the vLLM line, the config path and its SHA-256; then
 // options (--gpus N, --import KEY=DOTTED.PATH, --transport CONNECTOR=MODULE,

@@ -61,6 +61,28 @@ func fakeSite(t *testing.T, dists map[string]string, modules map[string]string) 
 	return dir
 }
 
+// distMetadata is a dist-info's METADATA file, as fakeSite writes it.
+func distMetadata(name, version string) string {
+	return "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n"
+}
+
+// writeFiles writes files, by their slash paths, into a new directory and
+// returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for path, src := range files {
+		full := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // fakeModules are the modules the seed plan's preflight imports, each file
 // by its path in the site directory: the nixl package's module vLLM
 // imports (empty: the check only imports it), the schedulers, and
@@ -103,7 +125,8 @@ func preflightEnv(t *testing.T, site, bin string) []string {
 	t.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PYTHONPATH=") {
+		// The test's own CUDA_VISIBLE_DEVICES would be the preflight's.
+		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "PYTHONPATH=") && !strings.HasPrefix(kv, "CUDA_VISIBLE_DEVICES=") {
 			env = append(env, kv)
 		}
 	}
@@ -128,6 +151,8 @@ func TestPreflight(t *testing.T) {
 		modules map[string]string
 		gpus    int // GPUs the fake nvidia-smi lists; -1 for no nvidia-smi
 		proc    int // the process of the first launch to check
+		env     []string
+		shadow  map[string]string // files of a site directory before the fake site on PYTHONPATH
 	}
 	runPreflight := func(t *testing.T, r run) (string, int, []string) {
 		t.Helper()
@@ -146,7 +171,11 @@ func TestPreflight(t *testing.T) {
 		pre := withLocalPaths(preflightOf(res.Launches[0].Processes[r.proc]), map[string]string{r.spec.ConfigPath: configPath})
 		argv := append([]string{python}, pre[slices.Index(pre, checkScriptFile()):]...) // the test's Python, then the script and on
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = preflightEnv(t, fakeSite(t, r.dists, r.modules), fakeGPUs(t, r.gpus))
+		site := fakeSite(t, r.dists, r.modules)
+		if r.shadow != nil {
+			site = writeFiles(t, r.shadow) + string(os.PathListSeparator) + site
+		}
+		cmd.Env = append(preflightEnv(t, site, fakeGPUs(t, r.gpus)), r.env...)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
@@ -201,6 +230,61 @@ func TestPreflight(t *testing.T) {
 			[]string{"this host has 2 GPU(s)", "so it needs 3"}, nil},
 		{"a whole-pipeline process on enough GPUs", run{spec: whole, dists: map[string]string{"vllm-omni": "0.22.0", "vllm": "0.22.0"}, gpus: 3}, 0,
 			[]string{"ok: vllm-omni 0.22.0"}, nil},
+
+		// A release of more than three parts (PEP 440's N(.N)*), which pip
+		// installs: read, and another release of the same patch warned
+		// about as a post-release is.
+		{"a fourth release part", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0.1", "vllm": "0.24.0"}, gpus: 1}, 0,
+			[]string{"warning: vllm-omni 0.24.0.1 is not 0.24.0: they differ after the third release part", "ok: vllm-omni 0.24.0.1"}, nil},
+		{"a zero fourth part is the release itself", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0.0", "vllm": "0.24.0"}, gpus: 1}, 0,
+			[]string{"ok: vllm-omni 0.24.0.0"}, []string{"warning"}},
+		{"a fourth part on a line", run{spec: line, dists: map[string]string{"vllm-omni": "0.24.3.1", "vllm": "0.24.0.2"}, gpus: 1}, 0,
+			[]string{"ok: vllm-omni 0.24.3.1, vLLM 0.24.0.2"}, []string{"warning"}},
+		{"a fourth part of another patch", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.1.1", "vllm": "0.24.0"}, gpus: 1}, PreflightExit,
+			[]string{"vllm-omni 0.24.1.1 is installed, but the plan is for vllm-omni 0.24.0"}, nil},
+		{"a version PEP 440 writes otherwise", run{spec: seed, dists: map[string]string{"vllm-omni": "1!0.24.0", "vllm": "0.24.0"}, gpus: 1}, PreflightExit,
+			[]string{"vllm-omni 1!0.24.0 is not a version this check reads: it reads PEP 440's normalized N.N[.N...]"}, nil},
+
+		// A vLLM built for no CUDA GPU, on a process given GPUs.
+		{"a CPU build of vLLM on a GPU plan", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0+cpu"}, gpus: 1}, PreflightExit,
+			[]string{"vLLM 0.24.0+cpu is vLLM's build for cpu, not for CUDA GPUs, but the plan gives this process GPU indices up to 0; install vLLM's CUDA build (pip install vllm==0.24.0, without the +cpu label)"}, nil},
+		{"an XPU build in a longer label", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0+g1234abc.xpu"}, gpus: 1}, PreflightExit,
+			[]string{"build for xpu"}, nil},
+		{"a CUDA build's label", run{spec: seed, dists: map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0+cu128"}, gpus: 1}, 0, []string{"ok:"}, nil},
+
+		// Two records of a distribution: the version is the one of the
+		// package Python imports, and two versions recorded beside it are
+		// refused, whatever order the directory lists them in.
+		{"a stale vllm-omni record beside the installed one", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"vllm_omni-0.22.0.dist-info/METADATA": distMetadata("vllm-omni", "0.22.0")}}, PreflightExit,
+			[]string{"vllm-omni is recorded as installed 2 times in ", "vllm_omni-0.22.0.dist-info, vllm_omni-0.24.0.dist-info", "cannot tell which version Python imports"}, []string{"ok:"}},
+		{"a stale vLLM record beside the installed one", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"vllm-0.24.2.dist-info/METADATA": distMetadata("vllm", "0.24.2")}}, PreflightExit,
+			[]string{"vllm is recorded as installed 2 times"}, nil},
+		{"a record without its package earlier on sys.path: the imported package's record decides", run{spec: seed, dists: match, gpus: 1, shadow: map[string]string{"vllm_omni-0.22.0.dist-info/METADATA": distMetadata("vllm-omni", "0.22.0")}}, 0,
+			[]string{"ok: vllm-omni 0.24.0"}, nil},
+		{"two records of one version", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"vllm_omni-0.24.0.post0.dist-info/METADATA": distMetadata("vllm-omni", "0.24.0")}}, 0,
+			[]string{"ok: vllm-omni 0.24.0"}, nil},
+
+		// An inherited CUDA_VISIBLE_DEVICES (environment_file, or the
+		// environment systemd runs in), through which vllm-omni maps the
+		// config's devices: it must leave GPU i as GPU i for every index
+		// the process is given.
+		{"a mask that lists every GPU in order", run{spec: seed, dists: match, gpus: 4, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=0,1,2,3"}}, 0, []string{"ok:"}, []string{"CUDA_VISIBLE_DEVICES"}},
+		{"a mask that lists the process's GPUs first, blanks as vllm-omni drops them", run{spec: seed, dists: match, gpus: 4, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES= 0 , 1 ,"}}, 0, []string{"ok:"}, nil},
+		{"a mask by UUID and a start of one, in order", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=GPU-00000000-0000-0000-0000-000000000000,GPU-00000001"}}, 0, []string{"ok:"}, nil},
+		{"a mask that hides a GPU the process is given", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=0"}}, PreflightExit,
+			[]string{"CUDA_VISIBLE_DEVICES=0, which this process inherits (from systemd.environment_file", "hides GPU 1", "GPU indices up to 1", "remove CUDA_VISIBLE_DEVICES from the unit's environment, or make it start with 0,1"}, []string{"ok:"}},
+		{"a mask that moves the process to another GPU", run{spec: seed, dists: match, gpus: 4, env: []string{"CUDA_VISIBLE_DEVICES=2,3"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 2", "make it start with 0"}, []string{"ok:"}},
+		{"a mask that swaps GPUs", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=1,0"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 1; makes GPU 1 GPU 0"}, nil},
+		{"an empty mask hides every GPU", run{spec: seed, dists: match, gpus: 1, env: []string{"CUDA_VISIBLE_DEVICES="}}, PreflightExit,
+			[]string{"CUDA_VISIBLE_DEVICES='',", "hides GPU 0"}, nil},
+		{"UUIDs out of order", run{spec: seed, dists: match, gpus: 2, proc: 1, env: []string{"CUDA_VISIBLE_DEVICES=GPU-00000001,GPU-00000000"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 1"}, nil},
+		{"a MIG slice is no GPU index", run{spec: seed, dists: match, gpus: 1, env: []string{"CUDA_VISIBLE_DEVICES=MIG-5c3b7e2a"}}, PreflightExit,
+			[]string{"names MIG-5c3b7e2a for GPU 0, which is no GPU index or UUID nvidia-smi -L lists"}, nil},
+		{"every index up to the process's highest is judged", run{spec: seed, dists: match, gpus: 3, proc: 2, env: []string{"CUDA_VISIBLE_DEVICES=7"}}, PreflightExit,
+			[]string{"makes GPU 0 GPU 7; hides GPU 1; hides GPU 2"}, nil},
 
 		// The transport package the connector imports, which vLLM does not install.
 		{"nixl missing", run{spec: seed, dists: match, gpus: 1, modules: map[string]string{"nixl/__init__.py": "", "nixl/_api.py": ""}}, PreflightExit,

@@ -14,8 +14,46 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
 
-// modelID matches a Hugging Face repository id: org/name.
-var modelID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// modelID matches the form the provider takes a Hugging Face repository id
+// in: org/name, in the characters the hub's names use. hubIDProblems adds
+// the hub's own rules.
+var modelID = regexp.MustCompile(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
+
+// hubNameMax is the longest repository name huggingface_hub accepts.
+const hubNameMax = 96
+
+// hubIDProblems are the reasons huggingface_hub's validate_repo_id
+// (src/huggingface_hub/utils/_validators.py@ee0a4510:28-36, 131-148),
+// which vLLM calls before it downloads a model, refuses an id of modelID's
+// form, in words; none when it accepts it. Its REPO_ID_REGEX wants a word
+// character at each end of the namespace and of the name (\b), and at most
+// 96 characters in the name; then it refuses "--" and ".." anywhere and a
+// ".git" ending. The hub's models cache names a repository
+// models--<org>--<name>, which "--" would make ambiguous.
+func hubIDProblems(id string) []string {
+	var out []string
+	org, name, _ := strings.Cut(id, "/")
+	for _, part := range []struct{ what, v string }{{"the organization", org}, {"the name", name}} {
+		if strings.ContainsAny(part.v[:1], ".-") {
+			out = append(out, fmt.Sprintf("%s starts with %q", part.what, part.v[:1]))
+		}
+		if strings.ContainsAny(part.v[len(part.v)-1:], ".-") {
+			out = append(out, fmt.Sprintf("%s ends with %q", part.what, part.v[len(part.v)-1:]))
+		}
+	}
+	if len(name) > hubNameMax {
+		out = append(out, fmt.Sprintf("the name has %d characters, more than %d", len(name), hubNameMax))
+	}
+	for _, pair := range []string{"--", ".."} {
+		if strings.Contains(id, pair) {
+			out = append(out, fmt.Sprintf("it holds %q", pair))
+		}
+	}
+	if strings.HasSuffix(id, ".git") {
+		out = append(out, `it ends with ".git"`)
+	}
+	return out
+}
 
 // checkSpec checks the inputs that need no base config; it decides nothing.
 // It never stops early: every problem is reported.
@@ -73,6 +111,12 @@ func (p *planner) checkModel() {
 	case !modelID.MatchString(m):
 		p.ds.errorf(diagcode.ModelInvalid, path, "model is not a model id or an absolute path",
 			"%q: use an id of the form org/name (letters, digits, '.', '_', '-') such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.", m)
+	default:
+		if problems := hubIDProblems(m); len(problems) > 0 {
+			p.ds.errorf(diagcode.ModelInvalid, path, "model is not an id the Hugging Face hub accepts",
+				"%q: %s. huggingface_hub refuses such an id (validate_repo_id: each part starts and ends with a letter, digit or '_', no \"--\" or \"..\", no \".git\" ending, a name of at most %d characters), so vLLM fails at start: write the id as the model's page shows it, such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.",
+				m, strings.Join(problems, "; "), hubNameMax)
+		}
 	}
 }
 
@@ -201,6 +245,7 @@ func (p *planner) checkPortInputs() {
 	check(AttrPath("api_port"), s.APIPort)
 	check(AttrPath(prefillKey, "bootstrap_port"), s.Prefill.BootstrapPort)
 	check(AttrPath(decodeKey, "bootstrap_port"), s.Decode.BootstrapPort)
+	p.warnSharedPorts()
 }
 
 func sortedStrings[V any](m map[string]V) []string {
@@ -219,6 +264,23 @@ func describeInts(xs []int) string {
 // unixUser matches a portable user name (useradd's default rule).
 var unixUser = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
 
+// overflowUsers are the names of the kernel's overflow user (65534):
+// "nobody", and "nfsnobody" on older Red Hat systems.
+var overflowUsers = map[string]bool{"nobody": true, "nfsnobody": true}
+
+// systemDirs are the directories the Filesystem Hierarchy Standard (3.0,
+// chapters 3 to 5) gives the system's own files, and their parents: a
+// cache_dir there opens them for writing.
+var systemDirs = map[string]bool{
+	"/": true, "/bin": true, "/boot": true, "/dev": true, "/etc": true, "/lib": true, "/lib32": true, "/lib64": true,
+	"/opt": true, "/proc": true, "/run": true, "/sbin": true, "/srv": true, "/usr": true, "/var": true,
+	"/usr/bin": true, "/usr/include": true, "/usr/lib": true, "/usr/libexec": true, "/usr/local": true, "/usr/sbin": true, "/usr/share": true,
+	"/var/cache": true, "/var/lib": true, "/var/local": true, "/var/log": true, "/var/opt": true, "/var/spool": true, "/var/mail": true,
+}
+
+// cleanPath is path.Clean, for functions where path is an attribute's.
+func cleanPath(p string) string { return path.Clean(p) }
+
 // unitPrefix matches what a unit name may hold before its suffix.
 var unitPrefix = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
 
@@ -236,6 +298,14 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 	}
 	if s.User == "root" {
 		ds.errorf(diagcode.SystemdUserInvalid, path.Attr("user"), "the processes may not run as root", "use a system account created for them, such as \"vllm-omni\".")
+	}
+	if overflowUsers[s.User] {
+		ds.errorf(diagcode.SystemdUserInvalid, path.Attr("user"), "the processes may not run as "+s.User,
+			"%q is the kernel's overflow user, which owns whatever files and processes cannot be mapped to another: every service run as it shares its identity, so when the plan's last unit on a host stops, the units' RemoveIPC=yes removes the shared memory and semaphores of every service run as it, and each could signal the others; systemd says so when it loads every unit (\"Special user %s configured, this is not safe!\", src/core/load-fragment.c, config_parse_user_group_compat; systemd-analyze verify prints it for each). Use a system account created for the processes, such as \"vllm-omni\".", s.User, s.User)
+	}
+	if s.CacheDir != "" && systemDirs[cleanPath(s.CacheDir)] {
+		ds.errorf(diagcode.CacheDirSystem, path.Attr("cache_dir"), "cache_dir is one of the system's own directories",
+			"%q: the units open cache_dir for writing (ReadWritePaths=) and point HF_HOME and HOME at it, so the processes could write all of it, which undoes the sandbox's read-only system (ProtectSystem=strict), and the model cache would land among the system's files. Use a directory of its own, such as %q, which the units create (CacheDirectory=).", s.CacheDir, DefaultCacheDir)
 	}
 	for _, f := range []struct {
 		name, v     string
