@@ -3,6 +3,7 @@ package pipeline
 import (
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
@@ -208,7 +209,7 @@ func (p *planner) judgeUnder(blamed, other, outer, inner machinePath, prefix, su
 			inner.value, outer.describe(prefix, inner.value), UnitDir, blamed.fix())
 	case inner.trusted:
 		// The cache holds the units or the check script.
-		what := inner.describeShort()
+		what := inner.describeShort() + " (" + strconv.Quote(inner.value) + ")"
 		if inner.attr == nil {
 			what = "the units the plan writes in " + UnitDir
 		}
