@@ -152,7 +152,7 @@ func (p *planner) checkIsFile(m machinePath) bool {
 		p.ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not a file", `it is "/", the root directory; %s.`, m.fix())
 	case strings.HasSuffix(v, "/"):
 		p.ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not a file",
-			"%q ends in /, so it names a directory; write the path of %s with the file's own name last, such as %q.", v, m.what, path.Join(clean, path.Base(m.fix())))
+			"%q ends in /, so it names a directory; write the path of %s with the file's own name last, such as %q.", v, m.what, path.Join(clean, path.Base(m.example)))
 	case clean != v:
 		p.ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not normalized",
 			"%q holds //, a . or a .. component, so it reads otherwise than it is written; write it as %q, if that is the file meant.", v, clean)
@@ -177,9 +177,17 @@ func (p *planner) judgePair(a, b machinePath, prefix string) {
 	}
 	summary := blamed.attr.String() + " collides with " + other.describeShort()
 	switch {
-	case a.value == b.value && (a.dir || b.dir):
+	case a.value == b.value && a.dir && b.dir:
+		// The cache is the units' directory.
 		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
-			"%q is also %s, a directory, which a file cannot be; %s.", blamed.value, other.describe(prefix, blamed.value), blamed.fix())
+			"%q is also %s, where the plan writes its units, and the units let their processes write cache_dir, so a process could rewrite them; %s.", blamed.value, other.describe(prefix, blamed.value), blamed.fix())
+	case a.value == b.value && (a.dir || b.dir):
+		kinds := "a directory, which cannot also be a file"
+		if blamed.dir {
+			kinds = "a file, which cannot also be a directory"
+		}
+		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
+			"%q is also %s, %s; %s.", blamed.value, other.describe(prefix, blamed.value), kinds, blamed.fix())
 	case a.value == b.value:
 		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
 			"%q is also %s, so writing one would overwrite the other; %s.", blamed.value, other.describe(prefix, blamed.value), blamed.fix())

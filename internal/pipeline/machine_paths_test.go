@@ -25,7 +25,7 @@ func TestMachinePathCollisions(t *testing.T) {
 	}{
 		// A path that names a directory, or is not written plainly.
 		{"config_path ends in /", withConfig("/etc/vllm-omni/", ServiceSpec{}), "path_not_a_file", "config_path",
-			[]string{"ends in /", "names a directory", "the file's own name"}},
+			[]string{"ends in /", "names a directory", "the file's own name", `"/etc/vllm-omni/deploy-config.yaml"`}},
 		{"config_path is /", withConfig("/", ServiceSpec{}), "path_not_a_file", "config_path", []string{`"/"`, "root directory"}},
 		{"config_path with ..", withConfig("/etc/vllm-omni/../deploy.yaml", ServiceSpec{}), "path_not_a_file", "config_path",
 			[]string{"not normalized", `"/etc/deploy.yaml"`}},
@@ -51,7 +51,7 @@ func TestMachinePathCollisions(t *testing.T) {
 			[]string{"template unit"}},
 		{"config_path is the whole-pipeline unit", withConfig("/etc/systemd/system/vllm-omni.service", ServiceSpec{}), "path_collision", "config_path",
 			[]string{"whole-pipeline unit"}},
-		{"config_path is cache_dir", withConfig(DefaultCacheDir, ServiceSpec{}), "path_collision", "config_path", []string{"systemd.cache_dir", "directory"}},
+		{"config_path is cache_dir", withConfig(DefaultCacheDir, ServiceSpec{}), "path_collision", "config_path", []string{"systemd.cache_dir", "a directory, which cannot also be a file"}},
 		{"config_path is vllm_path", withConfig("/opt/venv/bin/vllm", ServiceSpec{VLLMPath: "/opt/venv/bin/vllm"}), "path_collision", "config_path",
 			[]string{"systemd.vllm_path", "overwrite"}},
 		{"config_path is python_path", withConfig("/usr/bin/python3", ServiceSpec{PythonPath: "/usr/bin/python3"}), "path_collision", "config_path", []string{"systemd.python_path"}},
@@ -82,7 +82,8 @@ func TestMachinePathCollisions(t *testing.T) {
 		{"environment_file in the unit directory", svc(ServiceSpec{EnvironmentFile: "/etc/systemd/system/vllm-omni.env"}), "path_collision", "systemd.environment_file",
 			[]string{"/etc/systemd/system"}},
 		{"cache_dir holds the units", svc(ServiceSpec{CacheDir: "/etc"}), "path_collision", "systemd.cache_dir", []string{"units", "write"}},
-		{"cache_dir is the unit directory", svc(ServiceSpec{CacheDir: "/etc/systemd/system"}), "path_collision", "systemd.cache_dir", []string{"/etc/systemd/system"}},
+		{"cache_dir is the unit directory", svc(ServiceSpec{CacheDir: "/etc/systemd/system"}), "path_collision", "systemd.cache_dir", []string{"/etc/systemd/system", "rewrite"}},
+		{"cache_dir is the deploy config", svc(ServiceSpec{CacheDir: DefaultConfigPath}), "path_collision", "systemd.cache_dir", []string{"config_path", "a file, which cannot also be a directory"}},
 		{"cache_dir holds the check script", svc(ServiceSpec{CacheDir: "/usr/local/lib/vllm-omni"}), "path_collision", "systemd.cache_dir",
 			[]string{"check_script_path", "rewrite"}},
 	}
