@@ -50,6 +50,8 @@ var (
 	BaseAlreadySplit            = Code{"base_already_split"}
 	ConfigPathNotAbsolute       = Code{"config_path_not_absolute"}
 	ConfigPathControlCharacter  = Code{"config_path_control_character"}
+	PathNotAFile                = Code{"path_not_a_file"}
+	PathCollision               = Code{"path_collision"}
 	FormatUnknown               = Code{"format_unknown"}
 	FormatConversionUnsupported = Code{"format_conversion_unsupported"}
 	FormatConversionDroppedKey  = Code{"format_conversion_dropped_key"}

@@ -87,6 +87,7 @@ func (p *planner) checkSpec() {
 	p.checkPortInputs()
 	checkService(&p.ds, s.Service)
 	p.checkSandboxPaths()
+	p.checkMachinePaths()
 }
 
 // requestedFormat is the dialect format asks for, or "" for the base

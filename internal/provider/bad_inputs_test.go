@@ -437,6 +437,14 @@ func badInputs() []badInput {
 			attr: `config_path`, fix: `remove newlines`, code: "config_path_control_character"},
 		{name: "config_path empty", body: []string{`config_path = ""`},
 			attr: `config_path`, fix: `at least 1`},
+		{name: "config_path the environment file", body: []string{`config_path = "/etc/vllm-omni/vllm-omni.env"`},
+			attr: `config_path`, fix: `is also systemd.environment_file .* give config_path a file of its own`, code: "path_collision"},
+		{name: "config_path the template unit", body: []string{`config_path = "/etc/systemd/system/vllm-omni-stage@.service"`},
+			attr: `config_path`, fix: `is the template unit the plan writes .* give config_path a file of its own`, code: "path_collision"},
+		{name: "config_path a directory", body: []string{`config_path = "/etc/vllm-omni/"`},
+			attr: `config_path`, fix: `names a directory; write the path`, code: "path_not_a_file"},
+		{name: "cache_dir holding the check script", body: []string{`systemd = { cache_dir = "/usr/local/lib/vllm-omni" }`},
+			attr: `systemd.cache_dir`, fix: `holds check_script_path .*/pd-check.py.* give systemd.cache_dir a directory of its own`, code: "path_collision"},
 
 		// --- triggers (resource only) ---
 		{name: "triggers not a map of strings", resourceOnly: true, body: []string{`triggers = { rev = ["1"] }`},

@@ -107,6 +107,33 @@ output "unique_units" { value = length(distinct(flatten([for p in omni_pd_pipeli
 	)
 }
 
+// The provider judges one pipeline's paths, not two pipelines' against each
+// other: the packing module gives each pipeline its own deploy config and
+// unit names, refuses a config_dir that would not make a file's path of
+// each, and a precondition fails an edit that makes two the same.
+func TestExampleModule_HostPackingPathsDistinct(t *testing.T) {
+	module := exampleModule(t, "pd-host-packing")
+	vars := func(dir string) config.Variables {
+		v := config.Variables{"pipelines": config.IntegerVariable(2), "gpus": config.IntegerVariable(6)}
+		if dir != "" {
+			v["config_dir"] = config.StringVariable(dir)
+		}
+		return v
+	}
+	shared := strings.Replace(module, `"${var.config_dir}/pipeline-${i}.yaml"`, `"${var.config_dir}/pipeline.yaml"`, 1)
+	if shared == module {
+		t.Fatal("the module no longer names its config paths as this test expects")
+	}
+	var steps []resource.TestStep
+	for _, dir := range []string{"/etc/vllm-omni/", "etc/vllm-omni", "/etc/../vllm-omni", "/"} {
+		steps = append(steps, resource.TestStep{Config: module, ConfigVariables: vars(dir), PlanOnly: true,
+			ExpectError: regexp.MustCompile(`config_dir must be an absolute, normalized\s+directory path`)})
+	}
+	steps = append(steps, resource.TestStep{Config: shared, ConfigVariables: vars(""), PlanOnly: true,
+		ExpectError: regexp.MustCompile(`(?s)Each pipeline on the host needs a deploy config.*/etc/vllm-omni/pipeline\.yaml,\s+/etc/vllm-omni/pipeline\.yaml`)})
+	accTest(t, steps...)
+}
+
 // The pd-pipeline module plans one cluster: its cloud-init writes the config
 // its release runs, the release can be pinned through the module, and so
 // can the API port and the PD pair's GPUs and max_num_seqs, without an edit

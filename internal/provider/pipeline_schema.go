@@ -192,7 +192,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"cache_dir": schema.StringAttribute{
-					MarkdownDescription: "The model cache, `HF_HOME` (and `HOME`, for the Triton and torch compile caches): the one directory the processes write besides `/dev/shm`. Default: `" + pipeline.DefaultCacheDir + "`, which systemd creates owned by `user` (`CacheDirectory=`); any other path must exist, writable by `user`.",
+					MarkdownDescription: "The model cache, `HF_HOME` (and `HOME`, for the Triton and torch compile caches): the one directory the processes write besides `/dev/shm`. Default: `" + pipeline.DefaultCacheDir + "`, which systemd creates owned by `user` (`CacheDirectory=`); any other path must exist, writable by `user`. The processes write it, so it must not hold `/etc/systemd/system` or `check_script_path`, which they could then rewrite; the deploy config and the environment file may lie in it.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -207,7 +207,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"environment_file": schema.StringAttribute{
-					MarkdownDescription: "A file on the machine with secrets for the processes, such as `HF_TOKEN=...`, read by systemd (`EnvironmentFile=-`, so it may be absent). Keeping secrets there keeps them out of Terraform state. Default: `" + pipeline.DefaultEnvironmentFile + "`.",
+					MarkdownDescription: "A file on the machine with secrets for the processes, such as `HF_TOKEN=...`, read by systemd (`EnvironmentFile=-`, so it may be absent). Keeping secrets there keeps them out of Terraform state. Default: `" + pipeline.DefaultEnvironmentFile + "`. A file of its own: not `/`, not `config_path`, `check_script_path` or `cache_dir`, and not in `/etc/systemd/system`; it may lie in `cache_dir` and be shared by pipelines.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -224,10 +224,11 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			},
 		},
 		"config_path": schema.StringAttribute{
-			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`. Unset, it reads back as the default, so `write_files` and the like can use it.",
-			Optional:            true,
-			Computed:            true,
-			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`. Unset, it reads back as the default, so `write_files` and the like can use it. " +
+				"It must be a normalized file path of its own (no trailing `/`, `//`, `.` or `..`): not `check_script_path`, `systemd.environment_file`, `systemd.cache_dir`, `systemd.vllm_path` or `systemd.python_path`, not under any of those files, not a directory another of them lies in, and not in `/etc/systemd/system`, where the plan writes its units. Two pipelines on one machine need distinct config paths; the provider sees one pipeline at a time.",
+			Optional:   true,
+			Computed:   true,
+			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 	}
 }

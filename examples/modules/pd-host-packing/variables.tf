@@ -50,7 +50,12 @@ variable "ports_per_pipeline" {
 }
 
 variable "config_dir" {
-  description = "Directory on the host that holds one deploy config per pipeline."
+  description = "Directory on the host that holds one deploy config per pipeline, pipeline-<index>.yaml: an absolute path without a trailing /, outside /etc/systemd/system."
   type        = string
   default     = "/etc/vllm-omni"
+
+  validation {
+    condition     = can(regex("^(/[^/]+)+$", var.config_dir)) && !can(regex("/[.][.]?(/|$)", var.config_dir))
+    error_message = "config_dir must be an absolute, normalized directory path without a trailing /, such as /etc/vllm-omni: each pipeline's deploy config is config_dir/pipeline-<index>.yaml."
+  }
 }
