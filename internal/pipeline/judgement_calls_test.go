@@ -25,6 +25,13 @@ func TestJudgementCallsRefused(t *testing.T) {
 			t.Errorf("%s does not say why", d)
 		}
 	}
+	// A system directory is one problem, said once: not again as a
+	// collision with the units or the check script it holds.
+	for _, dir := range []string{"/", "/etc", "/usr"} {
+		if _, ds := Plan(Spec{Model: m, Service: ServiceSpec{CacheDir: dir}}); len(ds) != 1 {
+			t.Errorf("cache_dir %s: %d diagnostics, want cache_dir_system alone: %s", dir, len(ds), describeDiags(ds))
+		}
+	}
 	// A directory of its own, wherever it is mounted, plans.
 	for _, dir := range []string{"/var/cache/vllm-omni", "/data/hf", "/data", "/mnt/models", "/srv/vllm-omni/cache"} {
 		if res, ds := Plan(Spec{Model: m, Service: ServiceSpec{CacheDir: dir}}); res == nil {

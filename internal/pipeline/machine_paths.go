@@ -104,6 +104,8 @@ func (p *planner) checkMachinePaths() {
 			return // refused as not absolute, or a bare python3 found on PATH
 		case plain && systemd.PlainPath(v) != nil, !plain && !pathCharsOK(v):
 			return // refused by the check of the value alone
+		case m.dir && m.given && systemDirs[cleanPath(v)]:
+			return // refused as a system directory (cache_dir_system)
 		case !m.dir && !m.runs && !p.checkIsFile(m):
 			return
 		}

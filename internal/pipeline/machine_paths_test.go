@@ -81,7 +81,7 @@ func TestMachinePathCollisions(t *testing.T) {
 			[]string{"/etc/systemd/system"}},
 		{"environment_file in the unit directory", svc(ServiceSpec{EnvironmentFile: "/etc/systemd/system/vllm-omni.env"}), "path_collision", "systemd.environment_file",
 			[]string{"/etc/systemd/system"}},
-		{"cache_dir holds the units", svc(ServiceSpec{CacheDir: "/etc"}), "path_collision", "systemd.cache_dir", []string{"units", "write"}},
+		{"cache_dir holds the units", svc(ServiceSpec{CacheDir: "/etc/systemd"}), "path_collision", "systemd.cache_dir", []string{"units", "write"}},
 		{"cache_dir is the unit directory", svc(ServiceSpec{CacheDir: "/etc/systemd/system"}), "path_collision", "systemd.cache_dir", []string{"/etc/systemd/system", "rewrite"}},
 		{"cache_dir is the deploy config", svc(ServiceSpec{CacheDir: DefaultConfigPath}), "path_collision", "systemd.cache_dir", []string{"config_path", "a file, which cannot also be a directory"}},
 		{"cache_dir holds the check script", svc(ServiceSpec{CacheDir: "/usr/local/lib/vllm-omni"}), "path_collision", "systemd.cache_dir",
