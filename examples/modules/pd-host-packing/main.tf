@@ -36,7 +36,7 @@ resource "omni_pd_pipeline" "this" {
   port_range  = local.layouts[count.index].ports
   config_path = local.config_paths[count.index]
 
-  # Each pipeline's units have their own names (vllm-omni-0-stage-0.service,
+  # Each pipeline's units have their own names (vllm-omni-0-stage@0.service,
   # ...), so one pipeline's units never overwrite another's on the host.
   systemd = {
     unit_prefix = local.unit_prefixes[count.index]
