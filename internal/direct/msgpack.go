@@ -28,26 +28,48 @@ import (
 // those).
 type valueWriter func(enc *msgpack.Encoder, v tftypes.Value) error
 
-// stateWriters are the writers of the two schemas' types, made on first use.
-var stateWriters = sync.OnceValue(func() struct{ dataSource, resource valueWriter } {
-	return struct{ dataSource, resource valueWriter }{
+// stateWriters are the writers of the two schemas' types, made on first
+// use, and the resource's refresh writer (refreshWriter).
+var stateWriters = sync.OnceValue(func() struct{ dataSource, resource, refresh valueWriter } {
+	return struct{ dataSource, resource, refresh valueWriter }{
 		dataSource: writerFor(provider.PDPipelineDataSourceType()),
 		resource:   writerFor(provider.PDPipelineResourceType()),
+		refresh:    numbersAsText.writerFor(provider.PDPipelineResourceType()),
 	}
 })
 
 // writeState encodes a state v of one of the schemas' types, typ, as a
 // protocol value; any other type is encoded by tftypes.
 func writeState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
-	var write valueWriter
 	switch {
 	case typ.Equal(provider.PDPipelineDataSourceType()):
-		write = stateWriters().dataSource
+		return encodeBytes(stateWriters().dataSource, typ, v)
 	case typ.Equal(provider.PDPipelineResourceType()):
-		write = stateWriters().resource
-	default:
+		return encodeBytes(stateWriters().resource, typ, v)
+	}
+	return tfprotov6.NewDynamicValue(typ, v)
+}
+
+// writeRefreshedState encodes the resource's state v as a refresh returns
+// it: every number as its decimal text (numbersAsText). A refresh-only
+// plan is applyable, and `plan -refresh-only -detailed-exitcode` exits 2,
+// when the refreshed state is not reflect.DeepEqual to the state before it
+// (hashicorp/terraform@v1.11.4 internal/terraform/context_plan.go:833,
+// internal/states/state_equal.go:63), and that compares the decoded
+// values each object keeps (internal/states/instance_object.go:143). A
+// number sent as an integer or a float64 decodes to another big.Float
+// (precision 64 or 53) than the same number read from the state file's
+// JSON (512, cty.ParseNumberVal), so an unchanged pipeline counted as
+// drift while the plan printed "No changes". Text is decoded with
+// ParseNumberVal, as the JSON is: the same value, bit for bit.
+func writeRefreshedState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
+	if !typ.Equal(provider.PDPipelineResourceType()) {
 		return tfprotov6.NewDynamicValue(typ, v)
 	}
+	return encodeBytes(stateWriters().refresh, typ, v)
+}
+
+func encodeBytes(write valueWriter, typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
 	if v.Type() == nil || !v.Type().Equal(typ) { // nil: the zero Value, which has no type
 		return tfprotov6.DynamicValue{}, fmt.Errorf("a value of type %s is not a %s", v.Type(), typ)
 	}
@@ -68,9 +90,26 @@ var unknownBytes = sync.OnceValue(func() msgpack.RawMessage {
 	return dv.MsgPack
 })
 
+// encoding says how a writer writes numbers: as tftypes does, or each
+// as its decimal text (numbersAsText), which the protocol's msgpack also
+// allows for any number (cty's msgpack decoder reads it with
+// ParseNumberVal: zclconf/go-cty@v1.18.1 cty/msgpack/unmarshal.go:114).
+type encoding struct{ textNumbers bool }
+
+var (
+	asTFTypes     = encoding{}
+	numbersAsText = encoding{textNumbers: true}
+)
+
+// writerFor makes the writer of values of type t, in tftypes' encoding.
+func writerFor(t tftypes.Type) valueWriter { return asTFTypes.writerFor(t) }
+
 // writerFor makes the writer of values of type t.
-func writerFor(t tftypes.Type) valueWriter {
+func (e encoding) writerFor(t tftypes.Type) valueWriter {
 	if t.Is(tftypes.DynamicPseudoType) {
+		if e.textNumbers {
+			return e.writeDynamic
+		}
 		// A dynamic value carries its own type; tftypes writes both.
 		return func(enc *msgpack.Encoder, v tftypes.Value) error {
 			dv, err := tfprotov6.NewDynamicValue(tftypes.DynamicPseudoType, v)
@@ -80,7 +119,7 @@ func writerFor(t tftypes.Type) valueWriter {
 			return enc.Encode(msgpack.RawMessage(dv.MsgPack))
 		}
 	}
-	known := knownWriterFor(t)
+	known := e.knownWriterFor(t)
 	return func(enc *msgpack.Encoder, v tftypes.Value) error {
 		switch {
 		case !v.IsKnown():
@@ -92,19 +131,43 @@ func writerFor(t tftypes.Type) valueWriter {
 	}
 }
 
+// writeDynamic writes a value at a dynamic position as tftypes does (its
+// type's JSON, then the value, unless the value's own type is dynamic: a
+// null or an unknown without a type), with e's numbers. Its writer is made
+// for each value, whose type only the value knows.
+func (e encoding) writeDynamic(enc *msgpack.Encoder, v tftypes.Value) error {
+	if v.Type() == nil || v.Type().Is(tftypes.DynamicPseudoType) {
+		if !v.IsKnown() {
+			return enc.Encode(unknownBytes())
+		}
+		return enc.EncodeNil()
+	}
+	typeJSON, err := v.Type().MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if err := enc.EncodeArrayLen(2); err != nil {
+		return err
+	}
+	if err := enc.EncodeBytes(typeJSON); err != nil {
+		return err
+	}
+	return e.writerFor(v.Type())(enc, v)
+}
+
 // knownWriterFor makes the writer of the known, non-null values of type t.
-func knownWriterFor(t tftypes.Type) valueWriter {
+func (e encoding) knownWriterFor(t tftypes.Type) valueWriter {
 	switch t := t.(type) {
 	case tftypes.List:
-		return sequenceWriter(writerFor(t.ElementType))
+		return sequenceWriter(e.writerFor(t.ElementType))
 	case tftypes.Set:
-		return sequenceWriter(writerFor(t.ElementType))
+		return sequenceWriter(e.writerFor(t.ElementType))
 	case tftypes.Map:
-		return mapWriter(writerFor(t.ElementType))
+		return mapWriter(e.writerFor(t.ElementType))
 	case tftypes.Tuple:
-		return tupleWriter(t.ElementTypes)
+		return e.tupleWriter(t.ElementTypes)
 	case tftypes.Object:
-		return objectWriter(t.AttributeTypes)
+		return e.objectWriter(t.AttributeTypes)
 	}
 	switch {
 	case t.Is(tftypes.String):
@@ -116,6 +179,9 @@ func knownWriterFor(t tftypes.Type) valueWriter {
 			return enc.EncodeString(s)
 		}
 	case t.Is(tftypes.Number):
+		if e.textNumbers {
+			return writeNumberText
+		}
 		return writeNumber
 	case t.Is(tftypes.Bool):
 		return func(enc *msgpack.Encoder, v tftypes.Value) error {
@@ -128,6 +194,30 @@ func knownWriterFor(t tftypes.Type) valueWriter {
 	}
 	return func(*msgpack.Encoder, tftypes.Value) error { return fmt.Errorf("unknown type %s", t) }
 }
+
+// writeNumberText writes a number as its decimal text, as cty's JSON
+// writes it into the state file: the shortest text that reads back as the
+// same 512-bit number (cty.ParseNumberVal's precision). The number is
+// widened to 512 bits first, which is exact, since the shortest text at a
+// float64's 53 bits ("0.1") reads back at 512 bits as another number than
+// that float64. An infinity, which has no text, is written as tftypes
+// writes it.
+func writeNumberText(enc *msgpack.Encoder, v tftypes.Value) error {
+	var n big.Float
+	if err := v.As(&n); err != nil {
+		return err
+	}
+	if n.IsInf() {
+		return enc.EncodeFloat64(math.Inf(n.Sign()))
+	}
+	wide := new(big.Float).SetPrec(ctyPrecision)
+	wide.Set(&n)
+	return enc.EncodeString(wide.Text('f', -1))
+}
+
+// ctyPrecision is the precision cty.ParseNumberVal reads a number's text
+// with (zclconf/go-cty@v1.18.1 cty/value_init.go:51).
+const ctyPrecision = 512
 
 // writeNumber writes a number as tftypes does: an integer that fits an
 // int64 as an integer, a fraction a float64 holds exactly as a float64,
@@ -171,10 +261,10 @@ func sequenceWriter(elem valueWriter) valueWriter {
 	}
 }
 
-func tupleWriter(types []tftypes.Type) valueWriter {
+func (e encoding) tupleWriter(types []tftypes.Type) valueWriter {
 	writers := make([]valueWriter, len(types))
 	for i, t := range types {
-		writers[i] = writerFor(t)
+		writers[i] = e.writerFor(t)
 	}
 	return func(enc *msgpack.Encoder, v tftypes.Value) error {
 		var elems []tftypes.Value
@@ -224,7 +314,7 @@ func mapWriter(elem valueWriter) valueWriter {
 
 // objectWriter writes an object's attributes in the order of their
 // names, as tftypes does.
-func objectWriter(types map[string]tftypes.Type) valueWriter {
+func (e encoding) objectWriter(types map[string]tftypes.Type) valueWriter {
 	names := make([]string, 0, len(types))
 	for name := range types {
 		names = append(names, name)
@@ -232,7 +322,7 @@ func objectWriter(types map[string]tftypes.Type) valueWriter {
 	slices.Sort(names)
 	writers := make([]valueWriter, len(names))
 	for i, name := range names {
-		writers[i] = writerFor(types[name])
+		writers[i] = e.writerFor(types[name])
 	}
 	return func(enc *msgpack.Encoder, v tftypes.Value) error {
 		var attrs map[string]tftypes.Value

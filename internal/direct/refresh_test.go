@@ -1,0 +1,164 @@
+package direct
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/vmihailenco/msgpack/v5"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+	ctymsgpack "github.com/zclconf/go-cty/cty/msgpack"
+
+	"github.com/omnipd/terraform-provider-omni/internal/provider"
+)
+
+// TestRead_TerraformSeesNoDrift replays what Terraform 1.11 does with a
+// refresh, with its own value library: the state file holds the applied
+// state as cty's JSON, the state before the refresh is that JSON decoded,
+// the refreshed state is ReadResource's answer decoded, and a refresh-only
+// plan is applyable (exit code 2 under -detailed-exitcode) unless the two
+// are reflect.DeepEqual (writeRefreshedState says where). Numbers of every
+// kind the state holds are in the configurations: ports and counts,
+// fractions (gpu_memory_utilization), a set (reserved_ports), and numbers
+// inside dynamic values (engine_args, extra_config, stage_overrides).
+func TestRead_TerraformSeesNoDrift(t *testing.T) {
+	ctx := context.Background()
+	framework, direct := parityServers(t)
+	typ := provider.PDPipelineResourceType()
+	ctyType := ctyTypeOf(t, typ)
+	obj := func(attrs map[string]tftypes.Value) tftypes.Value {
+		types := map[string]tftypes.Type{}
+		for k, v := range attrs {
+			types[k] = v.Type()
+		}
+		return tftypes.NewValue(tftypes.Object{AttributeTypes: types}, attrs)
+	}
+	role := func(attrs map[string]tftypes.Value) tftypes.Value {
+		return resourceValue(t, attrType(t, typ, "prefill"), attrs)
+	}
+	configs := map[string]map[string]tftypes.Value{
+		"the seed": seedWith(nil),
+		"numbers of every kind": seedWith(map[string]tftypes.Value{
+			"prefill": role(map[string]tftypes.Value{
+				"gpu_memory_utilization": num(0.85),
+				"max_num_seqs":           num(8),
+				"engine_args":            obj(map[string]tftypes.Value{"max_num_batched_tokens": num(8192), "swap_space": num(1.5)}),
+			}),
+			"decode": role(map[string]tftypes.Value{"gpu_memory_utilization": num(0.9)}),
+			"connector": resourceValue(t, attrType(t, typ, "connector"), map[string]tftypes.Value{
+				"extra_config": obj(map[string]tftypes.Value{"backends": tftypes.NewValue(tftypes.Tuple{ElementTypes: []tftypes.Type{tftypes.String}},
+					[]tftypes.Value{str("UCX")}), "num_threads": num(4)}),
+			}),
+			"reserved_ports":  tftypes.NewValue(tftypes.Set{ElementType: tftypes.Number}, []tftypes.Value{num(25205), num(25207)}),
+			"stage_overrides": talkerOverride("gpu_memory_utilization", num(0.3)),
+			"api_port":        num(8091),
+		}),
+	}
+	for name, config := range configs {
+		t.Run(name, func(t *testing.T) {
+			cfg := dynamicValue(t, resourceValue(t, nil, config))
+			planned, err := framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+				TypeName: provider.PDPipelineTypeName, Config: cfg,
+				PriorState: dynamicValue(t, tftypes.NewValue(typ, nil)), ProposedNewState: cfg,
+			})
+			if err != nil || len(planned.Diagnostics) > 0 {
+				t.Fatalf("%v %v", err, planned.Diagnostics)
+			}
+			// Apply stores the plan; Terraform writes it as JSON.
+			applied, err := ctymsgpack.Unmarshal(planned.PlannedState.MsgPack, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stateJSON, err := ctyjson.Marshal(applied, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, err := ctyjson.Unmarshal(stateJSON, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prior, err := ctymsgpack.Marshal(before, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := direct.ReadResource(ctx, &tfprotov6.ReadResourceRequest{
+				TypeName: provider.PDPipelineTypeName, CurrentState: &tfprotov6.DynamicValue{MsgPack: prior},
+			})
+			if err != nil || len(resp.Diagnostics) > 0 {
+				t.Fatalf("%v %v", err, resp.Diagnostics)
+			}
+			refreshed, err := ctymsgpack.Unmarshal(resp.NewState.MsgPack, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !refreshed.RawEquals(before) {
+				t.Fatalf("the refresh changed the state:\n before %#v\n after  %#v", before, refreshed)
+			}
+			if !reflect.DeepEqual(refreshed, before) {
+				t.Errorf("the refreshed state equals the state before it but is not reflect.DeepEqual to it, " +
+					"so Terraform reports drift on every refresh-only plan")
+			}
+			again, err := ctyjson.Marshal(refreshed, ctyType)
+			if err != nil || !bytes.Equal(again, stateJSON) {
+				t.Errorf("the refreshed state writes other JSON (%v):\n %s\n %s", err, again, stateJSON)
+			}
+		})
+	}
+}
+
+// TestWriteRefreshedState_ReadsBack: the refresh writer writes what
+// tftypes reads back as the same value, numbers as text included, and the
+// plan's writer is left as tftypes writes.
+func TestWriteRefreshedState_ReadsBack(t *testing.T) {
+	typ := provider.PDPipelineResourceType()
+	v := resourceValue(t, nil, seedWith(map[string]tftypes.Value{
+		"api_port":        num(8091),
+		"stage_overrides": talkerOverride("gpu_memory_utilization", num(0.3)),
+	}))
+	got, err := writeRefreshedState(typ, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := got.Unmarshal(typ)
+	if err != nil || !back.Equal(v) {
+		t.Fatalf("reads back as %v (%v)", back, err)
+	}
+	if !bytes.Contains(got.MsgPack, append([]byte("api_port"), msgpackString(t, "8091")...)) {
+		t.Error("api_port is not written as the text 8091")
+	}
+	plain, err := writeState(typ, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(plain.MsgPack, msgpackString(t, "8091")) {
+		t.Error("the plan's writer writes api_port as text")
+	}
+}
+
+func msgpackString(t *testing.T, s string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := msgpack.NewEncoder(&buf).EncodeString(s); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// ctyTypeOf is the cty type of a tftypes type, through the protocol's
+// JSON for types, which both libraries read.
+func ctyTypeOf(t *testing.T, typ tftypes.Type) cty.Type {
+	t.Helper()
+	j, err := typ.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := ctyjson.UnmarshalType(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ct
+}

@@ -1,0 +1,98 @@
+package provider
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDriftJob_RefreshOnlyExitsZero runs a drift job as an operator does,
+// with the built provider and the real CLI: apply, then
+// `plan -refresh-only -detailed-exitcode`, which must exit 0 (no drift),
+// also after `apply -refresh-only`, and a normal plan after it. The
+// provider refreshed numbers into other values than the state file's (the
+// same number, another precision: internal/direct's writeRefreshedState),
+// and Terraform counted that as drift while it printed "No changes". The
+// configurations hold numbers of every kind the state keeps.
+func TestDriftJob_RefreshOnlyExitsZero(t *testing.T) {
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
+	}
+	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
+		t.Skipf("%s: this test's mirror serves registry.terraform.io addresses only", cli)
+	}
+	cliConfig := providerMirror(t)
+	configs := map[string]string{
+		"seed": `model = "` + seedModel + `"`,
+		"numbers": `model = "` + seedModel + `"
+  api_port       = 8091
+  reserved_ports = [25205, 25207]
+  prefill = {
+    gpu_memory_utilization = 0.85
+    max_num_seqs           = 8
+    engine_args            = { max_num_batched_tokens = 8192, swap_space = 1.5 }
+  }
+  decode    = { gpu_memory_utilization = 0.9 }
+  connector = { extra_config = { num_threads = 4, backends = ["UCX"] } }
+  stage_overrides = { talker = { gpu_memory_utilization = 0.3 } }`,
+	}
+	for name, body := range configs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			main := `terraform {
+  required_providers {
+    omni = { source = "omnipd/omni" }
+  }
+}
+
+resource "omni_pd_pipeline" "test" {
+  ` + body + `
+}
+
+output "ports" { value = omni_pd_pipeline.test.ports }
+`
+			if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(main), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run := func(args ...string) (int, string) {
+				t.Helper()
+				cmd := exec.Command(tf, append([]string{"-chdir=" + dir}, args...)...)
+				cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+				out, err := cmd.CombinedOutput()
+				var exit *exec.ExitError
+				switch {
+				case err == nil:
+					return 0, string(out)
+				case errors.As(err, &exit):
+					return exit.ExitCode(), string(out)
+				}
+				t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
+				return 0, ""
+			}
+			must := func(args ...string) {
+				t.Helper()
+				if code, out := run(args...); code != 0 {
+					t.Fatalf("terraform %s exits %d:\n%s", strings.Join(args, " "), code, out)
+				}
+			}
+			must("init", "-input=false", "-backend=false", "-no-color")
+			must("apply", "-input=false", "-no-color", "-auto-approve")
+			drift := func(when string) {
+				t.Helper()
+				if code, out := run("plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+					t.Errorf("%s: plan -refresh-only -detailed-exitcode exits %d, want 0 (no drift):\n%s", when, code, out)
+				}
+			}
+			drift("after apply")
+			must("apply", "-refresh-only", "-input=false", "-no-color", "-auto-approve")
+			drift("after apply -refresh-only")
+			if code, out := run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
+				t.Errorf("plan -detailed-exitcode exits %d, want 0:\n%s", code, out)
+			}
+		})
+	}
+}
