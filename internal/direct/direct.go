@@ -86,6 +86,7 @@ func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResou
 	}
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
 	resp.PlannedState = encodeState(typ, planned, &resp.Diagnostics)
+	provider.MarkUntypedUnknowns(resp, config)
 	return resp, nil
 }
 

@@ -142,7 +142,7 @@ func (e encoding) writeDynamic(enc *msgpack.Encoder, v tftypes.Value) error {
 		}
 		return enc.EncodeNil()
 	}
-	typeJSON, err := v.Type().MarshalJSON()
+	typeJSON, err := typeJSON(v.Type())
 	if err != nil {
 		return err
 	}
@@ -153,6 +153,21 @@ func (e encoding) writeDynamic(enc *msgpack.Encoder, v tftypes.Value) error {
 		return err
 	}
 	return e.writerFor(v.Type())(enc, v)
+}
+
+// typeJSON is the protocol's JSON for a type, as tftypes writes it before
+// a value at a dynamic position: read back from tftypes' own encoding of a
+// null of that type, since tftypes keeps its type writer to itself.
+func typeJSON(t tftypes.Type) ([]byte, error) {
+	dv, err := tfprotov6.NewDynamicValue(tftypes.DynamicPseudoType, tftypes.NewValue(t, nil))
+	if err != nil {
+		return nil, err
+	}
+	dec := msgpack.NewDecoder(bytes.NewReader(dv.MsgPack))
+	if n, err := dec.DecodeArrayLen(); err != nil || n != 2 {
+		return nil, fmt.Errorf("tftypes wrote a dynamic %s as %x", t, dv.MsgPack)
+	}
+	return dec.DecodeBytes()
 }
 
 // knownWriterFor makes the writer of the known, non-null values of type t.

@@ -152,7 +152,7 @@ func msgpackString(t *testing.T, s string) []byte {
 // JSON for types, which both libraries read.
 func ctyTypeOf(t *testing.T, typ tftypes.Type) cty.Type {
 	t.Helper()
-	j, err := typ.MarshalJSON()
+	j, err := typeJSON(typ)
 	if err != nil {
 		t.Fatal(err)
 	}
