@@ -54,9 +54,10 @@ func writeState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, erro
 // it: every number as its decimal text (numbersAsText). A refresh-only
 // plan is applyable, and `plan -refresh-only -detailed-exitcode` exits 2,
 // when the refreshed state is not reflect.DeepEqual to the state before it
-// (hashicorp/terraform@v1.11.4 internal/terraform/context_plan.go:833,
-// internal/states/state_equal.go:63), and that compares the decoded
-// values each object keeps (internal/states/instance_object.go:143). A
+// (hashicorp/terraform internal/terraform/context_plan.go@35645b8f:833,
+// v1.11.4; internal/states/state_equal.go@35645b8f:63), and that compares
+// the decoded values each object keeps
+// (internal/states/instance_object.go@35645b8f:143). A
 // number sent as an integer or a float64 decodes to another big.Float
 // (precision 64 or 53) than the same number read from the state file's
 // JSON (512, cty.ParseNumberVal), so an unchanged pipeline counted as

@@ -20,8 +20,8 @@ import (
 // and can only answer, an unknown object whose engine_args is dynamic.
 // Terraform accepts a planned value for a configured nested attribute
 // only when it is that very value, types included, or a known object
-// (hashicorp/terraform@v1.11.4 internal/plans/objchange/plan_valid.go:292
-// compares with RawEquals; :375 refuses an unknown otherwise: "planned
+// (hashicorp/terraform internal/plans/objchange/plan_valid.go@35645b8f:292,
+// v1.11.4, compares with RawEquals; :375 refuses an unknown otherwise: "planned
 // unknown for configured value"), whose engine_args must again be the
 // typed unknown. No plan a provider can write passes, and every plan of
 // such a configuration failed.
@@ -29,11 +29,11 @@ import (
 // The plan the provider writes is the right one: the input as configured,
 // unknown, and every output unknown. At apply, with the input known, the
 // plan is made again, held to every check, and compared with this one
-// (internal/terraform/node_resource_apply_instance.go:453, "Provider
+// (internal/terraform/node_resource_apply_instance.go@35645b8f:453, "Provider
 // produced inconsistent final plan"). So this one plan's response sets the
 // protocol's UnsafeToUseLegacyTypeSystem, under which Terraform logs the
 // check's findings instead of failing
-// (internal/terraform/node_resource_abstract_instance.go:1010). It is set
+// (internal/terraform/node_resource_abstract_instance.go@35645b8f:1010). It is set
 // for no other plan, so every other plan is held to the check, and the
 // tests hold these plans to it, an unknown's type aside
 // (TestPlan_UnknownInputsByProperty in internal/direct).
