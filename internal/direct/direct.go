@@ -39,8 +39,8 @@ func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceReq
 	}
 	resp := &tfprotov6.ReadResourceResponse{}
 	// Numbers as text, so that Terraform reads the state back as the very
-	// value its state file holds (writeRefreshedState).
-	resp.NewState = encodeWith(writeRefreshedState, typ, state, &resp.Diagnostics)
+	// value its state file holds (writeReadState).
+	resp.NewState = encodeWith(writeReadState, typ, state, &resp.Diagnostics)
 	return resp, nil
 }
 
@@ -105,7 +105,9 @@ func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourc
 	}
 	state, diags := provider.ReadPDPipelineDataSource(ctx, config)
 	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
-	resp.State = encodeState(typ, state, &resp.Diagnostics)
+	// Numbers as text, so that an output passing one on reads as the value
+	// the state file holds for it (writeReadState).
+	resp.State = encodeWith(writeReadState, typ, state, &resp.Diagnostics)
 	return resp, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -29,12 +30,13 @@ import (
 type valueWriter func(enc *msgpack.Encoder, v tftypes.Value) error
 
 // stateWriters are the writers of the two schemas' types, made on first
-// use, and the resource's refresh writer (refreshWriter).
-var stateWriters = sync.OnceValue(func() struct{ dataSource, resource, refresh valueWriter } {
-	return struct{ dataSource, resource, refresh valueWriter }{
-		dataSource: writerFor(provider.PDPipelineDataSourceType()),
-		resource:   writerFor(provider.PDPipelineResourceType()),
-		refresh:    numbersAsText.writerFor(provider.PDPipelineResourceType()),
+// use, and the writers of what a read returns (writeReadState).
+var stateWriters = sync.OnceValue(func() struct{ dataSource, resource, readDataSource, readResource valueWriter } {
+	return struct{ dataSource, resource, readDataSource, readResource valueWriter }{
+		dataSource:     writerFor(provider.PDPipelineDataSourceType()),
+		resource:       writerFor(provider.PDPipelineResourceType()),
+		readDataSource: numbersAsText.writerFor(provider.PDPipelineDataSourceType()),
+		readResource:   numbersAsText.writerFor(provider.PDPipelineResourceType()),
 	}
 })
 
@@ -50,24 +52,30 @@ func writeState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, erro
 	return tfprotov6.NewDynamicValue(typ, v)
 }
 
-// writeRefreshedState encodes the resource's state v as a refresh returns
-// it: every number as its decimal text (numbersAsText). A refresh-only
-// plan is applyable, and `plan -refresh-only -detailed-exitcode` exits 2,
-// when the refreshed state is not reflect.DeepEqual to the state before it
-// (hashicorp/terraform internal/terraform/context_plan.go@35645b8f:833,
-// v1.11.4; internal/states/state_equal.go@35645b8f:63), and that compares
+// writeReadState encodes what a read returns, the resource's refreshed
+// state or the data source's, with every number as its decimal text
+// (numbersAsText). A refresh-only plan is applyable, and
+// `plan -refresh-only -detailed-exitcode` exits 2, when the refreshed
+// state or the root module's outputs are not reflect.DeepEqual to those
+// before the refresh (hashicorp/terraform
+// internal/terraform/context_plan.go@35645b8f:833, v1.11.4;
+// internal/states/state_equal.go@35645b8f:63 and :98), and that compares
 // the decoded values each object keeps
-// (internal/states/instance_object.go@35645b8f:143). A
-// number sent as an integer or a float64 decodes to another big.Float
-// (precision 64 or 53) than the same number read from the state file's
-// JSON (512, cty.ParseNumberVal), so an unchanged pipeline counted as
-// drift while the plan printed "No changes". Text is decoded with
-// ParseNumberVal, as the JSON is: the same value, bit for bit.
-func writeRefreshedState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
-	if !typ.Equal(provider.PDPipelineResourceType()) {
-		return tfprotov6.NewDynamicValue(typ, v)
+// (internal/states/instance_object.go@35645b8f:143) and each output's
+// value. A number sent as an integer or a float64 decodes to another
+// big.Float (precision 64 or 53) than the same number read from the state
+// file's JSON (512, cty.ParseNumberVal), so an unchanged pipeline, or an
+// output passing on a data source's port, counted as drift while the plan
+// printed "No changes". Text is decoded with ParseNumberVal, as the JSON
+// is: the same value, bit for bit.
+func writeReadState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
+	switch {
+	case typ.Equal(provider.PDPipelineDataSourceType()):
+		return encodeBytes(stateWriters().readDataSource, typ, v)
+	case typ.Equal(provider.PDPipelineResourceType()):
+		return encodeBytes(stateWriters().readResource, typ, v)
 	}
-	return encodeBytes(stateWriters().refresh, typ, v)
+	return tfprotov6.NewDynamicValue(typ, v)
 }
 
 func encodeBytes(write valueWriter, typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
@@ -225,6 +233,11 @@ func writeNumberText(enc *msgpack.Encoder, v tftypes.Value) error {
 	}
 	if n.IsInf() {
 		return enc.EncodeFloat64(math.Inf(n.Sign()))
+	}
+	if i, acc := n.Int64(); acc == big.Exact {
+		// The same text, without a 512-bit conversion: a data source read
+		// writes some hundred integers on every plan.
+		return enc.EncodeString(strconv.FormatInt(i, 10))
 	}
 	wide := new(big.Float).SetPrec(ctyPrecision)
 	wide.Set(&n)

@@ -21,7 +21,7 @@ import (
 // state as cty's JSON, the state before the refresh is that JSON decoded,
 // the refreshed state is ReadResource's answer decoded, and a refresh-only
 // plan is applyable (exit code 2 under -detailed-exitcode) unless the two
-// are reflect.DeepEqual (writeRefreshedState says where). Numbers of every
+// are reflect.DeepEqual (writeReadState says where). Numbers of every
 // kind the state holds are in the configurations: ports and counts,
 // fractions (gpu_memory_utilization), a set (reserved_ports), and numbers
 // inside dynamic values (engine_args, extra_config, stage_overrides).
@@ -102,6 +102,28 @@ func TestRead_TerraformSeesNoDrift(t *testing.T) {
 				t.Errorf("the refreshed state equals the state before it but is not reflect.DeepEqual to it, " +
 					"so Terraform reports drift on every refresh-only plan")
 			}
+			// A data source's value reaches the state file through an
+			// output, as JSON, and is read again on the next plan.
+			dsConfig := resourceValue(t, provider.PDPipelineDataSourceType(), config)
+			read, err := direct.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{
+				TypeName: provider.PDPipelineTypeName, Config: dataSourceValue(t, dsConfig),
+			})
+			if err != nil || len(read.Diagnostics) > 0 {
+				t.Fatalf("%v %v", err, read.Diagnostics)
+			}
+			dsType := ctyTypeOf(t, provider.PDPipelineDataSourceType())
+			ds, err := ctymsgpack.Unmarshal(read.State.MsgPack, dsType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			output, err := ctyjson.Marshal(ds, dsType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored, err := ctyjson.Unmarshal(output, dsType); err != nil || !reflect.DeepEqual(stored, ds) {
+				t.Errorf("a data source's state, passed on by an output, is not reflect.DeepEqual to itself read "+
+					"back from the state file (%v), so Terraform reports drift on every refresh-only plan", err)
+			}
 			again, err := ctyjson.Marshal(refreshed, ctyType)
 			if err != nil || !bytes.Equal(again, stateJSON) {
 				t.Errorf("the refreshed state writes other JSON (%v):\n %s\n %s", err, again, stateJSON)
@@ -119,7 +141,7 @@ func TestWriteRefreshedState_ReadsBack(t *testing.T) {
 		"api_port":        num(8091),
 		"stage_overrides": talkerOverride("gpu_memory_utilization", num(0.3)),
 	}))
-	got, err := writeRefreshedState(typ, v)
+	got, err := writeReadState(typ, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,4 +183,13 @@ func ctyTypeOf(t *testing.T, typ tftypes.Type) cty.Type {
 		t.Fatal(err)
 	}
 	return ct
+}
+
+func dataSourceValue(t testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
+	t.Helper()
+	dv, err := tfprotov6.NewDynamicValue(provider.PDPipelineDataSourceType(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dv
 }

@@ -14,7 +14,7 @@ import (
 // `plan -refresh-only -detailed-exitcode`, which must exit 0 (no drift),
 // also after `apply -refresh-only`, and a normal plan after it. The
 // provider refreshed numbers into other values than the state file's (the
-// same number, another precision: internal/direct's writeRefreshedState),
+// same number, another precision: internal/direct's writeReadState),
 // and Terraform counted that as drift while it printed "No changes". The
 // configurations hold numbers of every kind the state keeps.
 func TestDriftJob_RefreshOnlyExitsZero(t *testing.T) {
@@ -48,6 +48,15 @@ resource "omni_pd_pipeline" "test" {
 }
 
 output "ports" { value = omni_pd_pipeline.test.ports }
+
+# An output passing on a data source's numbers: Terraform compares the
+# outputs too.
+data "omni_pd_pipeline" "test" {
+  `+body+`
+}
+
+output "data_ports" { value = data.omni_pd_pipeline.test.ports }
+output "data_prefill" { value = data.omni_pd_pipeline.test.prefill }
 `)
 			must("apply", "-input=false", "-no-color", "-auto-approve")
 			drift := func(when string) {
