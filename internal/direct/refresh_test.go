@@ -3,6 +3,8 @@ package direct
 import (
 	"bytes"
 	"context"
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -132,10 +134,10 @@ func TestRead_TerraformSeesNoDrift(t *testing.T) {
 	}
 }
 
-// TestWriteRefreshedState_ReadsBack: the refresh writer writes what
+// TestWriteReadState_ReadsBack: the read writer writes what
 // tftypes reads back as the same value, numbers as text included, and the
 // plan's writer is left as tftypes writes.
-func TestWriteRefreshedState_ReadsBack(t *testing.T) {
+func TestWriteReadState_ReadsBack(t *testing.T) {
 	typ := provider.PDPipelineResourceType()
 	v := resourceValue(t, nil, seedWith(map[string]tftypes.Value{
 		"api_port":        num(8091),
@@ -192,4 +194,79 @@ func dataSourceValue(t testing.TB, v tftypes.Value) *tfprotov6.DynamicValue {
 		t.Fatal(err)
 	}
 	return &dv
+}
+
+// TestWriteReadState_TerraformSeesNoDriftByProperty replays Terraform's
+// refresh (TestRead_TerraformSeesNoDrift) on random values of both
+// schemas' types, numbers of every kind and dynamic values among them:
+// the value the provider wrote at apply, stored as JSON in the state file
+// (unknowns as nulls, as Terraform stores them), read back from it, sent
+// to the provider, written back by a read, must be reflect.DeepEqual to
+// the value read from the file. tftypes reads what a read writes as the
+// value it was given.
+func TestWriteReadState_TerraformSeesNoDriftByProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, typ := range []tftypes.Type{provider.PDPipelineDataSourceType(), provider.PDPipelineResourceType()} {
+		ctyType := ctyTypeOf(t, typ)
+		for range 300 {
+			applied, err := tfprotov6.NewDynamicValue(typ, randomValue(r, typ, true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := ctymsgpack.Unmarshal(applied.MsgPack, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// JSON holds no infinity (Terraform fails to store one), so
+			// the random infinities become the largest float64.
+			v, err = cty.Transform(v, func(_ cty.Path, n cty.Value) (cty.Value, error) {
+				if n.Type() == cty.Number && n.IsKnown() && !n.IsNull() && n.AsBigFloat().IsInf() {
+					return cty.NumberFloatVal(float64(n.AsBigFloat().Sign()) * math.MaxFloat64), nil
+				}
+				return n, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stateJSON, err := ctyjson.Marshal(cty.UnknownAsNull(v), ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, err := ctyjson.Unmarshal(stateJSON, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prior, err := ctymsgpack.Marshal(before, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			state, err := (&tfprotov6.DynamicValue{MsgPack: prior}).Unmarshal(typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := writeReadState(typ, state)
+			if err != nil {
+				t.Fatalf("writeReadState(%v): %v", state, err)
+			}
+			if back, err := read.Unmarshal(typ); err != nil || !back.Equal(state) {
+				t.Fatalf("tftypes reads %v back as %v (%v)", state, back, err)
+			}
+			after, err := ctymsgpack.Unmarshal(read.MsgPack, ctyType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reflect.DeepEqual(after, before) {
+				continue
+			}
+			if before.IsNull() || after.IsNull() {
+				t.Fatalf("Terraform reads a read as %#v, its state file as %#v", after, before)
+			}
+			for name := range ctyType.AttributeTypes() {
+				if a, b := after.GetAttr(name), before.GetAttr(name); !reflect.DeepEqual(a, b) {
+					t.Fatalf("Terraform reads %s back from a read as another value than from its state file:\n %.300s\n %.300s",
+						name, a.GoString(), b.GoString())
+				}
+			}
+		}
+	}
 }
