@@ -38,7 +38,9 @@ func (s server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceReq
 		return s.ProviderServer.ReadResource(ctx, req)
 	}
 	resp := &tfprotov6.ReadResourceResponse{}
-	resp.NewState = encodeState(typ, state, &resp.Diagnostics)
+	// Numbers as text, so that Terraform reads the state back as the very
+	// value its state file holds (writeReadState).
+	resp.NewState = encodeWith(writeReadState, typ, state, &resp.Diagnostics)
 	return resp, nil
 }
 
@@ -84,6 +86,7 @@ func (s server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResou
 	}
 	resp.Diagnostics = protoDiagnostics(ctx, diags)
 	resp.PlannedState = encodeState(typ, planned, &resp.Diagnostics)
+	provider.MarkUntypedUnknowns(resp, config)
 	return resp, nil
 }
 
@@ -102,7 +105,9 @@ func (s server) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourc
 	}
 	state, diags := provider.ReadPDPipelineDataSource(ctx, config)
 	resp := &tfprotov6.ReadDataSourceResponse{Diagnostics: protoDiagnostics(ctx, diags)}
-	resp.State = encodeState(typ, state, &resp.Diagnostics)
+	// Numbers as text, so that an output passing one on reads as the value
+	// the state file holds for it (writeReadState).
+	resp.State = encodeWith(writeReadState, typ, state, &resp.Diagnostics)
 	return resp, nil
 }
 
@@ -153,7 +158,12 @@ func attributeOf(v tftypes.Value, name string) tftypes.Value {
 // type typ (writeState); an encoding error becomes an error diagnostic, in
 // the framework's words.
 func encodeState(typ tftypes.Type, v tftypes.Value, diags *[]*tfprotov6.Diagnostic) *tfprotov6.DynamicValue {
-	encoded, err := writeState(typ, v)
+	return encodeWith(writeState, typ, v, diags)
+}
+
+// encodeWith is encodeState with the writer write.
+func encodeWith(write func(tftypes.Type, tftypes.Value) (tfprotov6.DynamicValue, error), typ tftypes.Type, v tftypes.Value, diags *[]*tfprotov6.Diagnostic) *tfprotov6.DynamicValue {
+	encoded, err := write(typ, v)
 	if err != nil {
 		*diags = append(*diags, &tfprotov6.Diagnostic{
 			Severity: tfprotov6.DiagnosticSeverityError,

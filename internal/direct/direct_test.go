@@ -9,7 +9,6 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -70,7 +69,7 @@ func (r *recordingServer) ValidateResourceConfig(ctx context.Context, req *tfpro
 }
 
 func newFramework() tfprotov6.ProviderServer {
-	return providerserver.NewProtocol6(provider.New("test")())()
+	return provider.NewProtocol6("test")()
 }
 
 // parityServers returns the framework's server and the direct one in front

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -28,26 +29,56 @@ import (
 // those).
 type valueWriter func(enc *msgpack.Encoder, v tftypes.Value) error
 
-// stateWriters are the writers of the two schemas' types, made on first use.
-var stateWriters = sync.OnceValue(func() struct{ dataSource, resource valueWriter } {
-	return struct{ dataSource, resource valueWriter }{
-		dataSource: writerFor(provider.PDPipelineDataSourceType()),
-		resource:   writerFor(provider.PDPipelineResourceType()),
+// stateWriters are the writers of the two schemas' types, made on first
+// use, and the writers of what a read returns (writeReadState).
+var stateWriters = sync.OnceValue(func() struct{ dataSource, resource, readDataSource, readResource valueWriter } {
+	return struct{ dataSource, resource, readDataSource, readResource valueWriter }{
+		dataSource:     writerFor(provider.PDPipelineDataSourceType()),
+		resource:       writerFor(provider.PDPipelineResourceType()),
+		readDataSource: numbersAsText.writerFor(provider.PDPipelineDataSourceType()),
+		readResource:   numbersAsText.writerFor(provider.PDPipelineResourceType()),
 	}
 })
 
 // writeState encodes a state v of one of the schemas' types, typ, as a
 // protocol value; any other type is encoded by tftypes.
 func writeState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
-	var write valueWriter
 	switch {
 	case typ.Equal(provider.PDPipelineDataSourceType()):
-		write = stateWriters().dataSource
+		return encodeBytes(stateWriters().dataSource, typ, v)
 	case typ.Equal(provider.PDPipelineResourceType()):
-		write = stateWriters().resource
-	default:
-		return tfprotov6.NewDynamicValue(typ, v)
+		return encodeBytes(stateWriters().resource, typ, v)
 	}
+	return tfprotov6.NewDynamicValue(typ, v)
+}
+
+// writeReadState encodes what a read returns, the resource's refreshed
+// state or the data source's, with every number as its decimal text
+// (numbersAsText). A refresh-only plan is applyable, and
+// `plan -refresh-only -detailed-exitcode` exits 2, when the refreshed
+// state or the root module's outputs are not reflect.DeepEqual to those
+// before the refresh (hashicorp/terraform
+// internal/terraform/context_plan.go@35645b8f:833, v1.11.4;
+// internal/states/state_equal.go@35645b8f:63 and :98), and that compares
+// the decoded values each object keeps
+// (internal/states/instance_object.go@35645b8f:143) and each output's
+// value. A number sent as an integer or a float64 decodes to another
+// big.Float (precision 64 or 53) than the same number read from the state
+// file's JSON (512, cty.ParseNumberVal), so an unchanged pipeline, or an
+// output passing on a data source's port, counted as drift while the plan
+// printed "No changes". Text is decoded with ParseNumberVal, as the JSON
+// is: the same value, bit for bit.
+func writeReadState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
+	switch {
+	case typ.Equal(provider.PDPipelineDataSourceType()):
+		return encodeBytes(stateWriters().readDataSource, typ, v)
+	case typ.Equal(provider.PDPipelineResourceType()):
+		return encodeBytes(stateWriters().readResource, typ, v)
+	}
+	return tfprotov6.NewDynamicValue(typ, v)
+}
+
+func encodeBytes(write valueWriter, typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
 	if v.Type() == nil || !v.Type().Equal(typ) { // nil: the zero Value, which has no type
 		return tfprotov6.DynamicValue{}, fmt.Errorf("a value of type %s is not a %s", v.Type(), typ)
 	}
@@ -68,9 +99,26 @@ var unknownBytes = sync.OnceValue(func() msgpack.RawMessage {
 	return dv.MsgPack
 })
 
+// encoding says how a writer writes numbers: as tftypes does, or each
+// as its decimal text (numbersAsText), which the protocol's msgpack also
+// allows for any number (cty's msgpack decoder reads it with
+// ParseNumberVal: zclconf/go-cty@v1.18.1 cty/msgpack/unmarshal.go:114).
+type encoding struct{ textNumbers bool }
+
+var (
+	asTFTypes     = encoding{}
+	numbersAsText = encoding{textNumbers: true}
+)
+
+// writerFor makes the writer of values of type t, in tftypes' encoding.
+func writerFor(t tftypes.Type) valueWriter { return asTFTypes.writerFor(t) }
+
 // writerFor makes the writer of values of type t.
-func writerFor(t tftypes.Type) valueWriter {
+func (e encoding) writerFor(t tftypes.Type) valueWriter {
 	if t.Is(tftypes.DynamicPseudoType) {
+		if e.textNumbers {
+			return e.writeDynamic
+		}
 		// A dynamic value carries its own type; tftypes writes both.
 		return func(enc *msgpack.Encoder, v tftypes.Value) error {
 			dv, err := tfprotov6.NewDynamicValue(tftypes.DynamicPseudoType, v)
@@ -80,7 +128,7 @@ func writerFor(t tftypes.Type) valueWriter {
 			return enc.Encode(msgpack.RawMessage(dv.MsgPack))
 		}
 	}
-	known := knownWriterFor(t)
+	known := e.knownWriterFor(t)
 	return func(enc *msgpack.Encoder, v tftypes.Value) error {
 		switch {
 		case !v.IsKnown():
@@ -92,19 +140,58 @@ func writerFor(t tftypes.Type) valueWriter {
 	}
 }
 
+// writeDynamic writes a value at a dynamic position as tftypes does (its
+// type's JSON, then the value, unless the value's own type is dynamic: a
+// null or an unknown without a type), with e's numbers. Its writer is made
+// for each value, whose type only the value knows.
+func (e encoding) writeDynamic(enc *msgpack.Encoder, v tftypes.Value) error {
+	if v.Type() == nil || v.Type().Is(tftypes.DynamicPseudoType) {
+		if !v.IsKnown() {
+			return enc.Encode(unknownBytes())
+		}
+		return enc.EncodeNil()
+	}
+	typeJSON, err := typeJSON(v.Type())
+	if err != nil {
+		return err
+	}
+	if err := enc.EncodeArrayLen(2); err != nil {
+		return err
+	}
+	if err := enc.EncodeBytes(typeJSON); err != nil {
+		return err
+	}
+	return e.writerFor(v.Type())(enc, v)
+}
+
+// typeJSON is the protocol's JSON for a type, as tftypes writes it before
+// a value at a dynamic position: read back from tftypes' own encoding of a
+// null of that type, since tftypes keeps its type writer to itself.
+func typeJSON(t tftypes.Type) ([]byte, error) {
+	dv, err := tfprotov6.NewDynamicValue(tftypes.DynamicPseudoType, tftypes.NewValue(t, nil))
+	if err != nil {
+		return nil, err
+	}
+	dec := msgpack.NewDecoder(bytes.NewReader(dv.MsgPack))
+	if n, err := dec.DecodeArrayLen(); err != nil || n != 2 {
+		return nil, fmt.Errorf("tftypes wrote a dynamic %s as %x", t, dv.MsgPack)
+	}
+	return dec.DecodeBytes()
+}
+
 // knownWriterFor makes the writer of the known, non-null values of type t.
-func knownWriterFor(t tftypes.Type) valueWriter {
+func (e encoding) knownWriterFor(t tftypes.Type) valueWriter {
 	switch t := t.(type) {
 	case tftypes.List:
-		return sequenceWriter(writerFor(t.ElementType))
+		return sequenceWriter(e.writerFor(t.ElementType))
 	case tftypes.Set:
-		return sequenceWriter(writerFor(t.ElementType))
+		return sequenceWriter(e.writerFor(t.ElementType))
 	case tftypes.Map:
-		return mapWriter(writerFor(t.ElementType))
+		return mapWriter(e.writerFor(t.ElementType))
 	case tftypes.Tuple:
-		return tupleWriter(t.ElementTypes)
+		return e.tupleWriter(t.ElementTypes)
 	case tftypes.Object:
-		return objectWriter(t.AttributeTypes)
+		return e.objectWriter(t.AttributeTypes)
 	}
 	switch {
 	case t.Is(tftypes.String):
@@ -116,6 +203,9 @@ func knownWriterFor(t tftypes.Type) valueWriter {
 			return enc.EncodeString(s)
 		}
 	case t.Is(tftypes.Number):
+		if e.textNumbers {
+			return writeNumberText
+		}
 		return writeNumber
 	case t.Is(tftypes.Bool):
 		return func(enc *msgpack.Encoder, v tftypes.Value) error {
@@ -128,6 +218,35 @@ func knownWriterFor(t tftypes.Type) valueWriter {
 	}
 	return func(*msgpack.Encoder, tftypes.Value) error { return fmt.Errorf("unknown type %s", t) }
 }
+
+// writeNumberText writes a number as its decimal text, as cty's JSON
+// writes it into the state file: the shortest text that reads back as the
+// same 512-bit number (cty.ParseNumberVal's precision). The number is
+// widened to 512 bits first, which is exact, since the shortest text at a
+// float64's 53 bits ("0.1") reads back at 512 bits as another number than
+// that float64. An infinity, which has no text, is written as tftypes
+// writes it.
+func writeNumberText(enc *msgpack.Encoder, v tftypes.Value) error {
+	var n big.Float
+	if err := v.As(&n); err != nil {
+		return err
+	}
+	if n.IsInf() {
+		return enc.EncodeFloat64(math.Inf(n.Sign()))
+	}
+	if i, acc := n.Int64(); acc == big.Exact {
+		// The same text, without a 512-bit conversion: a data source read
+		// writes some hundred integers on every plan.
+		return enc.EncodeString(strconv.FormatInt(i, 10))
+	}
+	wide := new(big.Float).SetPrec(ctyPrecision)
+	wide.Set(&n)
+	return enc.EncodeString(wide.Text('f', -1))
+}
+
+// ctyPrecision is the precision cty.ParseNumberVal reads a number's text
+// with (zclconf/go-cty@v1.18.1 cty/value_init.go:51).
+const ctyPrecision = 512
 
 // writeNumber writes a number as tftypes does: an integer that fits an
 // int64 as an integer, a fraction a float64 holds exactly as a float64,
@@ -171,10 +290,10 @@ func sequenceWriter(elem valueWriter) valueWriter {
 	}
 }
 
-func tupleWriter(types []tftypes.Type) valueWriter {
+func (e encoding) tupleWriter(types []tftypes.Type) valueWriter {
 	writers := make([]valueWriter, len(types))
 	for i, t := range types {
-		writers[i] = writerFor(t)
+		writers[i] = e.writerFor(t)
 	}
 	return func(enc *msgpack.Encoder, v tftypes.Value) error {
 		var elems []tftypes.Value
@@ -224,7 +343,7 @@ func mapWriter(elem valueWriter) valueWriter {
 
 // objectWriter writes an object's attributes in the order of their
 // names, as tftypes does.
-func objectWriter(types map[string]tftypes.Type) valueWriter {
+func (e encoding) objectWriter(types map[string]tftypes.Type) valueWriter {
 	names := make([]string, 0, len(types))
 	for name := range types {
 		names = append(names, name)
@@ -232,7 +351,7 @@ func objectWriter(types map[string]tftypes.Type) valueWriter {
 	slices.Sort(names)
 	writers := make([]valueWriter, len(names))
 	for i, name := range names {
-		writers[i] = writerFor(types[name])
+		writers[i] = e.writerFor(types[name])
 	}
 	return func(enc *msgpack.Encoder, v tftypes.Value) error {
 		var attrs map[string]tftypes.Value

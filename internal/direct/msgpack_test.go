@@ -270,8 +270,9 @@ func TestWriteState_RefusesAnotherType(t *testing.T) {
 	}
 }
 
-// BenchmarkEncodeState writes the seed's data source state, as a read
-// answers it, with the writer and with tftypes.
+// BenchmarkEncodeState writes the seed's data source state with the
+// writer, with the read writer (numbers as text, as a read answers it) and
+// with tftypes.
 func BenchmarkEncodeState(b *testing.B) {
 	typ := provider.PDPipelineDataSourceType()
 	state, diags := provider.ReadPDPipelineDataSource(context.Background(), resourceValue(b, typ, seedWith(nil)))
@@ -282,6 +283,14 @@ func BenchmarkEncodeState(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := writeState(typ, state); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read writer", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := writeReadState(typ, state); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -884,6 +884,13 @@ func planExample(t *testing.T, tf, cliConfig, dir string, want exampleRoot) {
 		return
 	}
 	run("apply", "-input=false", "-no-color", "plan.bin")
+	// A drift job on the applied example finds no drift
+	// (TestDriftJob_RefreshOnlyExitsZero says why it did).
+	drift := exec.Command(tf, "-chdir="+dir, "plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color")
+	drift.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	if out, err := drift.CombinedOutput(); err != nil {
+		t.Errorf("plan -refresh-only -detailed-exitcode after apply: %v, want exit 0 (no drift)\n%s", err, out)
+	}
 	for _, r := range want.replans {
 		override := filepath.Join(dir, "zz_test_override.tf")
 		if r.override != "" {

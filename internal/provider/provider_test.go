@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"os"
 	"testing"
 
@@ -16,7 +15,7 @@ import (
 // configurations use ("omni"), so no build or registry is involved: the
 // framework's protocol-6 server, as Serve runs it.
 var testProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"omni": providerserver.NewProtocol6WithError(New("test")()),
+	"omni": func() (tfprotov6.ProviderServer, error) { return NewProtocol6("test")(), nil },
 }
 
 // seedModel is the model of vllm-omni's PD recipe; with it alone the

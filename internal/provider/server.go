@@ -5,7 +5,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
@@ -44,7 +43,7 @@ func Serve(address, version string, debugging bool, front func(func() tfprotov6.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(800)
 	}
-	framework := providerserver.NewProtocol6(New(version)())
+	framework := NewProtocol6(version)
 	var opts []tf6server.ServeOpt
 	switch {
 	case debugging:
