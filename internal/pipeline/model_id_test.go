@@ -183,3 +183,46 @@ func TestHubRuleTranscription(t *testing.T) {
 		}
 	}
 }
+
+// A stage's own model or tokenizer that is a hub id is held to the hub's
+// rule too, at the attribute or the base config stage that sets it; a
+// valid id and a local path pass.
+func TestStageModelIDsHubRules(t *testing.T) {
+	tests := []struct {
+		name string
+		spec Spec
+		attr string
+		says []string
+	}{
+		{"a base config stage's model ending in .git", Spec{Model: seedModel, BaseConfig: baseWithEngine(t, "code2wav", "model: Qwen/Qwen3-Omni.git")},
+			"base_config", []string{"code2wav)'s engine setting model", `ends with ".git"`}},
+		{"a base config stage's tokenizer with --", Spec{Model: seedModel, BaseConfig: baseWithEngine(t, "talker", "tokenizer: Qwen/a--b")},
+			"base_config", []string{"talker)'s engine setting tokenizer", `holds "--"`}},
+		{"a stage override's tokenizer ending in -", Spec{Model: seedModel, StageOverrides: map[string]StageOverride{"talker": {EngineArgs: map[string]any{"tokenizer": "Qwen/tok-"}}}},
+			"stage_overrides.talker.engine_args.tokenizer", []string{`ends with "-"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ds := Plan(tc.spec)
+			found := false
+			for _, d := range ds {
+				if d.Code.String() == "model_invalid" && d.Path.String() == tc.attr {
+					found = true
+					for _, s := range tc.says {
+						if !strings.Contains(d.Summary+" "+d.Detail, s) {
+							t.Errorf("%s does not say %q", d, s)
+						}
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no model_invalid at %s: %s", tc.attr, describeDiags(ds))
+			}
+		})
+	}
+	for _, ok := range []string{"model: Qwen/Qwen3-Omni-30B-A3B-Instruct", "tokenizer: Qwen/Qwen2.5-7B", "model: /srv/models/code2wav"} {
+		if res, ds := Plan(Spec{Model: seedModel, BaseConfig: baseWithEngine(t, "code2wav", ok)}); res == nil {
+			t.Errorf("%s refused: %s", ok, describeDiags(ds))
+		}
+	}
+}

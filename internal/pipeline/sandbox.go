@@ -110,6 +110,30 @@ func (p *planner) checkStagePaths() {
 		}
 	}
 	p.judgePaths(paths)
+	p.checkStageModelIDs(paths)
+}
+
+// checkStageModelIDs holds a stage's own model and tokenizer, where they
+// are hub ids rather than local paths, to the rule the pipeline's model is
+// held to (hubIDProblems): vLLM hands each to huggingface_hub before it
+// downloads, and a stage whose id the hub refuses fails at start.
+func (p *planner) checkStageModelIDs(paths []reachedPath) {
+	for _, r := range paths {
+		if r.what != "model" && r.what != "tokenizer" || !modelID.MatchString(r.value) {
+			continue
+		}
+		problems := hubIDProblems(r.value)
+		if len(problems) == 0 {
+			continue
+		}
+		where := r.what
+		if r.stage != "" {
+			where = r.stage + "'s engine setting " + r.what
+		}
+		p.ds.errorf(diagcode.ModelInvalid, r.attr, where+" is not an id the Hugging Face hub accepts",
+			"%q: %s. huggingface_hub refuses such an id (validate_repo_id), so vLLM fails when it starts the stage: write the id as the model's page shows it, or an absolute local path.",
+			r.value, strings.Join(problems, "; "))
+	}
 }
 
 // judgePaths reports each absolute path the units' sandbox keeps from the
