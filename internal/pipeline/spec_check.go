@@ -286,7 +286,7 @@ func cleanPath(p string) string { return path.Clean(p) }
 var unitPrefix = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
 
 // maxUnitPrefix leaves room in systemd's 255-character unit names
-// (UNIT_NAME_MAX) for "-stage-<n>.service".
+// (UNIT_NAME_MAX) for "-stage@<n>.service".
 const maxUnitPrefix = 200
 
 // checkService checks the systemd settings; they reach unit files and
@@ -335,7 +335,7 @@ func checkService(ds *Diagnostics, s ServiceSpec) {
 			"%q: use letters, digits, '_', '.', ':' and '-', not first, such as \"vllm-omni-a\".", p)
 	case len(p) > maxUnitPrefix:
 		ds.errorf(diagcode.SystemdUnitPrefixInvalid, path.Attr("unit_prefix"), "unit_prefix is too long",
-			"it has %d characters; use at most %d, so that <unit_prefix>-stage-<n>.service stays within systemd's 255-character unit names.", len(p), maxUnitPrefix)
+			"it has %d characters; use at most %d, so that <unit_prefix>-stage@<n>.service stays within systemd's 255-character unit names.", len(p), maxUnitPrefix)
 	}
 	if w := s.HeadWaitSeconds; w != nil && (*w < 10 || *w > 86400) {
 		ds.errorf(diagcode.SystemdHeadWaitRange, path.Attr("head_wait_seconds"), "head_wait_seconds is out of range",

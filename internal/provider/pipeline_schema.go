@@ -212,7 +212,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"unit_prefix": schema.StringAttribute{
-					MarkdownDescription: "Unit names: `<unit_prefix>-stage-<n>.service` for each stage's own process (across hosts, and on one host where the release applies no stage's `runtime.env` in a whole-pipeline process), `<unit_prefix>.service` for a whole-pipeline one. Give each pipeline on a host its own. Default: `" + pipeline.DefaultUnitPrefix + "`.",
+					MarkdownDescription: "Unit names: `<unit_prefix>-stage@<n>.service` for each stage's own process (across hosts, and on one host where the release applies no stage's `runtime.env` in a whole-pipeline process), `<unit_prefix>.service` for a whole-pipeline one. Give each pipeline on a host its own. Default: `" + pipeline.DefaultUnitPrefix + "`.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},

@@ -71,7 +71,7 @@ func Markdown(names []string, load func(string) (*stageconfig.Document, error)) 
 		"#6115 (265d80b4, 2026-08-17) removed the PD recipe this provider started from. No release is known to have " +
 		"served Qwen3-Omni thinker PD end to end. What the plan gives is the configuration each release's code " +
 		"supports best, checked against that code at the release's own commit; each machine's preflight and " +
-		"`health.smoke_argv` are how a deployment proves it.\n\n")
+		"`health.smoke_command` are how a deployment proves it.\n\n")
 	w("Past the loader and the PD validator, these would fail the first request or run without what the config " +
 		"sets; the plan works around each:\n\n")
 	w("- **The KV handoff gate.** On every release the orchestrator fails a PD request whose prefill `kv_transfer_params` "+
