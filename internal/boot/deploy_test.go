@@ -3,6 +3,7 @@ package boot
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -247,34 +248,20 @@ func (d *deployment) checkScript(t *testing.T, m plannedMachine) string {
 				return s
 			}
 		}
-		t.Fatalf("%s: check_commands has no script for %s (keys %v)", d.name, m.address, slices.Sorted(mapKeys(c)))
+		t.Fatalf("%s: check_commands has no script for %s (keys %v)", d.name, m.address, slices.Sorted(maps.Keys(c)))
 	}
 	t.Fatalf("%s: no check_commands output, or not a script (%T)", d.name, d.checks)
 	return ""
 }
 
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // module is a module of `terraform show -json`'s values.
 type module struct {
-	Resources []struct {
-		Address string          `json:"address"`
-		Type    string          `json:"type"`
-		Index   any             `json:"index"`
-		Values  json.RawMessage `json:"values"`
-	} `json:"resources"`
-	ChildModules []module `json:"child_modules"`
+	Resources    []resource `json:"resources"`
+	ChildModules []module   `json:"child_modules"`
 }
 
-type resource = struct {
+// resource is a resource of a module, its values as the state holds them.
+type resource struct {
 	Address string          `json:"address"`
 	Type    string          `json:"type"`
 	Index   any             `json:"index"`
