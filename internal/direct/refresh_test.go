@@ -75,18 +75,7 @@ func TestRead_TerraformSeesNoDrift(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stateJSON, err := ctyjson.Marshal(applied, ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before, err := ctyjson.Unmarshal(stateJSON, ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prior, err := ctymsgpack.Marshal(before, ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
+			before, stateJSON, prior := throughStateFile(t, applied, ctyType)
 			resp, err := direct.ReadResource(ctx, &tfprotov6.ReadResourceRequest{
 				TypeName: provider.PDPipelineTypeName, CurrentState: &tfprotov6.DynamicValue{MsgPack: prior},
 			})
@@ -228,18 +217,7 @@ func TestWriteReadState_TerraformSeesNoDriftByProperty(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stateJSON, err := ctyjson.Marshal(cty.UnknownAsNull(v), ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before, err := ctyjson.Unmarshal(stateJSON, ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			prior, err := ctymsgpack.Marshal(before, ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
+			before, _, prior := throughStateFile(t, cty.UnknownAsNull(v), ctyType)
 			state, err := (&tfprotov6.DynamicValue{MsgPack: prior}).Unmarshal(typ)
 			if err != nil {
 				t.Fatal(err)
@@ -269,4 +247,24 @@ func TestWriteReadState_TerraformSeesNoDriftByProperty(t *testing.T) {
 			}
 		}
 	}
+}
+
+// throughStateFile is v as Terraform reads it back from its state file,
+// the JSON it writes there, and the value read back as the msgpack it
+// then sends the provider as the prior state.
+func throughStateFile(t *testing.T, v cty.Value, ty cty.Type) (cty.Value, []byte, []byte) {
+	t.Helper()
+	stateJSON, err := ctyjson.Marshal(v, ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := ctyjson.Unmarshal(stateJSON, ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := ctymsgpack.Marshal(stored, ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stored, stateJSON, sent
 }

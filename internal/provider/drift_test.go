@@ -18,13 +18,7 @@ import (
 // and Terraform counted that as drift while it printed "No changes". The
 // configurations hold numbers of every kind the state keeps.
 func TestDriftJob_RefreshOnlyExitsZero(t *testing.T) {
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
-	}
-	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
-		t.Skipf("%s: this test's mirror serves registry.terraform.io addresses only", cli)
-	}
+	tf := mirrorTerraform(t)
 	cliConfig := providerMirror(t)
 	configs := map[string]string{
 		"seed": `model = "` + seedModel + `"`,
@@ -122,13 +116,7 @@ func cliRoot(t *testing.T, tf, cliConfig, body string) (run func(args ...string)
 // same inputs give when known (TestAccPDPipelineResource_UnknownObjects
 // holds the framework's path to the same).
 func TestCLI_UnknownObjects(t *testing.T) {
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
-	}
-	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
-		t.Skipf("%s: this test's mirror serves registry.terraform.io addresses only", cli)
-	}
+	tf := mirrorTerraform(t)
 	run, must := cliRoot(t, tf, providerMirror(t), unknownSources+`
 resource "omni_pd_pipeline" "test" {
   model     = "`+seedModel+`"
@@ -153,4 +141,19 @@ output "same" { value = omni_pd_pipeline.test.id == omni_pd_pipeline.known.id }
 	if code, out := run("plan", "-detailed-exitcode", "-input=false", "-no-color"); code != 0 {
 		t.Errorf("the plan after apply exits %d, want 0:\n%s", code, out)
 	}
+}
+
+// mirrorTerraform is the Terraform CLI the tests that install the provider
+// from providerMirror run; they skip without one, and on OpenTofu, since
+// the mirror serves registry.terraform.io addresses only.
+func mirrorTerraform(t *testing.T) string {
+	t.Helper()
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
+	}
+	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
+		t.Skipf("%s: this test's mirror serves registry.terraform.io addresses only", cli)
+	}
+	return tf
 }
