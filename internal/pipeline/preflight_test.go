@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,20 +28,9 @@ import (
 // an entry is "", removed.
 func fakeSite(t *testing.T, dists map[string]string, modules map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	files := maps.Clone(fakeModules)
 	for name, version := range dists {
-		info := filepath.Join(dir, strings.ReplaceAll(name, "-", "_")+"-"+version+".dist-info")
-		if err := os.MkdirAll(info, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		meta := "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n"
-		if err := os.WriteFile(filepath.Join(info, "METADATA"), []byte(meta), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{}
-	for path, src := range fakeModules {
-		files[path] = src
+		files[strings.ReplaceAll(name, "-", "_")+"-"+version+".dist-info/METADATA"] = distMetadata(name, version)
 	}
 	for path, src := range modules {
 		if src == "" {
@@ -49,16 +39,7 @@ func fakeSite(t *testing.T, dists map[string]string, modules map[string]string) 
 		}
 		files[path] = src
 	}
-	for path, src := range files {
-		full := filepath.Join(dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return writeFiles(t, files)
 }
 
 // distMetadata is a dist-info's METADATA file, as fakeSite writes it.
