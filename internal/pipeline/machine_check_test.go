@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -91,15 +90,8 @@ func runMachine(t *testing.T, python, bin string, args ...string) (string, strin
 	cmd.Env = preflightEnv(t, t.TempDir(), bin)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return stdout.String(), stderr.String(), exit.ExitCode()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), 0
+	status := testtool.ExitStatus(t, cmd.Run())
+	return stdout.String(), stderr.String(), status
 }
 
 // listen opens a TCP socket in LISTEN state on a free port of addr until

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,13 +168,7 @@ func TestPreflightFindsVLLMsPython(t *testing.T) {
 			}
 			cmd.Env = preflightEnv(t, fakeSite(t, map[string]string{"vllm-omni": "0.24.0", "vllm": "0.24.0"}, nil), bin)
 			out, err := cmd.CombinedOutput()
-			status := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				status = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			status := testtool.ExitStatus(t, err)
 			said := string(out)
 			if _, err := os.Stat(record); err == nil {
 				said += "\n" + ran
@@ -394,13 +387,7 @@ func TestDefaultPythonPath_SystemWidePip(t *testing.T) {
 			if _, err := os.Stat(record); err == nil {
 				said += "\nvllm ran"
 			}
-			status := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				status = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			status := testtool.ExitStatus(t, err)
 			if status != tc.status || tc.says != "" && !strings.Contains(said, strings.ReplaceAll(tc.says, "$USR", filepath.Join(dir, "usr"))) ||
 				strings.Contains(said, tc.notSay) || tc.status == 0 && !strings.Contains(said, "vllm ran") {
 				t.Errorf("status %d, want %d saying %q:\n%s", status, tc.status, tc.says, said)

@@ -158,14 +158,7 @@ func TestPreflight(t *testing.T) {
 		}
 		cmd.Env = append(preflightEnv(t, site, fakeGPUs(t, r.gpus)), r.env...)
 		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return string(out), exit.ExitCode(), argv
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), 0, argv
+		return string(out), testtool.ExitStatus(t, err), argv
 	}
 	seed := Spec{Model: seedModel}
 	line := Spec{Model: seedModel, VLLMOmniVersion: "0.24"}

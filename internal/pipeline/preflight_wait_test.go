@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -95,13 +94,7 @@ func TestPreflightWaitsForTheHead(t *testing.T) {
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		took := time.Since(start)
-		var exit *exec.ExitError
-		status := 0
-		if errors.As(err, &exit) {
-			status = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		status := testtool.ExitStatus(t, err)
 		return string(out), status, took
 	}
 	out, status, took := run(t, headless)

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -103,13 +102,7 @@ func scriptArgv(t *testing.T, script string) ([]string, int, error) {
 	cmd := exec.Command(bash, "-c", script)
 	cmd.Env = []string{"PATH=" + dir}
 	out, err := cmd.CombinedOutput()
-	status := 0
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		status = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	status := testtool.ExitStatus(t, err)
 	recorded, err := os.ReadFile(record)
 	if err != nil {
 		return nil, status, fmt.Errorf("bash ran no python3 (status %d): %s", status, out)

@@ -4,6 +4,7 @@
 package testtool
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"testing"
@@ -44,4 +45,19 @@ func Python(t testing.TB, modules ...string) string {
 	}
 	t.Skipf("no python3 with %v", modules)
 	return ""
+}
+
+// ExitStatus is the exit status of a command that ran, from the error its
+// Run or Output returned: 0 for none, the status for an exit error. Any
+// other error (the command could not start) fails the test.
+func ExitStatus(t testing.TB, err error) int {
+	t.Helper()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }
