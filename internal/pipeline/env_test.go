@@ -93,7 +93,8 @@ func FuzzStageEnv(f *testing.F) {
 		quoted      bool
 	}{{"A", "x", false}, {"A-B", "1", true}, {"1X", "2", false}, {"", "3", true}, {"NL", "a\nb", true}, {"HEX", "0x10", false},
 		{"F", "1.5", false}, {"B", "yes", false}, {"P", "50% $HOME \\ \"q\"", true}, {"N", "~", false}, {"U", "\ufdd0", true},
-		{"HF_TOKEN", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", false}, {"OPENAI_API_KEY", "EMPTY", false}, {"path", "/usr/bin", false}} {
+		{"HF_TOKEN", "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", false}, {"OPENAI_API_KEY", "EMPTY", false}, {"path", "/usr/bin", false},
+		{"HF_TOKEN", "0", false}} {
 		f.Add(s.name, s.value, s.quoted)
 	}
 	// Every special name, with a value of each kind it is judged by.
@@ -110,7 +111,16 @@ func FuzzStageEnv(f *testing.F) {
 		spec := Spec{Model: seedModel, BaseConfig: baseWithEnv(t, line), Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 		res, ds := Plan(spec)
 		special, isSpecial := envvar.Lookup(name)
-		secret, _ := envvar.Secret(name, value)
+		// A secret is text: an unquoted 0 or yes is read as a number or a
+		// boolean, which the rule does not judge.
+		var secret envvar.Secrecy
+		if base, err := stageconfig.Parse([]byte(spec.BaseConfig)); err == nil {
+			for _, txt := range base.Texts() {
+				if txt.Key == name && txt.Value == value {
+					secret, _ = envvar.Secret(name, value)
+				}
+			}
+		}
 		if res == nil {
 			if len(codesOf(ds, "render_failed")) > 0 {
 				t.Fatalf("%s: render_failed:\n%s", line, describeDiags(ds))
