@@ -43,13 +43,8 @@ var stateWriters = sync.OnceValue(func() struct{ dataSource, resource, readDataS
 // writeState encodes a state v of one of the schemas' types, typ, as a
 // protocol value; any other type is encoded by tftypes.
 func writeState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
-	switch {
-	case typ.Equal(provider.PDPipelineDataSourceType()):
-		return encodeBytes(stateWriters().dataSource, typ, v)
-	case typ.Equal(provider.PDPipelineResourceType()):
-		return encodeBytes(stateWriters().resource, typ, v)
-	}
-	return tfprotov6.NewDynamicValue(typ, v)
+	w := stateWriters()
+	return writeWith(w.dataSource, w.resource, typ, v)
 }
 
 // writeReadState encodes what a read returns, the resource's refreshed
@@ -69,11 +64,18 @@ func writeState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, erro
 // printed "No changes". Text is decoded with ParseNumberVal, as the JSON
 // is: the same value, bit for bit.
 func writeReadState(typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
+	w := stateWriters()
+	return writeWith(w.readDataSource, w.readResource, typ, v)
+}
+
+// writeWith encodes v with the writer of its schema's type, dataSource's
+// or resource's; any other type is encoded by tftypes.
+func writeWith(dataSource, resource valueWriter, typ tftypes.Type, v tftypes.Value) (tfprotov6.DynamicValue, error) {
 	switch {
 	case typ.Equal(provider.PDPipelineDataSourceType()):
-		return encodeBytes(stateWriters().readDataSource, typ, v)
+		return encodeBytes(dataSource, typ, v)
 	case typ.Equal(provider.PDPipelineResourceType()):
-		return encodeBytes(stateWriters().readResource, typ, v)
+		return encodeBytes(resource, typ, v)
 	}
 	return tfprotov6.NewDynamicValue(typ, v)
 }

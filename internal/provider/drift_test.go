@@ -144,16 +144,22 @@ output "same" { value = omni_pd_pipeline.test.id == omni_pd_pipeline.known.id }
 }
 
 // mirrorTerraform is the Terraform CLI the tests that install the provider
-// from providerMirror run; they skip without one, and on OpenTofu, since
-// the mirror serves registry.terraform.io addresses only.
+// from providerMirror run.
 func mirrorTerraform(t *testing.T) string {
+	t.Helper()
+	return terraformCLI(t, "this test's mirror serves registry.terraform.io addresses only")
+}
+
+// terraformCLI is the Terraform CLI of the tests that run it themselves;
+// they skip without one, and on OpenTofu, for the reason notTofu gives.
+func terraformCLI(t *testing.T, notTofu string) string {
 	t.Helper()
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
 		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
 	}
 	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
-		t.Skipf("%s: this test's mirror serves registry.terraform.io addresses only", cli)
+		t.Skipf("%s: %s", cli, notTofu)
 	}
 	return tf
 }

@@ -26,14 +26,7 @@ func scriptEnv(vars ...string) []string {
 // with no CLI and on OpenTofu (the deployments require Terraform >= 1.8.0).
 func skipScriptsWithoutTerraform(t *testing.T) string {
 	t.Helper()
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
-	}
-	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
-		t.Skipf("%s: the examples declare required_version >= 1.8.0, which OpenTofu checks against its own version", cli)
-	}
-	return tf
+	return terraformCLI(t, "the examples declare required_version >= 1.8.0, which OpenTofu checks against its own version")
 }
 
 // `make dev-env` (scripts/dev-env.sh) prints one line, the export of a CLI

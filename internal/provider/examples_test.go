@@ -771,13 +771,7 @@ func exampleFolders(t *testing.T, examples string) []string {
 // names, and no other resource, must be replaced, which shows the relay
 // from a module's id to replace_triggered_by works.
 func TestExamples(t *testing.T) {
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		t.Skip("needs TF_ACC_TERRAFORM_PATH (scripts/test-env.sh sets it)")
-	}
-	if cli := cliVersion(t, tf); strings.HasPrefix(cli, "OpenTofu") {
-		t.Skipf("%s: OpenTofu checks the examples' required_version >= 1.8.0 against its own version, and this test's mirror serves registry.terraform.io addresses only", cli)
-	}
+	tf := terraformCLI(t, "OpenTofu checks the examples' required_version >= 1.8.0 against its own version, and this test's mirror serves registry.terraform.io addresses only")
 	examples := copyExamples(t)
 	folders := exampleFolders(t, examples)
 	for _, f := range folders {
