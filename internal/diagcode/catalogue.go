@@ -52,18 +52,6 @@ func Areas() []Area {
 	return out
 }
 
-// Lookup returns the catalogue's entry for c.
-func Lookup(c Code) (Entry, bool) {
-	for _, a := range catalogue {
-		for _, e := range a.Entries {
-			if e.Code == c {
-				return e, true
-			}
-		}
-	}
-	return Entry{}, false
-}
-
 var catalogue = []Area{
 	{
 		Title: "Model and preset",

@@ -13,6 +13,19 @@ import (
 	"testing"
 )
 
+// lookup returns the catalogue's entry for c. Only these tests look an
+// entry up by its code: the engine emits codes and the docs list areas.
+func lookup(c Code) (Entry, bool) {
+	for _, a := range catalogue {
+		for _, e := range a.Entries {
+			if e.Code == c {
+				return e, true
+			}
+		}
+	}
+	return Entry{}, false
+}
+
 // engineSources reads every non-test Go file under internal/, but this
 // package's own.
 func engineSources(t *testing.T) []srcFile {
@@ -144,9 +157,6 @@ func TestCatalogue_OneEntryPerConstant(t *testing.T) {
 		if !seen[c] {
 			t.Errorf("%s (%q) has no catalogue entry: add one to catalogue.go", name, c)
 		}
-		if e, ok := Lookup(c); !ok || e.Code != c {
-			t.Errorf("Lookup(%q) = %v, %v", c, e, ok)
-		}
 	}
 }
 
@@ -167,7 +177,7 @@ func TestCatalogue_MatchesEmitters(t *testing.T) {
 	sort.Strings(names)
 	for _, name := range names {
 		c := consts[name]
-		e, ok := Lookup(c)
+		e, ok := lookup(c)
 		if !ok {
 			continue // TestCatalogue_OneEntryPerConstant says so
 		}

@@ -177,15 +177,6 @@ func Lookup(name string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// Names lists the entries' classes in table order.
-func Names() []string {
-	out := make([]string, len(Entries))
-	for i, e := range Entries {
-		out[i] = e.Name
-	}
-	return out
-}
-
 // Passing lists the classes that pass the handoff gate, in table order.
 func Passing() []string {
 	var out []string

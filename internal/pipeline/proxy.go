@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // p2pProxy is where a P2pNcclConnector dials its proxy: the proxy the user
@@ -66,7 +67,7 @@ func proxyPort(v any) (int, bool) {
 	case float64:
 		n = x
 	case string:
-		if !allDigits(x) || len(x) > 5 {
+		if !stageconfig.AllDigits(x) || len(x) > 5 {
 			return 0, false
 		}
 		i, _ := strconv.Atoi(x)
@@ -78,18 +79,6 @@ func proxyPort(v any) (int, bool) {
 		return 0, false
 	}
 	return int(n), true
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // describeValue quotes a string and names any other value's type, for the

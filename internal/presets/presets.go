@@ -46,19 +46,10 @@ type parsed struct {
 	err error
 }
 
-// cache holds each preset parsed once. Load hands out copies that callers
-// may edit; Shared hands out the cached document, which nobody may edit, so
-// plans can run concurrently.
+// cache holds each preset parsed once. Shared hands out the cached
+// document, which nobody may edit (a caller that edits clones it), so plans
+// can run concurrently.
 var cache sync.Map // name -> func() parsed
-
-// Load returns a fresh, editable copy of a preset's parsed document.
-func Load(name string) (*stageconfig.Document, error) {
-	doc, err := Shared(name)
-	if err != nil {
-		return nil, err
-	}
-	return doc.Clone(), nil
-}
 
 // Shared returns the preset's parsed document itself, shared by every caller
 // and every concurrent plan: it must never be edited. Readers that only

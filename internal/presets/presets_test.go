@@ -44,7 +44,7 @@ func TestPresetsAreSoundBases(t *testing.T) {
 			if !ok {
 				t.Fatalf("no expected chain for preset %q: add it here", name)
 			}
-			doc, err := Load(name)
+			doc, err := Shared(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,40 +86,30 @@ func TestPresetsAreSoundBases(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Load("nope"); err == nil {
-		t.Error("Load of an unknown preset succeeded")
+	if _, err := Shared("nope"); err == nil {
+		t.Error("Shared of an unknown preset succeeded")
 	}
 	if _, err := Source("nope"); err == nil {
 		t.Error("Source of an unknown preset succeeded")
 	}
 }
 
-// TestLoadHandsOutCopies: the cache parses once, but every caller gets a
-// document it may edit without touching the next caller's, even when
-// callers run at once.
-func TestLoadHandsOutCopies(t *testing.T) {
-	a, err := Load(Qwen3OmniMoe)
+// TestSharedParsesOnce: callers that ask at once all get the one parsed
+// document.
+func TestSharedParsesOnce(t *testing.T) {
+	first, err := Shared(Qwen3OmniMoe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := a.Render()
-	a.Stages()[0].SetDevices([]int{7})
-	a.SetTopBoolIfAbsent("extra", true)
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer wg.Done()
-			d, err := Load(Qwen3OmniMoe)
-			if err != nil {
-				t.Error(err)
-				return
+			if d, err := Shared(Qwen3OmniMoe); err != nil || d != first {
+				t.Errorf("Shared = %p, %v; want the one document %p", d, err, first)
 			}
-			if got, _ := d.Render(); string(got) != string(want) {
-				t.Errorf("a later Load sees an earlier caller's edit")
-			}
-			d.Stages()[1].SetDevices([]int{i})
-		}(i)
+		}()
 	}
 	wg.Wait()
 }

@@ -16,7 +16,7 @@ import (
 
 // State versions of omni_pd_pipeline.
 //
-//   - 0: the first release, the schema product-contract.md lists.
+//   - 0: the first release, the schema pdPipelineSchemaV0 freezes.
 //   - 1: adds `pipeline`, `connector.kv_both`, `stages[*].host` and
 //     `ports[*].host`.
 //   - 2: adds `vllm_omni_version` (Optional + Computed), `vllm_omni_release`,
@@ -211,7 +211,7 @@ func sortedNames[V any](m map[string]V) []string {
 }
 
 // pdPipelineSchemaV0 is the resource schema of state version 0, frozen: the
-// attributes product-contract.md lists, with their types and flags. It has
+// attributes the first release published, with their types and flags. It has
 // no `pipeline`, no `connector.kv_both` and no `host` on the `stages` and
 // `ports` objects. Do not edit it; a later schema change is a new version.
 func pdPipelineSchemaV0() schema.Schema {

@@ -219,58 +219,93 @@ func (c *conformance) pdSides() (pre, dec []pdSide) {
 // pdPair applies the release's PD validator to the pair.
 func (c *conformance) pdPair() {
 	pre, dec := c.pdSides()
-	v := c.r.Validator
 	if len(pre) != 1 || len(dec) != 1 {
 		// At most one pair; a config checked alone may have none.
-		if v.Has(CheckOnePair) && (c.d.Planned != nil || len(pre)+len(dec) > 0) {
+		if c.r.Validator.Has(CheckOnePair) && (c.d.Planned != nil || len(pre)+len(dec) > 0) {
 			c.add(diagcode.ReleasePDPair, "vllm-omni %s runs PD with exactly one prefill and one decode stage; found %d and %d", c.r.Version, len(pre), len(dec))
 		}
 		return
 	}
-	p, d := pre[0], dec[0]
-	if v.Has(CheckKVConfigPresent) {
-		for _, s := range []pdSide{p, d} {
-			if !s.kv.IsMapping() {
-				c.add(diagcode.ReleaseKVTransferConfig, "%s has no kv_transfer_config mapping", s.stage.Describe())
-			}
+	for _, pc := range pairChecks {
+		if c.r.Validator.Has(pc.check) {
+			pc.run(c, pre[0], dec[0])
 		}
 	}
-	if v.Has(CheckRoles) {
-		if r := p.kvString("kv_role"); r != "kv_producer" && r != "kv_both" {
-			c.add(diagcode.ReleaseKVRole, "prefill %s has kv_role %q; the validator wants kv_producer or kv_both", p.stage.Describe(), r)
-		}
-		if r := d.kvString("kv_role"); r != "kv_consumer" && r != "kv_both" {
-			c.add(diagcode.ReleaseKVRole, "decode %s has kv_role %q; the validator wants kv_consumer or kv_both", d.stage.Describe(), r)
-		}
-	}
-	if v.Has(CheckDecodeReadsPrefill) && c.d.Doc.Dialect == StageArgs {
-		if ins, _, _ := d.stage.Inputs(); !slices.Contains(ins, p.id) {
-			c.add(diagcode.ReleaseDecodeInput, "decode %s does not list prefill stage %d in engine_input_source", d.stage.Describe(), p.id)
-		}
-	}
-	if v.Has(CheckSameConnector) {
-		if a, b := p.kvString("kv_connector"), d.kvString("kv_connector"); a == "" || a != b {
-			c.add(diagcode.ReleaseKVConnector, "prefill uses %q and decode %q; the validator wants one non-empty kv_connector", a, b)
-		}
-	}
-	if v.Has(CheckBuffers) {
-		for _, k := range []string{"kv_buffer_device", "kv_buffer_size"} {
-			a, aok := p.kv.String(k)
-			b, bok := d.kv.String(k)
-			if aok && bok && a != b {
-				c.add(diagcode.ReleaseKVBuffer, "%s is %s on prefill and %s on decode", k, a, b)
-			}
+}
+
+// pairChecks are the PD validator's checks of one prefill p and decode d,
+// each a check the release's validator may make, in the order this
+// reports them.
+var pairChecks = []struct {
+	check string
+	run   func(c *conformance, p, d pdSide)
+}{
+	{CheckKVConfigPresent, (*conformance).kvConfigPresent},
+	{CheckRoles, (*conformance).kvRoles},
+	{CheckDecodeReadsPrefill, (*conformance).decodeReadsPrefill},
+	{CheckSameConnector, (*conformance).sameConnector},
+	{CheckBuffers, (*conformance).sameBuffers},
+	{CheckEqualTP, (*conformance).equalTensorParallel},
+	{CheckPrefillEntry, (*conformance).prefillEntry},
+}
+
+func (c *conformance) kvConfigPresent(p, d pdSide) {
+	for _, s := range []pdSide{p, d} {
+		if !s.kv.IsMapping() {
+			c.add(diagcode.ReleaseKVTransferConfig, "%s has no kv_transfer_config mapping", s.stage.Describe())
 		}
 	}
-	if v.Has(CheckEqualTP) {
-		if a, b := tensorParallel(p.stage), tensorParallel(d.stage); a != b {
-			c.add(diagcode.ReleaseTensorParallel, "prefill has tensor_parallel_size %d and decode %d; vllm-omni %s refuses any difference", a, b, c.r.Version)
+}
+
+func (c *conformance) kvRoles(p, d pdSide) {
+	if r := p.kvString("kv_role"); r != "kv_producer" && r != "kv_both" {
+		c.add(diagcode.ReleaseKVRole, "prefill %s has kv_role %q; the validator wants kv_producer or kv_both", p.stage.Describe(), r)
+	}
+	if r := d.kvString("kv_role"); r != "kv_consumer" && r != "kv_both" {
+		c.add(diagcode.ReleaseKVRole, "decode %s has kv_role %q; the validator wants kv_consumer or kv_both", d.stage.Describe(), r)
+	}
+}
+
+// decodeReadsPrefill is a stage_args check: the stages dialect's edges
+// are the pipeline's, not the stages'.
+func (c *conformance) decodeReadsPrefill(p, d pdSide) {
+	if c.d.Doc.Dialect != StageArgs {
+		return
+	}
+	if ins, _, _ := d.stage.Inputs(); !slices.Contains(ins, p.id) {
+		c.add(diagcode.ReleaseDecodeInput, "decode %s does not list prefill stage %d in engine_input_source", d.stage.Describe(), p.id)
+	}
+}
+
+func (c *conformance) sameConnector(p, d pdSide) {
+	if a, b := p.kvString("kv_connector"), d.kvString("kv_connector"); a == "" || a != b {
+		c.add(diagcode.ReleaseKVConnector, "prefill uses %q and decode %q; the validator wants one non-empty kv_connector", a, b)
+	}
+}
+
+func (c *conformance) sameBuffers(p, d pdSide) {
+	for _, k := range []string{"kv_buffer_device", "kv_buffer_size"} {
+		a, aok := p.kv.String(k)
+		b, bok := d.kv.String(k)
+		if aok && bok && a != b {
+			c.add(diagcode.ReleaseKVBuffer, "%s is %s on prefill and %s on decode", k, a, b)
 		}
 	}
-	if v.Has(CheckPrefillEntry) && c.d.Doc.Dialect == StageArgs {
-		if ins, _, _ := p.stage.Inputs(); p.id != 0 || len(ins) > 0 {
-			c.add(diagcode.ReleasePrefillEntry, "prefill %s is not stage 0 with no inputs; requests enter at stage 0 and only there is prefill held to one token", p.stage.Describe())
-		}
+}
+
+func (c *conformance) equalTensorParallel(p, d pdSide) {
+	if a, b := tensorParallel(p.stage), tensorParallel(d.stage); a != b {
+		c.add(diagcode.ReleaseTensorParallel, "prefill has tensor_parallel_size %d and decode %d; vllm-omni %s refuses any difference", a, b, c.r.Version)
+	}
+}
+
+// prefillEntry is a stage_args check, as decodeReadsPrefill.
+func (c *conformance) prefillEntry(p, _ pdSide) {
+	if c.d.Doc.Dialect != StageArgs {
+		return
+	}
+	if ins, _, _ := p.stage.Inputs(); p.id != 0 || len(ins) > 0 {
+		c.add(diagcode.ReleasePrefillEntry, "prefill %s is not stage 0 with no inputs; requests enter at stage 0 and only there is prefill held to one token", p.stage.Describe())
 	}
 }
 
@@ -512,49 +547,71 @@ func (c *conformance) mooncakeEnv() {
 // (vllm_omni/entrypoints/cli/serve.py@0027c20a), and a stage-based launch
 // starts every stage once with one head.
 func (c *conformance) commandLines() {
-	stageBased := map[int]int{}
-	heads := 0
 	replicas := map[int]int{}
 	for _, st := range c.d.Doc.Stages() {
 		if id, ok := st.ID(); ok {
 			replicas[id] = st.NumReplicas()
 		}
 	}
+	launched := map[int]int{} // stage id -> its stage-based processes
+	heads := 0
 	for i, argv := range c.d.Argvs {
 		if len(argv) < 3 || argv[0] != "vllm" || argv[1] != "serve" || strings.HasPrefix(argv[2], "-") || !slices.Contains(argv, "--omni") {
 			c.add(diagcode.ReleaseCommand, "launch %d is not `vllm serve <model> --omni ...`: %q", i, argv)
 			continue
 		}
-		has := func(f string) bool { return slices.Contains(argv, f) }
-		for _, f := range []string{FlagStageID, FlagHeadless, FlagOmniMasterAddress, FlagOmniMasterPort, FlagOmniReplicaAddr, FlagOmniDPSizeLocal} {
-			if has(f) && !c.r.StageCLI.Has(f) {
-				c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s, which vllm-omni %s does not have", i, f, c.r.Version)
-			}
-		}
-		if has(FlagStageID) && (!has(FlagOmniMasterAddress) || !has(FlagOmniMasterPort)) {
-			c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s without both master flags", i, FlagStageID)
-		}
-		if has(FlagHeadless) && !has(FlagStageID) {
-			c.add(diagcode.ReleaseCLIFlag, "launch %d is headless without %s", i, FlagStageID)
-		}
-		if has(FlagOmniReplicaAddr) && !has(FlagHeadless) {
-			c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s without %s", i, FlagOmniReplicaAddr, FlagHeadless)
-		}
-		if !has(FlagStageID) {
+		c.launchFlags(i, argv)
+		id, ok := c.launchStage(i, argv)
+		if !ok {
 			continue
 		}
-		id, err := strconv.Atoi(valueOf(argv, FlagStageID))
-		if err != nil {
-			c.add(diagcode.ReleaseCLIFlag, "launch %d: %s takes one integer", i, FlagStageID)
-			continue
-		}
-		stageBased[id]++
-		if !has(FlagHeadless) {
+		launched[id]++
+		if !slices.Contains(argv, FlagHeadless) {
 			heads++
 		}
 		c.stageReplicas(i, argv, id, replicas[id])
 	}
-	if len(stageBased) == 0 {
+	c.launchCounts(launched, heads)
+}
+
+// launchFlags: launch i passes only stage-based flags the release has, in
+// the combinations its serve.py accepts.
+func (c *conformance) launchFlags(i int, argv []string) {
+	has := func(f string) bool { return slices.Contains(argv, f) }
+	for _, f := range []string{FlagStageID, FlagHeadless, FlagOmniMasterAddress, FlagOmniMasterPort, FlagOmniReplicaAddr, FlagOmniDPSizeLocal} {
+		if has(f) && !c.r.StageCLI.Has(f) {
+			c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s, which vllm-omni %s does not have", i, f, c.r.Version)
+		}
+	}
+	if has(FlagStageID) && (!has(FlagOmniMasterAddress) || !has(FlagOmniMasterPort)) {
+		c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s without both master flags", i, FlagStageID)
+	}
+	if has(FlagHeadless) && !has(FlagStageID) {
+		c.add(diagcode.ReleaseCLIFlag, "launch %d is headless without %s", i, FlagStageID)
+	}
+	if has(FlagOmniReplicaAddr) && !has(FlagHeadless) {
+		c.add(diagcode.ReleaseCLIFlag, "launch %d passes %s without %s", i, FlagOmniReplicaAddr, FlagHeadless)
+	}
+}
+
+// launchStage is the stage launch i runs, and false for a whole-pipeline
+// launch or a stage id that is no integer.
+func (c *conformance) launchStage(i int, argv []string) (int, bool) {
+	if !slices.Contains(argv, FlagStageID) {
+		return 0, false
+	}
+	id, err := strconv.Atoi(valueOf(argv, FlagStageID))
+	if err != nil {
+		c.add(diagcode.ReleaseCLIFlag, "launch %d: %s takes one integer", i, FlagStageID)
+		return 0, false
+	}
+	return id, true
+}
+
+// launchCounts: one whole-pipeline launch, or a stage-based launch of
+// every stage once with one head among them.
+func (c *conformance) launchCounts(launched map[int]int, heads int) {
+	if len(launched) == 0 {
 		if len(c.d.Argvs) > 1 {
 			c.add(diagcode.ReleaseLaunches, "%d whole-pipeline launches; one runs every stage", len(c.d.Argvs))
 		}
@@ -564,8 +621,8 @@ func (c *conformance) commandLines() {
 		c.add(diagcode.ReleaseLaunches, "a stage-based launch needs exactly one head (a process without %s); found %d", FlagHeadless, heads)
 	}
 	for _, s := range c.d.Doc.Stages() {
-		if id, ok := s.ID(); ok && stageBased[id] != 1 {
-			c.add(diagcode.ReleaseLaunches, "stage %d is launched %d times; each stage needs one process", id, stageBased[id])
+		if id, ok := s.ID(); ok && launched[id] != 1 {
+			c.add(diagcode.ReleaseLaunches, "stage %d is launched %d times; each stage needs one process", id, launched[id])
 		}
 	}
 }

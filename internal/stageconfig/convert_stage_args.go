@@ -85,39 +85,14 @@ func (d *Document) ToStageArgs(plan []StageArgsPlan) (*Document, []DroppedKey) {
 
 // stageArgsStage builds one stage_args stage, at path, from a `stages`
 // stage and the preset stage that gives its topology, and returns the keys
-// of the stage it does not write.
+// of the stage it does not write. The keys come in the order vllm-omni's
+// own stage_args configs write them: the stage's identity, its runtime and
+// engine_args, its edges and processors, then the stage's other keys.
 func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []DroppedKey) {
 	preset := s.Topology
 	out := newMap()
 	out.HeadComment, out.LineComment, out.FootComment = st.node.HeadComment, st.node.LineComment, st.node.FootComment
-	copyKey := func(from *yaml.Node, key string, into *yaml.Node) {
-		if v := mapGet(from, key); v != nil {
-			mapSet(into, key, deepCopy(v))
-		}
-	}
 	mapSet(out, "stage_id", intNode(s.ID))
-	var dropped []DroppedKey
-	// A key the stage does not write keeps its comments on the next one
-	// it does, as in flattenStage.
-	var pending []string
-	lose := func(k, v *yaml.Node, key, why string) {
-		pending = append(pending, subtreeComments(k)...)
-		pending = append(pending, subtreeComments(v)...)
-		if key != "" {
-			dropped = append(dropped, DroppedKey{Key: path + "." + key, Line: k.Line, Why: why})
-		}
-	}
-	// place is addPair for this stage: the key not written, of two that
-	// stand for one, is lost with its comments and reported by the
-	// section it was written in (section is "", "runtime." or
-	// "engine_args.").
-	section := map[*yaml.Node]string{}
-	place := func(m, k, v *yaml.Node, override bool, in string) {
-		section[k] = in
-		if lk, lv := addPair(m, k, v, override); lk != nil {
-			lose(lk, lv, section[lk]+lk.Value, "the stage also sets it where vllm-omni's deploy loader reads it first (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy)")
-		}
-	}
 	copyKey(preset.node, "stage_type", out)
 	switch s.Role {
 	case Prefill:
@@ -125,56 +100,37 @@ func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []Dropp
 	case Decode:
 		mapSet(out, "is_decode_only", boolNode(true))
 	}
-	runtime := newMap()
-	engine := newMap()
-	presetEngine := preset.engineArgs()
-	for _, k := range topologyEngineKeys {
-		copyKey(presetEngine, k, engine)
+	keys := newStageArgsKeys(path, preset)
+	keys.read(st, out.Content[0])
+	mapSet(out, "runtime", keys.runtime)
+	mapSet(out, "engine_args", keys.engine)
+	writeStageFlow(out, s, preset, keys.rest)
+	out.Content = append(out.Content, keys.rest.Content...)
+	if text := joinComments(keys.pending); text != "" {
+		last := out.Content[len(out.Content)-2]
+		last.FootComment = joinComments([]string{last.FootComment, text})
 	}
-	rest := newMap()
-	// The deploy loader reads a flat engine key over the same key in a
-	// nested engine_args, and runtime.env over a flat env
-	// (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy), so
-	// where both spell a key, the one it reads is the one written.
-	for i := 0; i+1 < len(st.node.Content); i += 2 {
-		k, v := st.node.Content[i], st.node.Content[i+1]
-		switch {
-		case k.Value == "stage_id":
-			sk := out.Content[0]
-			sk.HeadComment = joinComments([]string{k.HeadComment, sk.HeadComment})
-			sk.LineComment, sk.FootComment = joinComments([]string{k.LineComment, v.LineComment}), k.FootComment
-		case k.Value == "devices" || k.Value == "env" || k.Value == "num_replicas":
-			place(runtime, k, v, false, "")
-		case k.Value == "runtime":
-			pending = append(pending, subtreeComments(k)...)
-			pending = append(pending, ownComments(v)...)
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				place(runtime, v.Content[j], v.Content[j+1], true, "runtime.")
-			}
-		case k.Value == "engine_args":
-			pending = append(pending, subtreeComments(k)...)
-			pending = append(pending, ownComments(v)...)
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				place(engine, v.Content[j], v.Content[j+1], false, "engine_args.")
-			}
-		case isEngineKey(k.Value) && !pipelineDefinitionKeys[k.Value]:
-			place(engine, k, v, true, "")
-		case !pipelineDefinitionKeys[k.Value]:
-			place(rest, k, v, true, "")
-		default:
-			// A topology key: the preset's is written in its place.
-			lose(k, v, "", "")
-		}
+	return out, keys.dropped
+}
+
+// copyKey copies key, if from has it, into the mapping into.
+func copyKey(from *yaml.Node, key string, into *yaml.Node) {
+	if v := mapGet(from, key); v != nil {
+		mapSet(into, key, deepCopy(v))
 	}
-	mapSet(out, "runtime", runtime)
-	mapSet(out, "engine_args", engine)
+}
+
+// writeStageFlow writes what the plan and the preset say of the stage's
+// place in the pipeline: its inputs, its input processors (not on
+// prefill, which reads the request), whether it is a final output, and the
+// preset's sampling unless the stage sets its own (in rest).
+func writeStageFlow(out *yaml.Node, s StageArgsPlan, preset Stage, rest *yaml.Node) {
 	if len(s.Inputs) > 0 {
 		mapSet(out, "engine_input_source", flowIntSeq(s.Inputs))
 	}
-	for _, k := range []string{"custom_process_input_func", "sync_process_input_func"} {
-		if s.Role != Prefill {
-			copyKey(preset.node, k, out)
-		}
+	if s.Role != Prefill {
+		copyKey(preset.node, "custom_process_input_func", out)
+		copyKey(preset.node, "sync_process_input_func", out)
 	}
 	if s.Role == Prefill {
 		mapSet(out, "final_output", boolNode(false))
@@ -186,12 +142,92 @@ func stageArgsStage(st Stage, s StageArgsPlan, path string) (*yaml.Node, []Dropp
 	if mapGet(rest, "default_sampling_params") == nil {
 		copyKey(preset.node, "default_sampling_params", out)
 	}
-	out.Content = append(out.Content, rest.Content...)
-	if text := joinComments(pending); text != "" {
-		last := out.Content[len(out.Content)-2]
-		last.FootComment = joinComments([]string{last.FootComment, text})
+}
+
+// stageArgsKeys sorts a `stages` stage's keys into the sections of its
+// stage_args stage, and keeps what it does not write: the keys, reported,
+// and their comments, which go to the next key written, as in
+// flattenStage.
+type stageArgsKeys struct {
+	path                  string
+	runtime, engine, rest *yaml.Node
+	// section is where each placed key was written: "", "runtime." or
+	// "engine_args.", for the path of one that is later lost.
+	section map[*yaml.Node]string
+	pending []string
+	dropped []DroppedKey
+}
+
+// newStageArgsKeys starts the sections, engine_args with the preset's
+// topology keys.
+func newStageArgsKeys(path string, preset Stage) *stageArgsKeys {
+	keys := &stageArgsKeys{path: path, runtime: newMap(), engine: newMap(), rest: newMap(), section: map[*yaml.Node]string{}}
+	presetEngine := preset.engineArgs()
+	for _, k := range topologyEngineKeys {
+		copyKey(presetEngine, k, keys.engine)
 	}
-	return out, dropped
+	return keys
+}
+
+// read sorts every key of st; idKey is the stage_id key already written,
+// which takes the comments of the stage's own.
+//
+// The deploy loader reads a flat engine key over the same key in a
+// nested engine_args, and runtime.env over a flat env
+// (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy), so
+// where both spell a key, the one it reads is the one written.
+func (keys *stageArgsKeys) read(st Stage, idKey *yaml.Node) {
+	for i := 0; i+1 < len(st.node.Content); i += 2 {
+		k, v := st.node.Content[i], st.node.Content[i+1]
+		switch {
+		case k.Value == "stage_id":
+			idKey.HeadComment = joinComments([]string{k.HeadComment, idKey.HeadComment})
+			idKey.LineComment, idKey.FootComment = joinComments([]string{k.LineComment, v.LineComment}), k.FootComment
+		case k.Value == "devices" || k.Value == "env" || k.Value == "num_replicas":
+			keys.place(keys.runtime, k, v, false, "")
+		case k.Value == "runtime":
+			keys.placeAll(keys.runtime, k, v, true, "runtime.")
+		case k.Value == "engine_args":
+			keys.placeAll(keys.engine, k, v, false, "engine_args.")
+		case isEngineKey(k.Value) && !pipelineDefinitionKeys[k.Value]:
+			keys.place(keys.engine, k, v, true, "")
+		case !pipelineDefinitionKeys[k.Value]:
+			keys.place(keys.rest, k, v, true, "")
+		default:
+			// A topology key: the preset's is written in its place.
+			keys.lose(k, v, "", "")
+		}
+	}
+}
+
+// lose keeps the comments of a key not written, and reports it under
+// key unless key is "".
+func (keys *stageArgsKeys) lose(k, v *yaml.Node, key, why string) {
+	keys.pending = append(keys.pending, subtreeComments(k)...)
+	keys.pending = append(keys.pending, subtreeComments(v)...)
+	if key != "" {
+		keys.dropped = append(keys.dropped, DroppedKey{Key: keys.path + "." + key, Line: k.Line, Why: why})
+	}
+}
+
+// place is addPair for this stage: the key not written, of two that
+// stand for one, is lost with its comments and reported by the section it
+// was written in (in is "", "runtime." or "engine_args.").
+func (keys *stageArgsKeys) place(m, k, v *yaml.Node, override bool, in string) {
+	keys.section[k] = in
+	if lk, lv := addPair(m, k, v, override); lk != nil {
+		keys.lose(lk, lv, keys.section[lk]+lk.Value, "the stage also sets it where vllm-omni's deploy loader reads it first (vllm_omni/config/stage_config.py@001275f2 _parse_stage_deploy)")
+	}
+}
+
+// placeAll places every entry of the section k: v, whose own comments go
+// to the next key written.
+func (keys *stageArgsKeys) placeAll(m, k, v *yaml.Node, override bool, in string) {
+	keys.pending = append(keys.pending, subtreeComments(k)...)
+	keys.pending = append(keys.pending, ownComments(v)...)
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		keys.place(m, v.Content[j], v.Content[j+1], override, in)
+	}
 }
 
 // addPair adds a key and its value to a mapping. A key the mapping already

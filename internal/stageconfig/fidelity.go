@@ -297,7 +297,8 @@ func isMergeKey(k *yaml.Node) bool {
 
 // flattenMerges applies PyYAML's merge to every mapping below n. The tree
 // holds no aliases, and checkLoadable made sure every merge key has a
-// mapping or a list of mappings.
+// mapping or a list of mappings. *first is set to the line of the first
+// merge key met, if earlier.
 func flattenMerges(n *yaml.Node, first *int) {
 	for _, c := range n.Content {
 		flattenMerges(c, first)
@@ -305,84 +306,119 @@ func flattenMerges(n *yaml.Node, first *int) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}
-	var merged, own []*yaml.Node
-	var comments []string
-	insertAt := -1
+	m := splitMerges(n, first)
+	if m.insertAt < 0 {
+		return
+	}
+	kept := m.resolve()
+	out := make([]*yaml.Node, 0, len(m.own)+len(kept))
+	out = append(out, m.own[:m.insertAt]...)
+	out = append(out, kept...)
+	out = append(out, m.own[m.insertAt:]...)
+	n.Content = out
+	m.placeComments(n, kept)
+}
+
+// mergeParts is a mapping's entries split at its merge keys: its own key
+// and value pairs, the pairs its merge keys bring, in the order PyYAML
+// extends with them, the merge keys' comments, and where among own the
+// first merge key stood (-1 when there is none).
+type mergeParts struct {
+	own, merged []*yaml.Node
+	comments    []string
+	insertAt    int
+}
+
+func splitMerges(n *yaml.Node, first *int) mergeParts {
+	m := mergeParts{insertAt: -1}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !isMergeKey(k) {
-			own = append(own, k, v)
+			m.own = append(m.own, k, v)
 			continue
 		}
 		if *first == 0 || k.Line < *first {
 			*first = k.Line
 		}
-		if insertAt < 0 {
-			insertAt = len(own)
+		if m.insertAt < 0 {
+			m.insertAt = len(m.own)
 		}
-		comments = append(comments, k.HeadComment, k.LineComment, v.HeadComment, v.LineComment, k.FootComment, v.FootComment)
+		m.comments = append(m.comments, k.HeadComment, k.LineComment, v.HeadComment, v.LineComment, k.FootComment, v.FootComment)
 		switch v.Kind {
 		case yaml.MappingNode:
-			merged = append(merged, v.Content...)
+			m.merged = append(m.merged, v.Content...)
 		case yaml.SequenceNode:
 			// PyYAML extends with the list reversed, so the first
 			// mapping's keys come last and win.
 			for j := len(v.Content) - 1; j >= 0; j-- {
-				merged = append(merged, v.Content[j].Content...)
+				m.merged = append(m.merged, v.Content[j].Content...)
 			}
 		}
 	}
-	if insertAt < 0 {
-		return
-	}
-	// Own keys win; of the merged ones, the last occurrence gives the
-	// value and the first the position, as in the dict PyYAML builds. A
-	// dict keeps the key first put in, so an own key that equals a merged
-	// one spelled otherwise (1 and 1.0) takes the merged spelling.
+	return m
+}
+
+// resolve returns the merged pairs that are kept. Own keys win; of the
+// merged ones, the last occurrence gives the value and the first the
+// position, as in the dict PyYAML builds. A dict keeps the key first put
+// in, so an own key that equals a merged one spelled otherwise (1 and 1.0)
+// takes the merged spelling: resolve respells it in m.own.
+func (m mergeParts) resolve() []*yaml.Node {
 	ownAt := map[string]int{}
-	for i := 0; i+1 < len(own); i += 2 {
-		if id, ok := pyKeyIdentity(pyRead(own[i])); ok {
+	for i := 0; i+1 < len(m.own); i += 2 {
+		if id, ok := pyKeyIdentity(pyRead(m.own[i])); ok {
 			ownAt[id] = i
 		}
 	}
 	var kept []*yaml.Node
 	slot := map[string]int{}
 	respelled := map[string]bool{}
-	for i := 0; i+1 < len(merged); i += 2 {
-		id, ok := pyKeyIdentity(pyRead(merged[i]))
+	for i := 0; i+1 < len(m.merged); i += 2 {
+		id, ok := pyKeyIdentity(pyRead(m.merged[i]))
 		if j, isOwn := ownAt[id]; ok && isOwn {
-			if k := own[j]; !respelled[id] && (k.Value != merged[i].Value || k.Style != merged[i].Style || k.Tag != merged[i].Tag) {
-				cp := deepCopy(merged[i])
-				cp.HeadComment, cp.LineComment, cp.FootComment = k.HeadComment, k.LineComment, k.FootComment
-				cp.Line, cp.Column = k.Line, k.Column
-				own[j] = cp
+			if !respelled[id] {
+				m.own[j] = respell(m.own[j], m.merged[i])
 			}
 			respelled[id] = true
 			continue
 		}
 		if j, seen := slot[id]; ok && seen {
-			kept[j+1] = merged[i+1]
+			kept[j+1] = m.merged[i+1]
 			continue
 		}
 		if ok {
 			slot[id] = len(kept)
 		}
-		kept = append(kept, merged[i], merged[i+1])
+		kept = append(kept, m.merged[i], m.merged[i+1])
 	}
-	out := make([]*yaml.Node, 0, len(own)+len(kept))
-	out = append(out, own[:insertAt]...)
-	out = append(out, kept...)
-	out = append(out, own[insertAt:]...)
-	n.Content = out
-	if text := joinComments(comments); text != "" {
-		switch {
-		case len(kept) > 0:
-			kept[0].HeadComment = joinComments([]string{text, kept[0].HeadComment})
-		case insertAt < len(own):
-			own[insertAt].HeadComment = joinComments([]string{text, own[insertAt].HeadComment})
-		default:
-			n.FootComment = joinComments([]string{n.FootComment, text})
-		}
+	return kept
+}
+
+// respell is own key k spelled as the merged key that equals it, where
+// the two differ, with k's place and comments.
+func respell(k, merged *yaml.Node) *yaml.Node {
+	if k.Value == merged.Value && k.Style == merged.Style && k.Tag == merged.Tag {
+		return k
+	}
+	cp := deepCopy(merged)
+	cp.HeadComment, cp.LineComment, cp.FootComment = k.HeadComment, k.LineComment, k.FootComment
+	cp.Line, cp.Column = k.Line, k.Column
+	return cp
+}
+
+// placeComments puts the merge keys' comments above what now stands where
+// the first merge key stood: the first merged key kept, the next own key,
+// or the mapping's foot.
+func (m mergeParts) placeComments(n *yaml.Node, kept []*yaml.Node) {
+	text := joinComments(m.comments)
+	switch {
+	case text == "":
+	case len(kept) > 0:
+		kept[0].HeadComment = joinComments([]string{text, kept[0].HeadComment})
+	case m.insertAt < len(m.own):
+		m.own[m.insertAt].HeadComment = joinComments([]string{text, m.own[m.insertAt].HeadComment})
+	default:
+		n.FootComment = joinComments([]string{n.FootComment, text})
 	}
 }
 

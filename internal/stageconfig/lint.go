@@ -267,14 +267,7 @@ func (l *linter) check(n *yaml.Node, key string, w want) {
 	n = resolve(n)
 	l.checked[n] = true
 	if n.Kind != yaml.ScalarNode {
-		switch {
-		case w == wantMap && n.Kind != yaml.MappingNode:
-			l.add(n, diagcode.YAMLShape, summaryShape, "%s is a list, where vllm-omni reads a mapping: write it as a mapping of keys, or remove it.", key)
-		case w == wantSeq && n.Kind != yaml.SequenceNode:
-			l.add(n, diagcode.YAMLShape, summaryShape, "%s is a mapping, where vllm-omni reads a list: write it as a list, or remove it.", key)
-		case w != wantMap && w != wantSeq && w != wantAny:
-			l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s, where vllm-omni reads %s: write %s.", key, kindName(n), wantName(w), wantExample(w))
-		}
+		l.checkCollection(n, key, w)
 		return
 	}
 	r := pyRead(n)
@@ -292,27 +285,53 @@ func (l *linter) check(n *yaml.Node, key string, w want) {
 	case wantNumber:
 		l.checkNumber(n, key, r)
 	case wantBool:
-		if r.Kind == pyBool {
-			return
-		}
-		if r.Kind == pyStr && pyPlainKind(r.Text) == pyBool {
-			l.add(n, diagcode.YAMLValueType, summaryType, "%s is the text %q (it is quoted), where vllm-omni reads a boolean: write %s without quotes.", key, r.Text, strings.ToLower(r.Text))
-			return
-		}
-		l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s, where vllm-omni reads a boolean: write true or false.", key, pyDescribe(r))
+		l.checkBool(n, key, r)
 	case wantText:
-		if r.Kind == pyStr {
-			return
-		}
-		l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s, not text (vllm-omni's YAML loader follows YAML 1.1, which reads %s so): write it in quotes, %q, or the name you mean.", key, pyDescribe(r), n.Value, n.Value)
+		l.checkText(n, key, r)
 	case wantScalar:
-		if r.Kind == pyBool {
-			l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s (vllm-omni's YAML loader follows YAML 1.1, which reads %s so): write it in quotes, %q.", key, pyDescribe(r), n.Value, n.Value)
-		} else if r.Kind == pyFloat && (math.IsNaN(r.Float) || math.IsInf(r.Float, 0)) {
-			l.add(n, diagcode.YAMLValueNotFinite, summaryFinite, "%s is %s, which is not a finite number: write the value out.", key, n.Value)
-		}
+		l.checkScalar(n, key, r)
 	case wantMap, wantSeq:
 		l.add(n, diagcode.YAMLShape, summaryShape, "%s is %s, where vllm-omni reads %s: write %s, or remove the key.", key, pyDescribe(r), wantName(w), wantExample(w))
+	}
+}
+
+// checkCollection checks a mapping or a list n where its key holds w.
+func (l *linter) checkCollection(n *yaml.Node, key string, w want) {
+	switch {
+	case w == wantMap && n.Kind != yaml.MappingNode:
+		l.add(n, diagcode.YAMLShape, summaryShape, "%s is a list, where vllm-omni reads a mapping: write it as a mapping of keys, or remove it.", key)
+	case w == wantSeq && n.Kind != yaml.SequenceNode:
+		l.add(n, diagcode.YAMLShape, summaryShape, "%s is a mapping, where vllm-omni reads a list: write it as a list, or remove it.", key)
+	case w != wantMap && w != wantSeq && w != wantAny:
+		l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s, where vllm-omni reads %s: write %s.", key, kindName(n), wantName(w), wantExample(w))
+	}
+}
+
+func (l *linter) checkBool(n *yaml.Node, key string, r pyScalar) {
+	if r.Kind == pyBool {
+		return
+	}
+	if r.Kind == pyStr && pyPlainKind(r.Text) == pyBool {
+		l.add(n, diagcode.YAMLValueType, summaryType, "%s is the text %q (it is quoted), where vllm-omni reads a boolean: write %s without quotes.", key, r.Text, strings.ToLower(r.Text))
+		return
+	}
+	l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s, where vllm-omni reads a boolean: write true or false.", key, pyDescribe(r))
+}
+
+func (l *linter) checkText(n *yaml.Node, key string, r pyScalar) {
+	if r.Kind == pyStr {
+		return
+	}
+	l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s, not text (vllm-omni's YAML loader follows YAML 1.1, which reads %s so): write it in quotes, %q, or the name you mean.", key, pyDescribe(r), n.Value, n.Value)
+}
+
+// checkScalar checks a value vllm-omni passes on as it reads it: a
+// boolean where text was meant, or a number that is not finite.
+func (l *linter) checkScalar(n *yaml.Node, key string, r pyScalar) {
+	if r.Kind == pyBool {
+		l.add(n, diagcode.YAMLValueType, summaryType, "%s is %s (vllm-omni's YAML loader follows YAML 1.1, which reads %s so): write it in quotes, %q.", key, pyDescribe(r), n.Value, n.Value)
+	} else if r.Kind == pyFloat && (math.IsNaN(r.Float) || math.IsInf(r.Float, 0)) {
+		l.add(n, diagcode.YAMLValueNotFinite, summaryFinite, "%s is %s, which is not a finite number: write the value out.", key, n.Value)
 	}
 }
 

@@ -57,7 +57,7 @@ func walkPorts(n *yaml.Node, prefix, class string, out *[]PortSetting) {
 				ps := PortSetting{Path: path, Line: v.Line, In: Settings{n}, Connector: class}
 				if p, ok := scalarInt(v); ok {
 					ps.Port, ps.Number = p, true
-				} else if s, ok := scalarString(v); ok && allDigits(s) {
+				} else if s, ok := scalarString(v); ok && AllDigits(s) {
 					ps.Text = true
 					if p, err := strconv.Atoi(s); err == nil && p <= 1<<20 {
 						ps.Port, ps.Number = p, true
@@ -84,8 +84,9 @@ func join(prefix, key string) string {
 	return prefix + "." + key
 }
 
-// allDigits reports whether s is a run of decimal digits.
-func allDigits(s string) bool {
+// AllDigits reports whether s is a run of decimal digits: a port written
+// as text (P2pNccl reads proxy_port as text) that reads as a number.
+func AllDigits(s string) bool {
 	if s == "" {
 		return false
 	}

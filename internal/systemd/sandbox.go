@@ -109,110 +109,143 @@ var noFileSystemEffect = map[string]bool{
 // ...) is an error: a path could not be judged against it.
 func SandboxOf(directives []Directive) (Sandbox, error) {
 	var s Sandbox
-	add := func(roots []string, e effect, setting string) {
-		for _, r := range roots {
-			s.mounts = append(s.mounts, mount{root: r, effect: e, setting: setting})
-		}
-	}
 	for _, d := range directives {
-		setting := d.Key + "=" + d.Value
-		on, isBool := parseBool(d.Value)
-		switch d.Key {
-		case "ProtectSystem":
-			switch {
-			case d.Value == "strict":
-				s.strict = setting
-			case d.Value == "full":
-				add(protectSystemFull, readOnly, setting)
-			case isBool && on:
-				add(protectSystemYes, readOnly, setting)
-			case !isBool:
-				return Sandbox{}, fmt.Errorf("%s is not a value SandboxOf reads", setting)
-			}
-		case "ProtectHome":
-			switch {
-			case isBool && on:
-				add(protectHomeRoots, hidden, setting)
-			case d.Value == "read-only":
-				add(protectHomeRoots, readOnly, setting)
-			case d.Value == "tmpfs":
-				add(protectHomeRoots, private, setting)
-			case !isBool || on:
-				return Sandbox{}, fmt.Errorf("%s is not a value SandboxOf reads", setting)
-			}
-		case "PrivateTmp":
-			if err := boolSetting(d, isBool); err != nil {
-				return Sandbox{}, err
-			}
-			if on {
-				add(privateTmpRoots, private, setting)
-			}
-		case "PrivateDevices":
-			if err := boolSetting(d, isBool); err != nil {
-				return Sandbox{}, err
-			}
-			if on {
-				// A /dev of pseudo devices only: a path below it is not the
-				// host's.
-				add([]string{"/dev"}, private, setting)
-			}
-		case "ProtectKernelTunables", "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "RemoveIPC":
-			if err := boolSetting(d, isBool); err != nil {
-				return Sandbox{}, err
-			}
-			if !on {
-				continue
-			}
-			switch d.Key {
-			case "ProtectKernelTunables":
-				add(kernelTunablesReadOnly, readOnly, setting)
-				add(kernelTunablesHidden, hidden, setting)
-			case "ProtectKernelModules":
-				add(kernelModulesHidden, hidden, setting)
-			case "ProtectKernelLogs":
-				add(kernelLogsHidden, hidden, setting)
-			case "ProtectControlGroups":
-				add([]string{"/sys/fs/cgroup"}, readOnly, setting)
-			case "RemoveIPC":
-				add(removeIPCRoots, wiped, setting)
-			}
-		case "ReadWritePaths", "ReadOnlyPaths", "InaccessiblePaths":
-			e := map[string]effect{"ReadWritePaths": writable, "ReadOnlyPaths": readOnly, "InaccessiblePaths": hidden}[d.Key]
-			for _, p := range strings.Fields(d.Value) {
-				// "-": ignored when missing; either way the path has the
-				// effect when it is there.
-				p = strings.TrimPrefix(p, "-")
-				if err := PlainPath(p); err != nil {
-					return Sandbox{}, fmt.Errorf("%s: %v", setting, err)
-				}
-				add([]string{p}, e, setting)
-			}
-		case "RuntimeDirectory", "StateDirectory", "CacheDirectory", "LogsDirectory", "ConfigurationDirectory":
-			for _, rel := range strings.Fields(d.Value) {
-				p := path.Join(directoryRoots[d.Key], rel)
-				if strings.HasPrefix(rel, "/") || path.Clean(rel) != rel || !strings.HasPrefix(p, directoryRoots[d.Key]+"/") {
-					return Sandbox{}, fmt.Errorf("%s: %q is not a relative path below %s", setting, rel, directoryRoots[d.Key])
-				}
-				e := writable
-				if d.Key == "RuntimeDirectory" {
-					e = private // removed when the unit stops
-				}
-				add([]string{p}, e, setting)
-			}
-		default:
+		read, ok := sandboxReaders[d.Key]
+		if !ok {
 			if !noFileSystemEffect[d.Key] {
 				return Sandbox{}, fmt.Errorf("%s changes what the processes see of the file system in a way SandboxOf does not read", d.Key)
 			}
+			continue
+		}
+		if err := read(&s, d); err != nil {
+			return Sandbox{}, err
 		}
 	}
 	return s, nil
 }
 
-func boolSetting(d Directive, isBool bool) error {
-	if !isBool {
-		return fmt.Errorf("%s=%s is not a boolean", d.Key, d.Value)
+// A sandboxReader adds what one directive does to the sandbox, or says
+// why it cannot.
+type sandboxReader func(s *Sandbox, d Directive) error
+
+// sandboxReaders read the settings SandboxOf knows, one each.
+var sandboxReaders = map[string]sandboxReader{
+	"ProtectSystem": readProtectSystem,
+	"ProtectHome":   readProtectHome,
+	"PrivateTmp":    whenOn(roots{privateTmpRoots, private}),
+	// A /dev of pseudo devices only: a path below it is not the host's.
+	"PrivateDevices":        whenOn(roots{[]string{"/dev"}, private}),
+	"ProtectKernelTunables": whenOn(roots{kernelTunablesReadOnly, readOnly}, roots{kernelTunablesHidden, hidden}),
+	"ProtectKernelModules":  whenOn(roots{kernelModulesHidden, hidden}),
+	"ProtectKernelLogs":     whenOn(roots{kernelLogsHidden, hidden}),
+	"ProtectControlGroups":  whenOn(roots{[]string{"/sys/fs/cgroup"}, readOnly}),
+	"RemoveIPC":             whenOn(roots{removeIPCRoots, wiped}),
+	"ReadWritePaths":        listedPaths(writable),
+	"ReadOnlyPaths":         listedPaths(readOnly),
+	"InaccessiblePaths":     listedPaths(hidden),
+	// RuntimeDirectory= is removed when the unit stops.
+	"RuntimeDirectory":       directories(private),
+	"StateDirectory":         directories(writable),
+	"CacheDirectory":         directories(writable),
+	"LogsDirectory":          directories(writable),
+	"ConfigurationDirectory": directories(writable),
+}
+
+// add puts effect e on every root, as setting does.
+func (s *Sandbox) add(roots []string, e effect, setting string) {
+	for _, r := range roots {
+		s.mounts = append(s.mounts, mount{root: r, effect: e, setting: setting})
+	}
+}
+
+// setting is the directive as the unit writes it.
+func setting(d Directive) string { return d.Key + "=" + d.Value }
+
+func readProtectSystem(s *Sandbox, d Directive) error {
+	on, isBool := parseBool(d.Value)
+	switch {
+	case d.Value == "strict":
+		s.strict = setting(d)
+	case d.Value == "full":
+		s.add(protectSystemFull, readOnly, setting(d))
+	case isBool && on:
+		s.add(protectSystemYes, readOnly, setting(d))
+	case !isBool:
+		return fmt.Errorf("%s is not a value SandboxOf reads", setting(d))
 	}
 	return nil
+}
+
+func readProtectHome(s *Sandbox, d Directive) error {
+	on, isBool := parseBool(d.Value)
+	switch {
+	case isBool && on:
+		s.add(protectHomeRoots, hidden, setting(d))
+	case d.Value == "read-only":
+		s.add(protectHomeRoots, readOnly, setting(d))
+	case d.Value == "tmpfs":
+		s.add(protectHomeRoots, private, setting(d))
+	case !isBool || on:
+		return fmt.Errorf("%s is not a value SandboxOf reads", setting(d))
+	}
+	return nil
+}
+
+// roots are the paths a setting puts one effect on.
+type roots struct {
+	paths  []string
+	effect effect
+}
+
+// whenOn reads a boolean setting that puts each of rs on its roots when
+// it is on, and nothing when it is off.
+func whenOn(rs ...roots) sandboxReader {
+	return func(s *Sandbox, d Directive) error {
+		on, isBool := parseBool(d.Value)
+		if !isBool {
+			return fmt.Errorf("%s=%s is not a boolean", d.Key, d.Value)
+		}
+		if !on {
+			return nil
+		}
+		for _, r := range rs {
+			s.add(r.paths, r.effect, setting(d))
+		}
+		return nil
+	}
+}
+
+// listedPaths reads a setting that lists absolute paths and puts e on
+// each.
+func listedPaths(e effect) sandboxReader {
+	return func(s *Sandbox, d Directive) error {
+		for _, p := range strings.Fields(d.Value) {
+			// "-": ignored when missing; either way the path has the
+			// effect when it is there.
+			p = strings.TrimPrefix(p, "-")
+			if err := PlainPath(p); err != nil {
+				return fmt.Errorf("%s: %v", setting(d), err)
+			}
+			s.add([]string{p}, e, setting(d))
+		}
+		return nil
+	}
+}
+
+// directories reads a setting that names directories systemd creates, and
+// opens for writing, below its root (directoryRoots), and puts e on each.
+func directories(e effect) sandboxReader {
+	return func(s *Sandbox, d Directive) error {
+		root := directoryRoots[d.Key]
+		for _, rel := range strings.Fields(d.Value) {
+			p := path.Join(root, rel)
+			if strings.HasPrefix(rel, "/") || path.Clean(rel) != rel || !strings.HasPrefix(p, root+"/") {
+				return fmt.Errorf("%s: %q is not a relative path below %s", setting(d), rel, root)
+			}
+			s.add([]string{p}, e, setting(d))
+		}
+		return nil
+	}
 }
 
 // parseBool reads a systemd boolean (systemd.syntax(7)).
