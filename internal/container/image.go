@@ -120,9 +120,12 @@ func checkDigest(d string) error {
 const officialRepository = "vllm/vllm-omni"
 
 // DefaultImage is the official image of a release, with its registry
-// named: podman resolves a short name only through the machine's
-// unqualified-search registries, which Debian 12's containers-common
-// leaves empty, and Docker reads docker.io/... as it reads vllm/....
+// named: podman resolves a short name only through an alias or the
+// machine's unqualified-search registries, which Debian 12's
+// /etc/containers/registries.conf leaves empty (podman 4.3.1 refuses
+// vllm/vllm-omni:v0.24.0: "short-name ... did not resolve to an alias and
+// no unqualified-search registries are defined"), and Docker reads
+// docker.io/vllm/... as it reads vllm/....
 func DefaultImage(release string) string {
 	return "docker.io/" + officialRepository + ":v" + release
 }
