@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omnipd/terraform-provider-omni/internal/container"
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
@@ -25,60 +27,44 @@ import (
 // for.
 const containerRelease = "0.24.0"
 
-// containerStage is one process of a plan, run as its unit would run it
-// in the release's image: its own container, named for its unit, on its
-// machine's network and IPC, given exactly its GPUs.
-type containerStage struct {
-	name    string            // the container's name
-	gpus    []int             // the host's GPU indices it is given
-	env     map[string]string // its environment, as the plan computes it
-	passEnv []string          // variables passed from the caller's environment (secrets)
-	command []string          // in the container: the preflight, then vllm
+// stageContainer is the container a unit of a container launch runs
+// for one process, rendered by internal/container as the unit's would
+// be: podman, its unit named as the plan names a stage's
+// (<prefix>-stage@<id>.service, the container for it), the machine's
+// network and IPC, exactly its GPUs as CDI devices, the mounts and the
+// environment, the secret passed on by name.
+func stageContainer(p podman, unit, image string, gpus []int, mounts []container.Mount, env []container.EnvVar, command []string) container.Spec {
+	return container.Spec{
+		Runtime: container.Podman, RuntimePath: p.path, Image: image,
+		// The image is built here: there is no registry to pull from.
+		Pull: container.PullNever,
+		Name: container.NameFor(unit), Unit: unit, GPUs: gpus, GPUMode: container.CDI,
+		Mounts: mounts, Env: env, PassEnv: []string{"HF_TOKEN"},
+		// The plan's 1048576 open files is above this machine's hard
+		// limit, and any --ulimit replaces the engine's default limits
+		// (podman 4.3.1), which sandboxEngine sets where it must: the
+		// container keeps the engine's.
+		NoFile: 0,
+		// A user's option, passed through.
+		Options:     []string{"--label", standinLabel + ".stage=" + unit},
+		StopTimeout: 5, Command: command,
+	}
 }
 
-// bindMount is a host path mounted at the same path in a container, so
-// that an argv names one path on the host and in the container.
-type bindMount struct {
-	path     string
-	readOnly bool
-}
-
-// runArgv is the `podman run` a unit's ExecStart carries for s, but for
-// the runtime's own path: removed when it stops, replacing a container
-// of its name left by a killed run, the image's init as PID 1 to reap
-// vLLM's worker processes and pass signals on, the machine's network
-// and IPC namespaces, one CDI device per GPU, the mounts, the
-// environment, then the image and the command.
-func (s containerStage) runArgv(image string, mounts []bindMount) []string {
-	argv := []string{"run", "--rm", "--replace", "--name", s.name, "--init", "--network", "host", "--ipc", "host"}
-	for _, g := range s.gpus {
-		argv = append(argv, "--device", cdiKind+"="+strconv.Itoa(g))
+// localDevices is what the deploy config's devices become for a process
+// that runs alone in its container: its GPUs as the container numbers
+// them.
+func localDevices(t *testing.T, gpus []int) string {
+	t.Helper()
+	local, err := container.LocalDevices(gpus, gpus)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, m := range mounts {
-		v := m.path + ":" + m.path
-		if m.readOnly {
-			v += ":ro"
-		}
-		argv = append(argv, "--volume", v)
+	words := make([]string, len(local))
+	for i, g := range local {
+		words[i] = strconv.Itoa(g)
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.env)) {
-		argv = append(argv, "--env", k+"="+s.env[k])
-	}
-	for _, k := range s.passEnv {
-		argv = append(argv, "--env", k)
-	}
-	return append(append(argv, image), s.command...)
-}
-
-// containerLocal is what the deploy config's devices become for a
-// process in a container: its GPUs numbered from 0 in the host's order,
-// as the driver numbers them in the container.
-func containerLocal(gpus []int) string {
-	local := make([]string, len(gpus))
-	for i := range gpus {
-		local[i] = strconv.Itoa(i)
-	}
-	return strings.Join(local, ",")
+	return strings.Join(words, ",")
 }
 
 // TestContainerStages runs a stage-based pipeline of two processes the
@@ -87,7 +73,9 @@ func containerLocal(gpus []int) string {
 // (stage 1, host GPU 1) that takes its input from the head through
 // /dev/shm. Each runs the preflight in its container, which checks the
 // image's vllm-omni and vLLM, the deploy config and the GPUs the
-// container was given, then execs vllm. The test checks that each
+// container was given, then execs vllm. Each container is started,
+// stopped and removed with the argv internal/container renders for its
+// unit. The test checks that each
 // container got exactly its argv, environment, mounts and devices, that
 // the head answers once the headless stage has registered with it, and
 // that a request passes through both. Then that an image of another
@@ -111,8 +99,7 @@ func TestContainerStages(t *testing.T) {
 	const address = "10.20.0.11"
 	netns := newLAN(t, "containers").host(address)
 
-	head := containerStage{gpus: []int{2, 3}}
-	headless := containerStage{gpus: []int{1}}
+	headGPUs, headlessGPUs := []int{2, 3}, []int{1}
 	config := filepath.Join(dir, "etc", "deploy.yaml")
 	configYAML := fmt.Sprintf(`stages:
   - stage_id: 0
@@ -122,7 +109,7 @@ func TestContainerStages(t *testing.T) {
     runtime:
       devices: "%s"
     engine_input_source: [0]
-`, containerLocal(head.gpus), containerLocal(headless.gpus))
+`, localDevices(t, headGPUs), localDevices(t, headlessGPUs))
 	check := filepath.Join(dir, "etc", "pd-check.py")
 	cache := filepath.Join(dir, "cache")
 	for path, content := range map[string]string{config: configYAML, check: pipeline.CheckScript} {
@@ -137,7 +124,9 @@ func TestContainerStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte(configYAML))
-	mounts := []bindMount{{config, true}, {check, true}, {cache, false}}
+	// At the paths the argv names, on the host and in the container.
+	mounts := []container.Mount{{Source: config, Target: config, ReadOnly: true}, {Source: check, Target: check, ReadOnly: true},
+		{Source: cache, Target: cache}}
 
 	loader := ""
 	for _, l := range r.Loaders {
@@ -155,26 +144,32 @@ func TestContainerStages(t *testing.T) {
 	}
 	serve := []string{officialVLLM, "serve", model, "--omni", loader, config}
 	master := []string{"--omni-master-address", address, "--omni-master-port", strconv.Itoa(masterPort)}
-	env := func(stage string) map[string]string {
-		return map[string]string{"HOME": cache, "HF_HOME": cache, "VLLM_HOST_IP": address,
-			"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "OMNI_TEST_STAGE": stage}
+	env := func(stage string) []container.EnvVar {
+		return []container.EnvVar{{Name: "HOME", Value: cache}, {Name: "HF_HOME", Value: cache}, {Name: "VLLM_HOST_IP", Value: address},
+			{Name: "CUDA_DEVICE_ORDER", Value: "PCI_BUS_ID"}, {Name: "OMNI_TEST_STAGE", Value: stage}}
 	}
-	head.name, head.env, head.passEnv = prefix+"-stage-0", env("0"), []string{"HF_TOKEN"}
-	head.command = append(append(append(preflight(r.Version, len(head.gpus)), serve...), "--stage-id", "0"), append(master, "--port", strconv.Itoa(apiPort))...)
-	headless.name, headless.env, headless.passEnv = prefix+"-stage-1", env("1"), []string{"HF_TOKEN"}
-	headless.command = append(append(append(preflight(r.Version, len(headless.gpus),
-		"--head", address+":"+strconv.Itoa(masterPort), "--head-wait", "60", "--head-unit", "omni-stage@0.service"),
-		serve...), "--stage-id", "1", "--headless"), master...)
+	unit := func(id string) string { return prefix + "-stage@" + id + ".service" }
+	head := stageContainer(p, unit("0"), image, headGPUs, mounts, env("0"),
+		append(append(append(preflight(r.Version, len(headGPUs)), serve...), "--stage-id", "0"), append(master, "--port", strconv.Itoa(apiPort))...))
+	headless := stageContainer(p, unit("1"), image, headlessGPUs, mounts, env("1"),
+		append(append(append(preflight(r.Version, len(headlessGPUs),
+			"--head", address+":"+strconv.Itoa(masterPort), "--head-wait", "60", "--head-unit", unit("0")),
+			serve...), "--stage-id", "1", "--headless"), master...))
+	for _, s := range []container.Spec{head, headless} {
+		if problems := container.Check(s); len(problems) > 0 {
+			t.Fatalf("%s: %v", s.Unit, problems)
+		}
+	}
 
 	started := time.Now()
 	logs := map[string]*containerLog{}
-	for _, s := range []containerStage{headless, head} {
-		logs[s.name] = startContainer(t, p, netns, s.runArgv(image, mounts))
+	for _, s := range []container.Spec{headless, head} {
+		logs[s.Name] = startContainer(t, p, netns, s)
 	}
 	url := fmt.Sprintf("http://%s:%d", address, apiPort)
 	waitInNamespace(t, netns, "the head to serve "+model, 60*time.Second, logs, "python3", check, "ready", url+"/v1/models", model)
 	t.Logf("both containers up and the head ready in %s", time.Since(started).Round(10*time.Millisecond))
-	if out, err := inNamespace(netns, "python3", check, "smoke", url+"/v1/chat/completions", model, head.name); err != nil {
+	if out, err := inNamespace(netns, "python3", check, "smoke", url+"/v1/chat/completions", model, head.Name); err != nil {
 		t.Fatalf("a request through both stages: %v\n%s\n%s", err, out, dumpLogs(logs))
 	}
 
@@ -182,22 +177,23 @@ func TestContainerStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []containerStage{head, headless} {
-		checkContainer(t, p, s, image, mounts, cache, hostIPC)
+	for _, s := range []container.Spec{head, headless} {
+		checkContainer(t, p, s, cache, hostIPC)
 	}
 
 	t.Run("preflight", func(t *testing.T) {
 		for _, c := range []struct {
 			what  string
-			stage containerStage
+			stage container.Spec
 			want  string
 		}{
-			{"an image of another release", containerStage{name: prefix + "-wrong-release", gpus: []int{0},
-				command: append(preflight("0.22.0", 1), serve...)}, "vllm-omni 0.24.0 is installed"},
-			{"fewer GPUs than the stage needs", containerStage{name: prefix + "-few-gpus", gpus: []int{0},
-				command: append(preflight(r.Version, 2), serve...)}, "this host has 1 GPU(s)"},
+			{"an image of another release", stageContainer(p, prefix+"-wrong-release.service", image, []int{0}, mounts, nil,
+				append(preflight("0.22.0", 1), serve...)), "vllm-omni 0.24.0 is installed"},
+			{"fewer GPUs than the stage needs", stageContainer(p, prefix+"-few-gpus.service", image, []int{0}, mounts, nil,
+				append(preflight(r.Version, 2), serve...)), "this host has 1 GPU(s)"},
 		} {
-			cmd := p.command(netns, c.stage.runArgv(image, mounts)...)
+			t.Cleanup(func() { removeContainer(t, p, c.stage) })
+			cmd := p.command(netns, container.RunArgv(c.stage)[1:]...)
 			out, err := cmd.CombinedOutput()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() != pipeline.PreflightExit {
@@ -230,31 +226,59 @@ func (l *containerLog) String() string {
 	return l.out.String()
 }
 
-// startContainer starts `podman argv` in the foreground in netns, as
-// systemd starts a unit's ExecStart, with HF_TOKEN in its environment as
-// a unit's EnvironmentFile gives it. The container is removed when the
-// test ends.
-func startContainer(t *testing.T, p podman, netns string, argv []string) *containerLog {
+// startContainer starts s's container in netns as its unit would:
+// ExecStartPre= removes a container ID file left behind, ExecStart=
+// runs podman in the foreground with HF_TOKEN in its environment, as a
+// unit's EnvironmentFile gives it. When the test ends it stops the
+// container as the unit's ExecStop= would, which must end the run, then
+// removes it as ExecStopPost= would.
+func startContainer(t *testing.T, p podman, netns string, s container.Spec) *containerLog {
 	t.Helper()
-	name := argv[slices.Index(argv, "--name")+1]
-	cmd := p.command(netns, argv...)
+	removeIDFile(t, s)
+	argv := container.RunArgv(s)
+	cmd := p.command(netns, argv[1:]...)
 	cmd.Env = append(cmd.Env, "HF_TOKEN="+testToken)
 	log := &containerLog{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("podman %s: %v", strings.Join(argv, " "), err)
+		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
-		_ = p.command("", "rm", "--force", "--time", "5", name).Run()
+		defer removeContainer(t, p, s)
+		stop := container.StopArgv(s)
+		if out, err := p.command("", stop[1:]...).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", strings.Join(stop, " "), err, out)
+		}
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(time.Duration(s.StopTimeout+25) * time.Second):
+			t.Errorf("%s: podman run still runs after the container was stopped", s.Name)
 			_ = cmd.Process.Kill()
 		}
 	})
 	return log
+}
+
+// removeContainer removes s's container, whether it runs or not, by its
+// ID file, as its unit's ExecStopPost= would, then the file.
+func removeContainer(t *testing.T, p podman, s container.Spec) {
+	t.Helper()
+	rm := container.RemoveArgv(s)
+	if out, err := p.command("", rm[1:]...).CombinedOutput(); err != nil {
+		t.Errorf("%s: %v\n%s", strings.Join(rm, " "), err, out)
+	}
+	removeIDFile(t, s)
+}
+
+// removeIDFile removes the container ID file podman writes for s's unit
+// (/run/<unit>.ctr-id), as the unit's ExecStartPre= does.
+func removeIDFile(t *testing.T, s container.Spec) {
+	t.Helper()
+	if err := os.Remove("/run/" + s.Unit + ".ctr-id"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Error(err)
+	}
 }
 
 // testToken is the secret the units' environment file would hold.
@@ -313,60 +337,60 @@ type inspectedMount struct {
 // asked for: the runtime's record of its argv, its command, network,
 // devices and mounts; what its processes see (GPUs, IPC namespace); and
 // what vllm was given, recorded by the stand-in in the cache.
-func checkContainer(t *testing.T, p podman, s containerStage, image string, mounts []bindMount, cache, hostIPC string) {
+func checkContainer(t *testing.T, p podman, s container.Spec, cache, hostIPC string) {
 	t.Helper()
 	var got []inspected
-	if err := json.Unmarshal([]byte(p.must(t, "inspect", "--type", "container", s.name)), &got); err != nil || len(got) != 1 {
-		t.Fatalf("%s: podman inspect: %v (%d containers)", s.name, err, len(got))
+	if err := json.Unmarshal([]byte(p.must(t, "inspect", "--type", "container", s.Name)), &got); err != nil || len(got) != 1 {
+		t.Fatalf("%s: podman inspect: %v (%d containers)", s.Name, err, len(got))
 	}
 	c := got[0]
-	if want := append([]string{p.path}, s.runArgv(image, mounts)...); !slices.Equal(c.Config.CreateCommand, want) {
-		t.Errorf("%s: created by\n%q\nwant\n%q", s.name, c.Config.CreateCommand, want)
+	if want := container.RunArgv(s); !slices.Equal(c.Config.CreateCommand, want) {
+		t.Errorf("%s: created by\n%q\nwant\n%q", s.Name, c.Config.CreateCommand, want)
 	}
-	if cmd := append([]string{c.Path}, c.Args...); !c.HostConfig.Init || !slices.Equal(cmd[len(cmd)-len(s.command):], s.command) {
-		t.Errorf("%s: runs %q (init %v), want %q under the image's init", s.name, cmd, c.HostConfig.Init, s.command)
+	if cmd := append([]string{c.Path}, c.Args...); !c.HostConfig.Init || !slices.Equal(cmd[len(cmd)-len(s.Command):], s.Command) {
+		t.Errorf("%s: runs %q (init %v), want %q under the image's init", s.Name, cmd, c.HostConfig.Init, s.Command)
 	}
 	if c.HostConfig.NetworkMode != "host" {
-		t.Errorf("%s: network %q, want host", s.name, c.HostConfig.NetworkMode)
+		t.Errorf("%s: network %q, want host", s.Name, c.HostConfig.NetworkMode)
 	}
 	var devices, want []string
 	for _, d := range c.HostConfig.Devices {
 		devices = append(devices, d.PathInContainer)
 	}
-	for _, g := range s.gpus {
+	for _, g := range s.GPUs {
 		want = append(want, "/dev/nvidia"+strconv.Itoa(g))
 	}
 	if slices.Sort(devices); !slices.Equal(devices, want) {
-		t.Errorf("%s: devices %q, want %q", s.name, devices, want)
+		t.Errorf("%s: devices %q, want %q", s.Name, devices, want)
 	}
-	for _, m := range mounts {
-		i := slices.IndexFunc(c.Mounts, func(g inspectedMount) bool { return g.Destination == m.path })
-		if i < 0 || c.Mounts[i].Source != m.path || c.Mounts[i].RW == m.readOnly {
-			t.Errorf("%s: mounts %+v, want %s from the host, read-only %v", s.name, c.Mounts, m.path, m.readOnly)
+	for _, m := range s.Mounts {
+		i := slices.IndexFunc(c.Mounts, func(g inspectedMount) bool { return g.Destination == m.Target })
+		if i < 0 || c.Mounts[i].Source != m.Source || c.Mounts[i].RW == m.ReadOnly {
+			t.Errorf("%s: mounts %+v, want %s from the host's %s, read-only %v", s.Name, c.Mounts, m.Target, m.Source, m.ReadOnly)
 		}
 	}
-	for k, v := range s.env {
-		if !slices.Contains(c.Config.Env, k+"="+v) {
-			t.Errorf("%s: environment %q lacks %s=%s", s.name, c.Config.Env, k, v)
+	for _, e := range s.Env {
+		if !slices.Contains(c.Config.Env, e.Name+"="+e.Value) {
+			t.Errorf("%s: environment %q lacks %s=%s", s.Name, c.Config.Env, e.Name, e.Value)
 		}
 	}
 
 	// What the processes in it see.
-	smi := strings.Split(strings.TrimSpace(p.must(t, "exec", s.name, "nvidia-smi", "-L")), "\n")
-	if len(smi) != len(s.gpus) || !strings.HasPrefix(smi[0], "GPU 0: ") {
-		t.Errorf("%s: nvidia-smi -L lists\n%s\nwant its %d GPU(s), from GPU 0", s.name, strings.Join(smi, "\n"), len(s.gpus))
+	smi := strings.Split(strings.TrimSpace(p.must(t, "exec", s.Name, "nvidia-smi", "-L")), "\n")
+	if len(smi) != len(s.GPUs) || !strings.HasPrefix(smi[0], "GPU 0: ") {
+		t.Errorf("%s: nvidia-smi -L lists\n%s\nwant its %d GPU(s), from GPU 0", s.Name, strings.Join(smi, "\n"), len(s.GPUs))
 	}
-	if ipc := strings.TrimSpace(p.must(t, "exec", s.name, "readlink", "/proc/self/ns/ipc")); ipc != hostIPC {
-		t.Errorf("%s: IPC namespace %s, want the machine's, %s", s.name, ipc, hostIPC)
+	if ipc := strings.TrimSpace(p.must(t, "exec", s.Name, "readlink", "/proc/self/ns/ipc")); ipc != hostIPC {
+		t.Errorf("%s: IPC namespace %s, want the machine's, %s", s.Name, ipc, hostIPC)
 	}
 
 	// What vllm was given, as the stand-in recorded it: the command after
 	// the preflight's `--`, the unit's environment without the words the
 	// preflight removes, the secret passed through, no device mask.
-	stage := s.env["OMNI_TEST_STAGE"]
+	stage := s.Env[slices.IndexFunc(s.Env, func(e container.EnvVar) bool { return e.Name == "OMNI_TEST_STAGE" })].Value
 	b, err := os.ReadFile(filepath.Join(cache, "vllm-standin", "stage-"+stage+".json"))
 	if err != nil {
-		t.Fatalf("%s: the stand-in's record: %v", s.name, err)
+		t.Fatalf("%s: the stand-in's record: %v", s.Name, err)
 	}
 	var rec struct {
 		Argv []string          `json:"argv"`
@@ -376,21 +400,21 @@ func checkContainer(t *testing.T, p podman, s containerStage, image string, moun
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if want := s.command[slices.Index(s.command, "--")+1:]; !slices.Equal(rec.Argv, want) {
-		t.Errorf("%s: vllm ran with %q, want %q", s.name, rec.Argv, want)
+	if want := s.Command[slices.Index(s.Command, "--")+1:]; !slices.Equal(rec.Argv, want) {
+		t.Errorf("%s: vllm ran with %q, want %q", s.Name, rec.Argv, want)
 	}
-	for k, v := range s.env {
-		if rec.Env[k] != v {
-			t.Errorf("%s: vllm's %s is %q, want %q", s.name, k, rec.Env[k], v)
+	for _, e := range s.Env {
+		if rec.Env[e.Name] != e.Value {
+			t.Errorf("%s: vllm's %s is %q, want %q", s.Name, e.Name, rec.Env[e.Name], e.Value)
 		}
 	}
 	if rec.Env["HF_TOKEN"] != testToken {
-		t.Errorf("%s: vllm's HF_TOKEN is %q, want the caller's", s.name, rec.Env["HF_TOKEN"])
+		t.Errorf("%s: vllm's HF_TOKEN is %q, want the caller's", s.Name, rec.Env["HF_TOKEN"])
 	}
 	if v, ok := rec.Env["CUDA_VISIBLE_DEVICES"]; ok {
-		t.Errorf("%s: vllm inherits CUDA_VISIBLE_DEVICES=%s; in a container it must be unset", s.name, v)
+		t.Errorf("%s: vllm inherits CUDA_VISIBLE_DEVICES=%s; in a container it must be unset", s.Name, v)
 	}
 	if rec.UID != 0 {
-		t.Errorf("%s: vllm runs as uid %d, want root as in the official image", s.name, rec.UID)
+		t.Errorf("%s: vllm runs as uid %d, want root as in the official image", s.Name, rec.UID)
 	}
 }
