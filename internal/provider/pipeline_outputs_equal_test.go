@@ -154,11 +154,10 @@ func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
 	for name, set := range outputCorpus(t) {
 		t.Run(name, func(t *testing.T) {
 			config := dataSourceConfig(t, set)
-			var m pipelineModel
-			if diags := (tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: config}).Get(ctx, &m); diags.HasError() {
+			in, diags := readInputs(ctx, config, dataSourceValidationSchema())
+			if diags.HasError() {
 				t.Fatal(diags)
 			}
-			in := m.pipelineInputs
 			spec, overrideDiags, diags := specFromInputs(ctx, in)
 			result, pds := pipeline.Plan(spec)
 			addPipelineDiagnostics(&diags, append(overrideDiags, pds...))

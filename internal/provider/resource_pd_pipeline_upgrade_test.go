@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -157,11 +158,11 @@ func (r v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReque
 		return
 	}
 	plan := tfsdk.Plan{Schema: current, Raw: raw}
-	var m pipelineResourceModel
-	if resp.Diagnostics.Append(tfsdk.Config{Schema: current, Raw: config}.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+	in, diags := readInputs(ctx, config, resourceValidationSchema())
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	out, ok, diags := planOutputs(ctx, in, nil)
 	if resp.Diagnostics.Append(diags...); !ok {
 		return
 	}
@@ -630,7 +631,11 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := upgradeRawState(t, 0, rawJSON)
+	state := upgradeRawState(t, 0, rawJSON)
+	m, diags := readInputs(ctx, state.Raw, resourceValidationSchema())
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
 
 	// Every prior value is carried over...
 	checks := map[string]bool{
@@ -641,12 +646,12 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 		"gpus":             intPtr(m.GPUs) != nil && *intPtr(m.GPUs) == 4,
 		"api_port":         intPtr(m.APIPort) != nil && *intPtr(m.APIPort) == 8100,
 		"config_path":      m.ConfigPath.ValueString() == "/etc/omni/deploy.yaml",
-		"triggers":         m.Triggers.Elements()["rev"].String() == `"1"`,
+		"triggers":         valueAt[map[string]string](t, state, "triggers")["rev"] == "1",
 		"decode null":      m.Decode.IsNull(),
-		"id":               m.ID.ValueString() == "abc",
-		"gpu_count":        m.GPUCount.ValueInt64() == 3,
-		"serve_args":       len(m.ServeArgs.Elements()) == 3,
-		"edges":            len(m.Edges.Elements()) == 1,
+		"id":               valueAt[string](t, state, "id") == "abc",
+		"gpu_count":        valueAt[int64](t, state, "gpu_count") == 3,
+		"serve_args":       len(valueAt[[]string](t, state, "serve_args")) == 3,
+		"edges":            len(valueAt[types.List](t, state, "edges").Elements()) == 1,
 		"connector.name":   m.Connector.Attributes()["name"].String() == `"MooncakeConnector"`,
 		"prefill.devices":  m.Prefill.Attributes()["devices"].String() == "[0]",
 		"stage_overrides":  strings.Contains(m.StageOverrides.String(), `"max_num_seqs":32`),
@@ -656,14 +661,12 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 	// ...and the attributes version 1 added are null.
 	checks["pipeline null"] = m.Pipeline.IsNull()
 	checks["connector.kv_both null"] = m.Connector.Attributes()["kv_both"].IsNull()
-	var stages []stageModel
-	var ports []portModel
-	m.Stages.ElementsAs(ctx, &stages, false)
-	m.Ports.ElementsAs(ctx, &ports, false)
-	checks["stages[0] kept"] = len(stages) == 1 && stages[0].KVRole.ValueString() == "kv_producer" && stages[0].BootstrapPort.ValueInt64() == 26001
-	checks["stages[0].host null"] = len(stages) == 1 && stages[0].Host.IsNull()
-	checks["ports[0] kept"] = len(ports) == 1 && ports[0].Port.ValueInt64() == 8100 && ports[0].StageID.IsNull()
-	checks["ports[0].host null"] = len(ports) == 1 && ports[0].Host.IsNull()
+	oneStage, onePort := len(valueAt[types.List](t, state, "stages").Elements()) == 1, len(valueAt[types.List](t, state, "ports").Elements()) == 1
+	checks["stages[0] kept"] = oneStage && valueAt[string](t, state, "stages.0.kv_role") == "kv_producer" &&
+		valueAt[int64](t, state, "stages.0.bootstrap_port") == 26001
+	checks["stages[0].host null"] = oneStage && valueAt[types.String](t, state, "stages.0.host").IsNull()
+	checks["ports[0] kept"] = onePort && valueAt[int64](t, state, "ports.0.port") == 8100 && valueAt[types.Int64](t, state, "ports.0.stage_id").IsNull()
+	checks["ports[0].host null"] = onePort && valueAt[types.String](t, state, "ports.0.host").IsNull()
 	for name, ok := range checks {
 		if !ok {
 			t.Errorf("upgraded state: %s is wrong", name)
@@ -785,34 +788,31 @@ func TestUpgradeState_V2RawState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := upgradeRawState(t, 2, rawJSON)
-	var stages []stageModel
-	var ports []portModel
-	var launches []launchModel
-	m.Stages.ElementsAs(ctx, &stages, false)
-	m.Ports.ElementsAs(ctx, &ports, false)
-	m.Launches.ElementsAs(ctx, &launches, false)
-	var procs []processModel
-	if len(launches) == 1 {
-		launches[0].Processes.ElementsAs(ctx, &procs, false)
-	}
+	state := upgradeRawState(t, 2, rawJSON)
+	count := func(dotted string) int { return len(valueAt[types.List](t, state, dotted).Elements()) }
+	fourProcesses := count("launches") == 1 && count("launches.0.processes") == 4
 	checks := map[string]bool{
-		"model":                  m.Model.ValueString() == seedModel,
-		"vllm_omni_version":      m.VLLMOmniVersion.ValueString() == "0.24.0",
-		"id":                     m.ID.ValueString() == "2bcb75bb4c22acb8de904c3c48c7b8b7b9dafa4638694ea0c2e286ec60bcafc3",
-		"stages":                 len(stages) == 4 && stages[1].BootstrapPort.ValueInt64() == 25202,
-		"ports":                  len(ports) == 4 && ports[3].Name.ValueString() == "omni_master" && ports[3].Port.ValueInt64() == 25203,
-		"processes":              len(procs) == 4 && procs[1].UnitName.ValueString() == "vllm-omni-stage-1.service",
-		"systemd_dropin null":    len(procs) == 4 && procs[1].SystemdDropIn.IsNull(),
-		"systemd_unit null":      m.SystemdUnit.IsNull(),
-		"check_script_path null": m.CheckScript.IsNull(),
+		"model":             valueAt[string](t, state, "model") == seedModel,
+		"vllm_omni_version": valueAt[string](t, state, "vllm_omni_version") == "0.24.0",
+		"id":                valueAt[string](t, state, "id") == "2bcb75bb4c22acb8de904c3c48c7b8b7b9dafa4638694ea0c2e286ec60bcafc3",
+		"stages":            count("stages") == 4 && valueAt[int64](t, state, "stages.1.bootstrap_port") == 25202,
+		"ports": count("ports") == 4 && valueAt[string](t, state, "ports.3.name") == "omni_master" &&
+			valueAt[int64](t, state, "ports.3.port") == 25203,
+		"processes":              fourProcesses && valueAt[string](t, state, "launches.0.processes.1.unit_name") == "vllm-omni-stage-1.service",
+		"systemd_dropin null":    fourProcesses && valueAt[types.Object](t, state, "launches.0.processes.1.systemd_dropin").IsNull(),
+		"systemd_unit null":      valueAt[types.Object](t, state, "systemd_unit").IsNull(),
+		"check_script_path null": valueAt[types.String](t, state, "check_script_path").IsNull(),
 	}
 	for name, ok := range checks {
 		if !ok {
 			t.Errorf("upgraded state: %s is wrong", name)
 		}
 	}
-	prev, diags := previousAllocations(ctx, m.pipelineOutputs)
+	prior, diags := readPriorOutputs(ctx, state)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	prev, diags := previousAllocations(ctx, prior)
 	if diags.HasError() || prev == nil || prev.Ports[pipeline.HostKey{Name: "omni_master"}] != 25203 {
 		t.Errorf("allocations from the upgraded state: %+v, %v", prev, diags)
 	}
@@ -919,9 +919,9 @@ func TestAccPDPipelineResource_UpgradeFromV2(t *testing.T) {
 }
 
 // upgradeRawState upgrades a stored state of a version through the
-// provider's own server, as Terraform asks for it, and reads it into the
-// model; a diagnostic fails the test.
-func upgradeRawState(t *testing.T, version int64, rawJSON []byte) pipelineResourceModel {
+// provider's own server, as Terraform asks for it; a diagnostic fails the
+// test.
+func upgradeRawState(t *testing.T, version int64, rawJSON []byte) tfsdk.State {
 	t.Helper()
 	ctx := context.Background()
 	server := providerserver.NewProtocol6(New("test")())()
@@ -939,9 +939,5 @@ func upgradeRawState(t *testing.T, version int64, rawJSON []byte) pipelineResour
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m pipelineResourceModel
-	if diags := (tfsdk.State{Schema: current, Raw: v}).Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
-	return m
+	return tfsdk.State{Schema: current, Raw: v}
 }
