@@ -13,8 +13,13 @@ import (
 // the plan's result gives its value. Everything else about an output
 // derives from its row: both entities' schemas (pipelineOutputAttributes),
 // the docs, the state's type that internal/direct writes, the values
-// outputsFromResult writes and the unknowns while an input is unknown
-// (outputField says how).
+// outputsFromResult writes, the unknowns while an input is unknown, and the
+// framework-value oracle of the parity tests (outputField says how).
+//
+// A new output is a row here, and its value in a test that plans it. It
+// needs no new state version: a state written before it reads it as null,
+// and the next plan computes it (resource_pd_pipeline_upgrade.go says why,
+// and when a version is due).
 var pipelineOutputTable = []outputField[*pipeline.Result]{
 	text("id", "Content hash of the rendered config and launch.",
 		func(r *pipeline.Result) string { return r.ID }),

@@ -32,9 +32,10 @@ func NewPDPipelineResource() resource.Resource { return &pdPipelineResource{} }
 
 type pdPipelineResource struct{}
 
-// pdPipelineSchemaVersion is bumped with every change to the resource's
-// schema; each earlier version has an entry in UpgradeState
-// (resource_pd_pipeline_upgrade.go says how to add one, and
+// pdPipelineSchemaVersion is bumped when a change to the resource's schema
+// renames, removes or retypes an attribute, not when one is added; each
+// earlier version has an entry in UpgradeState
+// (resource_pd_pipeline_upgrade.go says why and how to add one, and
 // previousAllocations what later versions must still read).
 const pdPipelineSchemaVersion = 3
 
