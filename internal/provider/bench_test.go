@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
 
 // Benchmarks of what Terraform asks the provider for each omni_pd_pipeline
@@ -222,6 +224,22 @@ func benchPlannedSeed(b *testing.B) (tfsdk.Config, plannedOutputs) {
 		b.Fatal(diags)
 	}
 	return config, out
+}
+
+// BenchmarkOutputsFromResult: the seed's planned result as the values the
+// data source's Read writes (outputsFromResult).
+func BenchmarkOutputsFromResult(b *testing.B) {
+	ctx := context.Background()
+	result, diags := pipeline.Plan(pipeline.Spec{Model: seedModel})
+	if result == nil {
+		b.Fatal(diags)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, diags := outputsFromResult(ctx, pipelineInputs{}, result); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
 }
 
 // BenchmarkWriteOutputs: writing the planned outputs into the data source's

@@ -44,9 +44,7 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 	for _, o := range pipelineOutputTable {
 		out[o.name] = o.terraform(r)
 	}
-	for name, v := range plannedInputs(r) {
-		out[name] = v
-	}
+	addPlannedInputs(out, r)
 	// The nested computed inputs: the configuration's objects with the
 	// planned values where they leave a computed field unset.
 	effective, d := effectiveObjects(ctx, in, r)
@@ -57,16 +55,14 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 	return out, diags
 }
 
-// plannedInputs are the values the top-level computed inputs read back:
-// what the plan used, as given or chosen.
-func plannedInputs(r *pipeline.Result) map[string]tftypes.Value {
-	return map[string]tftypes.Value{
-		"preset":            tfStrOrNull(r.Preset),
-		"vllm_omni_version": tfStr(r.Version),
-		"config_path":       tfStr(r.ConfigPath),
-		"api_port":          tfInt(r.APIPort),
-		"format":            tfStr(r.Format),
-	}
+// addPlannedInputs adds the values the top-level computed inputs read
+// back: what the plan used, as given or chosen.
+func addPlannedInputs(out plannedOutputs, r *pipeline.Result) {
+	out["preset"] = tfStrOrNull(r.Preset)
+	out["vllm_omni_version"] = tfStr(r.Version)
+	out["config_path"] = tfStr(r.ConfigPath)
+	out["api_port"] = tfInt(r.APIPort)
+	out["format"] = tfStr(r.Format)
 }
 
 // writeUnknownOutputs marks every output unknown: what Terraform shows as
