@@ -37,66 +37,44 @@ type outputField[S any] struct {
 	framework func(S) (attr.Value, diag.Diagnostics)
 }
 
-// text is a string.
-func text[S any](name, description string, get func(S) string) outputField[S] {
+// leaf is a field of one value, which get reads and terraform and
+// framework build.
+func leaf[S, V any](name string, a schema.Attribute, get func(S) V,
+	terraform func(V) tftypes.Value, framework func(V) (attr.Value, diag.Diagnostics),
+) outputField[S] {
 	return outputField[S]{
 		name:      name,
-		attribute: schema.StringAttribute{MarkdownDescription: description, Computed: true},
-		terraform: func(s S) tftypes.Value { return tfStr(get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) { return types.StringValue(get(s)), nil },
+		attribute: a,
+		terraform: func(s S) tftypes.Value { return terraform(get(s)) },
+		framework: func(s S) (attr.Value, diag.Diagnostics) { return framework(get(s)) },
 	}
+}
+
+// text is a string.
+func text[S any](name, description string, get func(S) string) outputField[S] {
+	return leaf(name, stringAttribute(description), get, tfStr, fwString)
 }
 
 // textOrNull is a string that is null where the engine says "none" with
 // "" (a stage's host on a single-host pipeline).
 func textOrNull[S any](name, description string, get func(S) string) outputField[S] {
-	return outputField[S]{
-		name:      name,
-		attribute: schema.StringAttribute{MarkdownDescription: description, Computed: true},
-		terraform: func(s S) tftypes.Value { return tfStrOrNull(get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) {
-			if v := get(s); v != "" {
-				return types.StringValue(v), nil
-			}
-			return types.StringNull(), nil
-		},
-	}
+	return leaf(name, stringAttribute(description), get, tfStrOrNull, fwStringOrNull)
 }
 
 // textPointer is a string that is null where the engine's pointer is nil.
 func textPointer[S any](name, description string, get func(S) *string) outputField[S] {
-	return outputField[S]{
-		name:      name,
-		attribute: schema.StringAttribute{MarkdownDescription: description, Computed: true},
-		terraform: func(s S) tftypes.Value { return tfStrPointer(get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) { return types.StringPointerValue(get(s)), nil },
-	}
+	return leaf(name, stringAttribute(description), get, tfStrPointer, fwStringPointer)
 }
 
 // integer is a whole number.
 func integer[S any](name, description string, get func(S) int) outputField[S] {
-	return outputField[S]{
-		name:      name,
-		attribute: schema.Int64Attribute{MarkdownDescription: description, Computed: true},
-		terraform: func(s S) tftypes.Value { return tfInt(get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) { return types.Int64Value(int64(get(s))), nil },
-	}
+	return leaf(name, int64Attribute(description), get, tfInt, fwInt)
 }
 
 // integerPointer is a whole number that is null where the engine's pointer
 // is nil.
 func integerPointer[S any](name, description string, get func(S) *int) outputField[S] {
-	return outputField[S]{
-		name:      name,
-		attribute: schema.Int64Attribute{MarkdownDescription: description, Computed: true},
-		terraform: func(s S) tftypes.Value { return tfIntPointer(get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) {
-			if p := get(s); p != nil {
-				return types.Int64Value(int64(*p)), nil
-			}
-			return types.Int64Null(), nil
-		},
-	}
+	return leaf(name, int64Attribute(description), get, tfIntPointer, fwIntPointer)
 }
 
 // integers is a list of whole numbers; texts a list of strings. A nil
@@ -104,37 +82,13 @@ func integerPointer[S any](name, description string, get func(S) *int) outputFie
 func integers[S any](name, description string, get func(S) []int) outputField[S] {
 	a := schema.ListAttribute{MarkdownDescription: description, Computed: true, ElementType: types.Int64Type}
 	t := terraformType[tftypes.List](a)
-	return outputField[S]{
-		name:      name,
-		attribute: a,
-		terraform: func(s S) tftypes.Value { return tfInts(t, get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) {
-			xs := get(s)
-			elems := make([]attr.Value, len(xs))
-			for i, x := range xs {
-				elems[i] = types.Int64Value(int64(x))
-			}
-			return types.ListValue(types.Int64Type, elems)
-		},
-	}
+	return leaf(name, a, get, func(xs []int) tftypes.Value { return tfInts(t, xs) }, fwInts)
 }
 
 func texts[S any](name, description string, get func(S) []string) outputField[S] {
 	a := schema.ListAttribute{MarkdownDescription: description, Computed: true, ElementType: types.StringType}
 	t := terraformType[tftypes.List](a)
-	return outputField[S]{
-		name:      name,
-		attribute: a,
-		terraform: func(s S) tftypes.Value { return tfStrs(t, get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) {
-			xs := get(s)
-			elems := make([]attr.Value, len(xs))
-			for i, x := range xs {
-				elems[i] = types.StringValue(x)
-			}
-			return types.ListValue(types.StringType, elems)
-		},
-	}
+	return leaf(name, a, get, func(xs []string) tftypes.Value { return tfStrs(t, xs) }, fwStrings)
 }
 
 // textMap is a map of strings; a nil map is an empty one, not null, so
@@ -142,19 +96,15 @@ func texts[S any](name, description string, get func(S) []string) outputField[S]
 func textMap[S any](name, description string, get func(S) map[string]string) outputField[S] {
 	a := schema.MapAttribute{MarkdownDescription: description, Computed: true, ElementType: types.StringType}
 	t := terraformType[tftypes.Map](a)
-	return outputField[S]{
-		name:      name,
-		attribute: a,
-		terraform: func(s S) tftypes.Value { return tfStrMap(t, get(s)) },
-		framework: func(s S) (attr.Value, diag.Diagnostics) {
-			m := get(s)
-			elems := make(map[string]attr.Value, len(m))
-			for k, v := range m {
-				elems[k] = types.StringValue(v)
-			}
-			return types.MapValue(types.StringType, elems)
-		},
-	}
+	return leaf(name, a, get, func(m map[string]string) tftypes.Value { return tfStrMap(t, m) }, fwStringMap)
+}
+
+func stringAttribute(description string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: description, Computed: true}
+}
+
+func int64Attribute(description string) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: description, Computed: true}
 }
 
 // object is an object of fields, null where get gives nil.
@@ -274,4 +224,52 @@ func mustType[T tftypes.Type](t tftypes.Type) T {
 		panic(fmt.Sprintf("output type %v is not a %T", t, v))
 	}
 	return v
+}
+
+// The leaves' values as the framework builds them, for the oracle.
+
+func fwString(v string) (attr.Value, diag.Diagnostics) { return types.StringValue(v), nil }
+
+func fwStringOrNull(v string) (attr.Value, diag.Diagnostics) {
+	if v == "" {
+		return types.StringNull(), nil
+	}
+	return types.StringValue(v), nil
+}
+
+func fwStringPointer(p *string) (attr.Value, diag.Diagnostics) {
+	return types.StringPointerValue(p), nil
+}
+
+func fwInt(v int) (attr.Value, diag.Diagnostics) { return types.Int64Value(int64(v)), nil }
+
+func fwIntPointer(p *int) (attr.Value, diag.Diagnostics) {
+	if p == nil {
+		return types.Int64Null(), nil
+	}
+	return types.Int64Value(int64(*p)), nil
+}
+
+func fwInts(xs []int) (attr.Value, diag.Diagnostics) {
+	elems := make([]attr.Value, len(xs))
+	for i, x := range xs {
+		elems[i] = types.Int64Value(int64(x))
+	}
+	return types.ListValue(types.Int64Type, elems)
+}
+
+func fwStrings(xs []string) (attr.Value, diag.Diagnostics) {
+	elems := make([]attr.Value, len(xs))
+	for i, x := range xs {
+		elems[i] = types.StringValue(x)
+	}
+	return types.ListValue(types.StringType, elems)
+}
+
+func fwStringMap(m map[string]string) (attr.Value, diag.Diagnostics) {
+	elems := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValue(types.StringType, elems)
 }
