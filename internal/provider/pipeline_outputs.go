@@ -28,7 +28,7 @@ type plannedOutputs map[string]tftypes.Value
 
 // outputsFromResult converts the engine's Result to the computed
 // attributes: every output, each as its row of pipelineOutputTable builds
-// it, and the computed inputs as planned (plannedInputs).
+// it, and the computed inputs as planned (addPlannedInputs, effectiveObjects).
 func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Result) (out plannedOutputs, diags diag.Diagnostics) {
 	// The values' types are the schema's, derived from the same rows, so a
 	// value of another type (which tftypes.NewValue panics on) is a
