@@ -176,33 +176,53 @@ func TestPlan_MatchesFramework(t *testing.T) {
 	ctx := context.Background()
 	framework, direct := parityServers(t)
 	typ := provider.PDPipelineResourceType()
+	saw := map[string]bool{}
+	for _, tc := range planCases(t, framework) {
+		t.Run(tc.name, func(t *testing.T) {
+			req := planRequest(t, tc.config, tc.prior)
+			want, err := framework.PlanResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := direct.PlanResourceChange(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comparePlans(t, typ, got, want)
+			for _, d := range want.Diagnostics {
+				saw[string(d.Severity)] = true
+			}
+			if len(want.RequiresReplace) > 0 {
+				saw["replace"] = true
+			}
+		})
+	}
+	// The table must reach errors, warnings and replacements, or the
+	// comparison above proves less than it claims.
+	for _, k := range []string{string(tfprotov6.DiagnosticSeverityError), string(tfprotov6.DiagnosticSeverityWarning), "replace"} {
+		if !saw[k] {
+			t.Errorf("no case produced %s", k)
+		}
+	}
+}
+
+// planCase is a configuration planned over a prior state (null: a create).
+type planCase struct {
+	name          string
+	config, prior tftypes.Value
+}
+
+// planCases are TestPlan_MatchesFramework's: creates and updates, with
+// errors, a warning, unknowns and every change of triggers. The prior
+// states are the framework's plans of earlier creates.
+func planCases(t *testing.T, framework tfprotov6.ProviderServer) []planCase {
+	typ := provider.PDPipelineResourceType()
 	null := tftypes.NewValue(typ, nil)
 	obj, ok := typ.(tftypes.Object)
 	if !ok {
 		t.Fatalf("%s is not an object type", typ)
 	}
 	decodeType := obj.AttributeTypes["decode"]
-
-	plan := func(t *testing.T, config, prior tftypes.Value) *tfprotov6.PlanResourceChangeRequest {
-		return &tfprotov6.PlanResourceChangeRequest{
-			TypeName:         provider.PDPipelineTypeName,
-			Config:           dynamicValue(t, config),
-			PriorState:       dynamicValue(t, prior),
-			ProposedNewState: dynamicValue(t, proposedNew(t, config, prior)),
-		}
-	}
-	// applied is the state after applying a create of config: the plan.
-	applied := func(t *testing.T, config tftypes.Value) tftypes.Value {
-		resp, err := framework.PlanResourceChange(ctx, plan(t, config, null))
-		if err != nil || len(resp.Diagnostics) > 0 {
-			t.Fatalf("plan: %v %v", err, resp.Diagnostics)
-		}
-		v, err := resp.PlannedState.Unmarshal(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
 	res := func(set map[string]tftypes.Value) tftypes.Value { return resourceValue(t, nil, set) }
 
 	seed := seedWith(nil)
@@ -212,13 +232,10 @@ func TestPlan_MatchesFramework(t *testing.T) {
 		"decode":          resourceValue(t, decodeType, map[string]tftypes.Value{"max_num_seqs": num(32)}),
 	})
 	errs := seedWith(map[string]tftypes.Value{"gpus": num(2)})
-	priorSeed := applied(t, res(seed))
-	priorTriggers := applied(t, res(withTriggers))
+	priorSeed := appliedCreate(t, framework, res(seed))
+	priorTriggers := appliedCreate(t, framework, res(withTriggers))
 
-	cases := []struct {
-		name          string
-		config, prior tftypes.Value
-	}{
+	return []planCase{
 		{"create the seed", res(seed), null},
 		{"create with overrides", res(overrides), null},
 		{"create with triggers", res(withTriggers), null},
@@ -237,53 +254,57 @@ func TestPlan_MatchesFramework(t *testing.T) {
 		{"update, triggers removed", res(seed), priorTriggers},
 		{"update, triggers unknown", res(seedWith(map[string]tftypes.Value{"triggers": unknown(tftypes.Map{ElementType: tftypes.String})})), priorTriggers},
 	}
-	saw := map[string]bool{}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			req := plan(t, tc.config, tc.prior)
-			want, err := framework.PlanResourceChange(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := direct.PlanResourceChange(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
-				t.Errorf("diagnostics differ:\n direct    %v\n framework %v", got.Diagnostics, want.Diagnostics)
-			}
-			// Compared as values: tftypes writes a map's keys in Go's
-			// map order, so the bytes of equal values can differ.
-			if want.PlannedState == nil || got.PlannedState == nil {
-				t.Fatalf("no planned state: direct %v, framework %v", got.PlannedState, want.PlannedState)
-			}
-			g, err1 := got.PlannedState.Unmarshal(typ)
-			w, err2 := want.PlannedState.Unmarshal(typ)
-			if err1 != nil || err2 != nil || !g.Equal(w) {
-				t.Errorf("planned states differ:\n direct    %v\n framework %v", g, w)
-			}
-			if !samePaths(got.RequiresReplace, want.RequiresReplace) {
-				t.Errorf("requires replace: direct %v, framework %v", got.RequiresReplace, want.RequiresReplace)
-			}
-			if string(got.PlannedPrivate) != string(want.PlannedPrivate) || got.Deferred != nil || want.Deferred != nil ||
-				got.PlannedIdentity != nil || want.PlannedIdentity != nil ||
-				got.UnsafeToUseLegacyTypeSystem != want.UnsafeToUseLegacyTypeSystem { //nolint:staticcheck // compared so that it stays equal
-				t.Errorf("the rest of the response differs:\n direct    %+v\n framework %+v", got, want)
-			}
-			for _, d := range want.Diagnostics {
-				saw[string(d.Severity)] = true
-			}
-			if len(want.RequiresReplace) > 0 {
-				saw["replace"] = true
-			}
-		})
+}
+
+// planRequest is Terraform's plan of config over prior.
+func planRequest(t *testing.T, config, prior tftypes.Value) *tfprotov6.PlanResourceChangeRequest {
+	return &tfprotov6.PlanResourceChangeRequest{
+		TypeName:         provider.PDPipelineTypeName,
+		Config:           dynamicValue(t, config),
+		PriorState:       dynamicValue(t, prior),
+		ProposedNewState: dynamicValue(t, proposedNew(t, config, prior)),
 	}
-	// The table must reach errors, warnings and replacements, or the
-	// comparison above proves less than it claims.
-	for _, k := range []string{string(tfprotov6.DiagnosticSeverityError), string(tfprotov6.DiagnosticSeverityWarning), "replace"} {
-		if !saw[k] {
-			t.Errorf("no case produced %s", k)
-		}
+}
+
+// appliedCreate is the state after applying a create of config: the
+// framework's plan.
+func appliedCreate(t *testing.T, framework tfprotov6.ProviderServer, config tftypes.Value) tftypes.Value {
+	typ := provider.PDPipelineResourceType()
+	resp, err := framework.PlanResourceChange(context.Background(), planRequest(t, config, tftypes.NewValue(typ, nil)))
+	if err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("plan: %v %v", err, resp.Diagnostics)
+	}
+	v, err := resp.PlannedState.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// comparePlans fails when the direct path's plan differs from the
+// framework's in anything Terraform reads.
+func comparePlans(t *testing.T, typ tftypes.Type, got, want *tfprotov6.PlanResourceChangeResponse) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Diagnostics, want.Diagnostics) {
+		t.Errorf("diagnostics differ:\n direct    %v\n framework %v", got.Diagnostics, want.Diagnostics)
+	}
+	// Compared as values: tftypes writes a map's keys in Go's map order,
+	// so the bytes of equal values can differ.
+	if want.PlannedState == nil || got.PlannedState == nil {
+		t.Fatalf("no planned state: direct %v, framework %v", got.PlannedState, want.PlannedState)
+	}
+	g, err1 := got.PlannedState.Unmarshal(typ)
+	w, err2 := want.PlannedState.Unmarshal(typ)
+	if err1 != nil || err2 != nil || !g.Equal(w) {
+		t.Errorf("planned states differ:\n direct    %v\n framework %v", g, w)
+	}
+	if !samePaths(got.RequiresReplace, want.RequiresReplace) {
+		t.Errorf("requires replace: direct %v, framework %v", got.RequiresReplace, want.RequiresReplace)
+	}
+	if string(got.PlannedPrivate) != string(want.PlannedPrivate) || got.Deferred != nil || want.Deferred != nil ||
+		got.PlannedIdentity != nil || want.PlannedIdentity != nil ||
+		got.UnsafeToUseLegacyTypeSystem != want.UnsafeToUseLegacyTypeSystem { //nolint:staticcheck // compared so that it stays equal
+		t.Errorf("the rest of the response differs:\n direct    %+v\n framework %+v", got, want)
 	}
 }
 
@@ -340,11 +361,22 @@ func TestRead_MatchesFramework(t *testing.T) {
 // TestFallsBack: calls the direct path was not built for go to the
 // framework unchanged; a create, an update and a refresh do not.
 func TestFallsBack(t *testing.T) {
-	typ := provider.PDPipelineResourceType()
-	seed := dynamicValue(t, resourceValue(t, nil, seedWith(nil)))
-	null := dynamicValue(t, tftypes.NewValue(typ, nil))
+	t.Run("plan", fallsBackOnPlans)
+	t.Run("read", fallsBackOnReads)
+	t.Run("data source", fallsBackOnDataSources)
+	t.Run("resource validation", fallsBackOnResourceValidations)
+}
+
+// fallBackFixture is the seed's configuration and a null one, of the
+// resource's type, as the protocol carries them.
+func fallBackFixture(t *testing.T) (seed, null *tfprotov6.DynamicValue) {
+	return dynamicValue(t, resourceValue(t, nil, seedWith(nil))), dynamicValue(t, tftypes.NewValue(provider.PDPipelineResourceType(), nil))
+}
+
+func fallsBackOnPlans(t *testing.T) {
+	seed, null := fallBackFixture(t)
 	name := provider.PDPipelineTypeName
-	plans := []struct {
+	for _, tc := range []struct {
 		name        string
 		req         *tfprotov6.PlanResourceChangeRequest
 		toFramework bool
@@ -354,9 +386,8 @@ func TestFallsBack(t *testing.T) {
 		{"private state", &tfprotov6.PlanResourceChangeRequest{TypeName: name, Config: seed, PriorState: null, ProposedNewState: seed, PriorPrivate: []byte(`{"k":"dg=="}`)}, true},
 		{"another type", &tfprotov6.PlanResourceChangeRequest{TypeName: "omni_nothing", Config: seed, PriorState: null, ProposedNewState: seed}, true},
 		{"a state that does not decode", &tfprotov6.PlanResourceChangeRequest{TypeName: name, Config: seed, PriorState: &tfprotov6.DynamicValue{MsgPack: []byte{0xc1}}, ProposedNewState: seed}, true},
-	}
-	for _, tc := range plans {
-		t.Run("plan "+tc.name, func(t *testing.T) {
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			inner := &recordingServer{ProviderServer: newFramework()}
 			if _, err := (server{inner}).PlanResourceChange(context.Background(), tc.req); err != nil {
 				t.Fatal(err)
@@ -366,7 +397,12 @@ func TestFallsBack(t *testing.T) {
 			}
 		})
 	}
-	reads := []struct {
+}
+
+func fallsBackOnReads(t *testing.T) {
+	seed, _ := fallBackFixture(t)
+	name := provider.PDPipelineTypeName
+	for _, tc := range []struct {
 		name        string
 		req         *tfprotov6.ReadResourceRequest
 		toFramework bool
@@ -375,9 +411,8 @@ func TestFallsBack(t *testing.T) {
 		{"private state", &tfprotov6.ReadResourceRequest{TypeName: name, CurrentState: seed, Private: []byte(`{"k":"dg=="}`)}, true},
 		{"another type", &tfprotov6.ReadResourceRequest{TypeName: "omni_nothing", CurrentState: seed}, true},
 		{"no state", &tfprotov6.ReadResourceRequest{TypeName: name}, true},
-	}
-	for _, tc := range reads {
-		t.Run("read "+tc.name, func(t *testing.T) {
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			inner := &recordingServer{ProviderServer: newFramework()}
 			if _, err := (server{inner}).ReadResource(context.Background(), tc.req); err != nil {
 				t.Fatal(err)
@@ -387,6 +422,11 @@ func TestFallsBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fallsBackOnDataSources: a data source's validation and read both go to
+// the framework, or neither.
+func fallsBackOnDataSources(t *testing.T) {
 	dsType := provider.PDPipelineDataSourceType()
 	dsConfig := func(v tftypes.Value) *tfprotov6.DynamicValue {
 		dv, err := tfprotov6.NewDynamicValue(dsType, v)
@@ -395,6 +435,7 @@ func TestFallsBack(t *testing.T) {
 		}
 		return &dv
 	}
+	name := provider.PDPipelineTypeName
 	for _, tc := range []struct {
 		name        string
 		config      *tfprotov6.DynamicValue
@@ -406,7 +447,7 @@ func TestFallsBack(t *testing.T) {
 		{"no configuration", nil, true},
 		{"one that does not decode", &tfprotov6.DynamicValue{MsgPack: []byte{0xc1}}, true},
 	} {
-		t.Run("data source "+tc.name, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			inner := &recordingServer{ProviderServer: newFramework()}
 			ctx := context.Background()
 			if _, err := (server{inner}).ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: name, Config: tc.config}); err != nil {
@@ -420,6 +461,10 @@ func TestFallsBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+func fallsBackOnResourceValidations(t *testing.T) {
+	seed, null := fallBackFixture(t)
 	for _, tc := range []struct {
 		name        string
 		config      *tfprotov6.DynamicValue
@@ -427,11 +472,12 @@ func TestFallsBack(t *testing.T) {
 	}{
 		{"a configuration", seed, false},
 		{"a null configuration", null, true},
-		{"an unknown configuration", dynamicValue(t, tftypes.NewValue(typ, tftypes.UnknownValue)), true},
+		{"an unknown configuration", dynamicValue(t, tftypes.NewValue(provider.PDPipelineResourceType(), tftypes.UnknownValue)), true},
 	} {
-		t.Run("resource validation "+tc.name, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			inner := &recordingServer{ProviderServer: newFramework()}
-			if _, err := (server{inner}).ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: name, Config: tc.config}); err != nil {
+			req := &tfprotov6.ValidateResourceConfigRequest{TypeName: provider.PDPipelineTypeName, Config: tc.config}
+			if _, err := (server{inner}).ValidateResourceConfig(context.Background(), req); err != nil {
 				t.Fatal(err)
 			}
 			if got := inner.calls == 1; got != tc.toFramework {

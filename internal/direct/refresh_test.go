@@ -28,10 +28,18 @@ import (
 // fractions (gpu_memory_utilization), a set (reserved_ports), and numbers
 // inside dynamic values (engine_args, extra_config, stage_overrides).
 func TestRead_TerraformSeesNoDrift(t *testing.T) {
-	ctx := context.Background()
 	framework, direct := parityServers(t)
+	for name, config := range noDriftConfigs(t) {
+		t.Run(name, func(t *testing.T) {
+			refreshKeepsState(t, framework, direct, config)
+			dataSourceOutputKeepsState(t, direct, config)
+		})
+	}
+}
+
+// noDriftConfigs are the seed, and one with numbers of every kind.
+func noDriftConfigs(t *testing.T) map[string]map[string]tftypes.Value {
 	typ := provider.PDPipelineResourceType()
-	ctyType := ctyTypeOf(t, typ)
 	obj := func(attrs map[string]tftypes.Value) tftypes.Value {
 		types := map[string]tftypes.Type{}
 		for k, v := range attrs {
@@ -42,7 +50,7 @@ func TestRead_TerraformSeesNoDrift(t *testing.T) {
 	role := func(attrs map[string]tftypes.Value) tftypes.Value {
 		return resourceValue(t, attrType(t, typ, "prefill"), attrs)
 	}
-	configs := map[string]map[string]tftypes.Value{
+	return map[string]map[string]tftypes.Value{
 		"the seed": seedWith(nil),
 		"numbers of every kind": seedWith(map[string]tftypes.Value{
 			"prefill": role(map[string]tftypes.Value{
@@ -60,66 +68,75 @@ func TestRead_TerraformSeesNoDrift(t *testing.T) {
 			"api_port":        num(8091),
 		}),
 	}
-	for name, config := range configs {
-		t.Run(name, func(t *testing.T) {
-			cfg := dynamicValue(t, resourceValue(t, nil, config))
-			planned, err := framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-				TypeName: provider.PDPipelineTypeName, Config: cfg,
-				PriorState: dynamicValue(t, tftypes.NewValue(typ, nil)), ProposedNewState: cfg,
-			})
-			if err != nil || len(planned.Diagnostics) > 0 {
-				t.Fatalf("%v %v", err, planned.Diagnostics)
-			}
-			// Apply stores the plan; Terraform writes it as JSON.
-			applied, err := ctymsgpack.Unmarshal(planned.PlannedState.MsgPack, ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before, stateJSON, prior := throughStateFile(t, applied, ctyType)
-			resp, err := direct.ReadResource(ctx, &tfprotov6.ReadResourceRequest{
-				TypeName: provider.PDPipelineTypeName, CurrentState: &tfprotov6.DynamicValue{MsgPack: prior},
-			})
-			if err != nil || len(resp.Diagnostics) > 0 {
-				t.Fatalf("%v %v", err, resp.Diagnostics)
-			}
-			refreshed, err := ctymsgpack.Unmarshal(resp.NewState.MsgPack, ctyType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !refreshed.RawEquals(before) {
-				t.Fatalf("the refresh changed the state:\n before %#v\n after  %#v", before, refreshed)
-			}
-			if !reflect.DeepEqual(refreshed, before) {
-				t.Errorf("the refreshed state equals the state before it but is not reflect.DeepEqual to it, " +
-					"so Terraform reports drift on every refresh-only plan")
-			}
-			// A data source's value reaches the state file through an
-			// output, as JSON, and is read again on the next plan.
-			dsConfig := resourceValue(t, provider.PDPipelineDataSourceType(), config)
-			read, err := direct.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{
-				TypeName: provider.PDPipelineTypeName, Config: dataSourceValue(t, dsConfig),
-			})
-			if err != nil || len(read.Diagnostics) > 0 {
-				t.Fatalf("%v %v", err, read.Diagnostics)
-			}
-			dsType := ctyTypeOf(t, provider.PDPipelineDataSourceType())
-			ds, err := ctymsgpack.Unmarshal(read.State.MsgPack, dsType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			output, err := ctyjson.Marshal(ds, dsType)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if stored, err := ctyjson.Unmarshal(output, dsType); err != nil || !reflect.DeepEqual(stored, ds) {
-				t.Errorf("a data source's state, passed on by an output, is not reflect.DeepEqual to itself read "+
-					"back from the state file (%v), so Terraform reports drift on every refresh-only plan", err)
-			}
-			again, err := ctyjson.Marshal(refreshed, ctyType)
-			if err != nil || !bytes.Equal(again, stateJSON) {
-				t.Errorf("the refreshed state writes other JSON (%v):\n %s\n %s", err, again, stateJSON)
-			}
-		})
+}
+
+// refreshKeepsState: the resource's state, planned by the framework,
+// stored as JSON and refreshed by the direct path, reads back as the very
+// value the state file holds.
+func refreshKeepsState(t *testing.T, framework, direct tfprotov6.ProviderServer, config map[string]tftypes.Value) {
+	ctx := context.Background()
+	typ := provider.PDPipelineResourceType()
+	ctyType := ctyTypeOf(t, typ)
+	cfg := dynamicValue(t, resourceValue(t, nil, config))
+	planned, err := framework.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+		TypeName: provider.PDPipelineTypeName, Config: cfg,
+		PriorState: dynamicValue(t, tftypes.NewValue(typ, nil)), ProposedNewState: cfg,
+	})
+	if err != nil || len(planned.Diagnostics) > 0 {
+		t.Fatalf("%v %v", err, planned.Diagnostics)
+	}
+	// Apply stores the plan; Terraform writes it as JSON.
+	applied, err := ctymsgpack.Unmarshal(planned.PlannedState.MsgPack, ctyType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, stateJSON, prior := throughStateFile(t, applied, ctyType)
+	resp, err := direct.ReadResource(ctx, &tfprotov6.ReadResourceRequest{
+		TypeName: provider.PDPipelineTypeName, CurrentState: &tfprotov6.DynamicValue{MsgPack: prior},
+	})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("%v %v", err, resp.Diagnostics)
+	}
+	refreshed, err := ctymsgpack.Unmarshal(resp.NewState.MsgPack, ctyType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !refreshed.RawEquals(before) {
+		t.Fatalf("the refresh changed the state:\n before %#v\n after  %#v", before, refreshed)
+	}
+	if !reflect.DeepEqual(refreshed, before) {
+		t.Errorf("the refreshed state equals the state before it but is not reflect.DeepEqual to it, " +
+			"so Terraform reports drift on every refresh-only plan")
+	}
+	again, err := ctyjson.Marshal(refreshed, ctyType)
+	if err != nil || !bytes.Equal(again, stateJSON) {
+		t.Errorf("the refreshed state writes other JSON (%v):\n %s\n %s", err, again, stateJSON)
+	}
+}
+
+// dataSourceOutputKeepsState: a data source's value reaches the state file
+// through an output, as JSON, and is read again on the next plan as the
+// same value.
+func dataSourceOutputKeepsState(t *testing.T, direct tfprotov6.ProviderServer, config map[string]tftypes.Value) {
+	dsConfig := resourceValue(t, provider.PDPipelineDataSourceType(), config)
+	read, err := direct.ReadDataSource(context.Background(), &tfprotov6.ReadDataSourceRequest{
+		TypeName: provider.PDPipelineTypeName, Config: dataSourceValue(t, dsConfig),
+	})
+	if err != nil || len(read.Diagnostics) > 0 {
+		t.Fatalf("%v %v", err, read.Diagnostics)
+	}
+	dsType := ctyTypeOf(t, provider.PDPipelineDataSourceType())
+	ds, err := ctymsgpack.Unmarshal(read.State.MsgPack, dsType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	output, err := ctyjson.Marshal(ds, dsType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored, err := ctyjson.Unmarshal(output, dsType); err != nil || !reflect.DeepEqual(stored, ds) {
+		t.Errorf("a data source's state, passed on by an output, is not reflect.DeepEqual to itself read "+
+			"back from the state file (%v), so Terraform reports drift on every refresh-only plan", err)
 	}
 }
 

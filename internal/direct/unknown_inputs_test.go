@@ -190,6 +190,57 @@ func TestPlan_UnknownInputsByProperty(t *testing.T) {
 	ctx := context.Background()
 	inputs := objectInputs()
 	sch := resourceSchema(t)
+	checkObjectInputsCovered(t, sch, inputs)
+	typ := provider.PDPipelineResourceType()
+	framework := provider.NewProtocol6("test")()
+	if _, err := framework.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	servers := map[string]tfprotov6.ProviderServer{
+		"framework": framework,
+		"direct":    server{&recordingServer{ProviderServer: framework, fail: true}},
+	}
+	// The update's prior state: the seed, planned and stored.
+	_, seedState := planWithoutErrors(t, framework, resourceValue(t, nil, seedWith(nil)), tftypes.NewValue(typ, nil))
+	untyped := map[string]bool{"prefill": true, "decode": true, "connector": true}
+	tried := 0
+	for _, c := range choices(inputs, 60) {
+		withUnknowns, atApply := c.configs(t, inputs)
+		wantMark := false
+		for name := range untyped {
+			wantMark = wantMark || c[name] == "whole"
+		}
+		for sname, s := range servers {
+			for pname, prior := range map[string]tftypes.Value{"create": tftypes.NewValue(typ, nil), "update": seedState} {
+				tried++
+				t.Run(fmt.Sprintf("%s/%s/%s", c, sname, pname), func(t *testing.T) {
+					resp, planned := planWithoutErrors(t, s, withUnknowns, prior)
+					if got := resp.UnsafeToUseLegacyTypeSystem; got != wantMark { //nolint:staticcheck // what this test checks
+						t.Errorf("UnsafeToUseLegacyTypeSystem = %v, want %v", got, wantMark)
+					}
+					checkPlanValid(t, sch, withUnknowns, planned)
+					known := withUnknowns.IsFullyKnown()
+					for _, name := range outputNames(t) {
+						if v := attrOf(t, planned, name); v.IsFullyKnown() != known {
+							t.Errorf("output %s: fully known %v, want %v", name, v.IsFullyKnown(), known)
+						}
+					}
+					_, final := planWithoutErrors(t, s, atApply, prior)
+					if err := compatible(planned, final); err != nil {
+						t.Errorf("the plan at apply departs from the plan: %v", err)
+					}
+				})
+			}
+		}
+	}
+	t.Logf("%d configurations, each planned on a create and an update through both servers", tried/4)
+}
+
+// checkObjectInputsCovered: every optional object or dynamic input is
+// among the inputs the test makes unknown, each dynamic attribute of one
+// with a case of its own.
+func checkObjectInputsCovered(t *testing.T, sch rschema.Schema, inputs []objectInput) {
+	t.Helper()
 	for name, a := range sch.Attributes {
 		obj, isObj := a.(rschema.SingleNestedAttribute)
 		_, isDyn := a.(rschema.DynamicAttribute)
@@ -209,69 +260,29 @@ func TestPlan_UnknownInputsByProperty(t *testing.T) {
 			}
 		}
 	}
-	typ := provider.PDPipelineResourceType()
-	framework := provider.NewProtocol6("test")()
-	if _, err := framework.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+}
+
+// planWithoutErrors plans config over prior through s; an error fails the
+// test.
+func planWithoutErrors(t *testing.T, s tfprotov6.ProviderServer, config, prior tftypes.Value) (*tfprotov6.PlanResourceChangeResponse, tftypes.Value) {
+	t.Helper()
+	resp, err := s.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{
+		TypeName: provider.PDPipelineTypeName, Config: dynamicValue(t, config),
+		PriorState: dynamicValue(t, prior), ProposedNewState: dynamicValue(t, proposedNew(t, config, prior)),
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	servers := map[string]tfprotov6.ProviderServer{
-		"framework": framework,
-		"direct":    server{&recordingServer{ProviderServer: framework, fail: true}},
-	}
-	plan := func(t *testing.T, s tfprotov6.ProviderServer, config, prior tftypes.Value) (*tfprotov6.PlanResourceChangeResponse, tftypes.Value) {
-		t.Helper()
-		resp, err := s.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
-			TypeName: provider.PDPipelineTypeName, Config: dynamicValue(t, config),
-			PriorState: dynamicValue(t, prior), ProposedNewState: dynamicValue(t, proposedNew(t, config, prior)),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range resp.Diagnostics {
-			if d.Severity == tfprotov6.DiagnosticSeverityError {
-				t.Fatalf("plan error: %s: %s", d.Summary, d.Detail)
-			}
-		}
-		planned, err := resp.PlannedState.Unmarshal(typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp, planned
-	}
-	// The update's prior state: the seed, planned and stored.
-	_, seedState := plan(t, framework, resourceValue(t, nil, seedWith(nil)), tftypes.NewValue(typ, nil))
-	untyped := map[string]bool{"prefill": true, "decode": true, "connector": true}
-	tried := 0
-	for _, c := range choices(inputs, 60) {
-		withUnknowns, atApply := c.configs(t, inputs)
-		wantMark := false
-		for name := range untyped {
-			wantMark = wantMark || c[name] == "whole"
-		}
-		for sname, s := range servers {
-			for pname, prior := range map[string]tftypes.Value{"create": tftypes.NewValue(typ, nil), "update": seedState} {
-				tried++
-				t.Run(fmt.Sprintf("%s/%s/%s", c, sname, pname), func(t *testing.T) {
-					resp, planned := plan(t, s, withUnknowns, prior)
-					if got := resp.UnsafeToUseLegacyTypeSystem; got != wantMark { //nolint:staticcheck // what this test checks
-						t.Errorf("UnsafeToUseLegacyTypeSystem = %v, want %v", got, wantMark)
-					}
-					checkPlanValid(t, sch, withUnknowns, planned)
-					known := withUnknowns.IsFullyKnown()
-					for _, name := range outputNames(t) {
-						if v := attrOf(t, planned, name); v.IsFullyKnown() != known {
-							t.Errorf("output %s: fully known %v, want %v", name, v.IsFullyKnown(), known)
-						}
-					}
-					_, final := plan(t, s, atApply, prior)
-					if err := compatible(planned, final); err != nil {
-						t.Errorf("the plan at apply departs from the plan: %v", err)
-					}
-				})
-			}
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			t.Fatalf("plan error: %s: %s", d.Summary, d.Detail)
 		}
 	}
-	t.Logf("%d configurations, each planned on a create and an update through both servers", tried/4)
+	planned, err := resp.PlannedState.Unmarshal(provider.PDPipelineResourceType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, planned
 }
 
 func attrOf(t testing.TB, v tftypes.Value, name string) tftypes.Value {

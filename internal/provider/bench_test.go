@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
 
 // Benchmarks of what Terraform asks the provider for each omni_pd_pipeline
@@ -187,28 +189,23 @@ func benchInputsConfigs(b *testing.B) (dataSource, resource tfsdk.Config) {
 	return dataSource, resource
 }
 
-// BenchmarkInputsConfigGet: reading the seed's inputs with Config.Get into
-// the data source's model, as its Read does.
-func BenchmarkInputsConfigGet(b *testing.B) {
-	config, _ := benchInputsConfigs(b)
-	benchConfigGet[pipelineModel](b, config)
-}
-
-// BenchmarkInputsConfigGetResource: Config.Get into the resource's model.
-func BenchmarkInputsConfigGetResource(b *testing.B) {
-	_, config := benchInputsConfigs(b)
-	benchConfigGet[pipelineResourceModel](b, config)
-}
-
-// benchConfigGet measures Config.Get of config into a model M.
-func benchConfigGet[M any](b *testing.B, config tfsdk.Config) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		var m M
-		if diags := config.Get(ctx, &m); diags.HasError() {
-			b.Fatal(diags)
-		}
+// BenchmarkReadInputs: reading the seed's inputs into the model, as the
+// data source's Read and the resource's ModifyPlan do (readInputs).
+func BenchmarkReadInputs(b *testing.B) {
+	dataSource, resource := benchInputsConfigs(b)
+	for name, c := range map[string]struct {
+		config tfsdk.Config
+		vs     validationSchema
+	}{"data source": {dataSource, dataSourceValidationSchema()}, "resource": {resource, resourceValidationSchema()}} {
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, diags := readInputs(ctx, c.config.Raw, c.vs); diags.HasError() {
+					b.Fatal(diags)
+				}
+			}
+		})
 	}
 }
 
@@ -218,15 +215,31 @@ func benchPlannedSeed(b *testing.B) (tfsdk.Config, plannedOutputs) {
 	b.Helper()
 	ctx := context.Background()
 	config, _ := benchInputsConfigs(b)
-	var m pipelineModel
-	if diags := config.Get(ctx, &m); diags.HasError() {
+	in, diags := readInputs(ctx, config.Raw, dataSourceValidationSchema())
+	if diags.HasError() {
 		b.Fatal(diags)
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	out, ok, diags := planOutputs(ctx, in, nil)
 	if !ok || diags.HasError() {
 		b.Fatal(diags)
 	}
 	return config, out
+}
+
+// BenchmarkOutputsFromResult: the seed's planned result as the values the
+// data source's Read writes (outputsFromResult).
+func BenchmarkOutputsFromResult(b *testing.B) {
+	ctx := context.Background()
+	result, diags := pipeline.Plan(pipeline.Spec{Model: seedModel})
+	if result == nil {
+		b.Fatal(diags)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, diags := outputsFromResult(ctx, pipelineInputs{}, result); diags.HasError() {
+			b.Fatal(diags)
+		}
+	}
 }
 
 // BenchmarkWriteOutputs: writing the planned outputs into the data source's
@@ -244,8 +257,9 @@ func BenchmarkWriteOutputs(b *testing.B) {
 }
 
 // BenchmarkWriteStateSet: the same state written with State.Set of the
-// whole model, read back from what setOutputs wrote (the computed inputs
-// hold what the plan used).
+// whole state as a framework value, read back from what setOutputs wrote
+// (the computed inputs hold what the plan used): the framework converts
+// every value of it, as it would the model's.
 func BenchmarkWriteStateSet(b *testing.B) {
 	ctx := context.Background()
 	config, out := benchPlannedSeed(b)
@@ -253,18 +267,15 @@ func BenchmarkWriteStateSet(b *testing.B) {
 	if diags := setOutputs(ctx, &want, out); diags.HasError() {
 		b.Fatal(diags)
 	}
-	var m pipelineModel
-	if diags := want.Get(ctx, &m); diags.HasError() {
-		b.Fatal(diags)
-	}
+	m := frameworkObject(ctx, b, pdPipelineDataSourceSchemaType(), want.Raw)
 	got := tfsdk.State(config)
-	if diags := got.Set(ctx, &m); diags.HasError() || !got.Raw.Equal(want.Raw) {
+	if diags := got.Set(ctx, m); diags.HasError() || !got.Raw.Equal(want.Raw) {
 		b.Fatalf("State.Set wrote another state than setOutputs: %v", diags)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
 		state := tfsdk.State(config)
-		if diags := state.Set(ctx, &m); diags.HasError() {
+		if diags := state.Set(ctx, m); diags.HasError() {
 			b.Fatal(diags)
 		}
 	}

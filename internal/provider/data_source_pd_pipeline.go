@@ -56,24 +56,19 @@ var pdPipelineDataSourceSchemaType = sync.OnceValue(func() attr.Type {
 // planned from them. After an error the state holds what was written so
 // far; Terraform discards it.
 func (d *pdPipelineDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	resp.Diagnostics.Append(readPipeline(ctx, req.Config.Raw, &resp.State, func() (pipelineInputs, diag.Diagnostics) {
-		var m pipelineModel
-		diags := req.Config.Get(ctx, &m)
-		return m.pipelineInputs, diags
-	})...)
+	resp.Diagnostics.Append(readPipeline(ctx, req.Config.Raw, &resp.State)...)
 }
 
 // readPipeline writes into state the outputs planned from a data source
-// configuration whose inputs inputs reads: the one body of the data
-// source's Read and of ReadPDPipelineDataSource, which read the inputs
-// each their own way.
-func readPipeline(ctx context.Context, config tftypes.Value, state *tfsdk.State, inputs func() (pipelineInputs, diag.Diagnostics)) diag.Diagnostics {
+// configuration: the one body of the data source's Read and of
+// ReadPDPipelineDataSource.
+func readPipeline(ctx context.Context, config tftypes.Value, state *tfsdk.State) diag.Diagnostics {
 	// Terraform defers the read while the configuration holds unknowns; if a
 	// client calls anyway, answer "not known yet" rather than guess.
 	if !inputsKnown(config) {
 		return writeUnknownOutputs(ctx, state, config)
 	}
-	in, diags := inputs()
+	in, diags := readInputs(ctx, config, dataSourceValidationSchema())
 	if diags.HasError() {
 		return diags
 	}

@@ -399,65 +399,15 @@ func (c *snippetChecker) typeOf(e hclsyntax.Expression, sc *snipScope) *snipType
 	case *hclsyntax.RelativeTraversalExpr:
 		return c.traverse(c.typeOf(x.Source, sc), x.Traversal, x.SrcRange)
 	case *hclsyntax.IndexExpr:
-		c.typeOf(x.Key, sc)
-		t := c.typeOf(x.Collection, sc)
-		if t == nil {
-			return nil
-		}
-		if key, ok := staticKey(x.Key); ok && t.kind == 'o' {
-			return c.attr(t, key, x.SrcRange)
-		}
-		return c.index(t, x.SrcRange)
+		return c.indexType(x, sc)
 	case *hclsyntax.SplatExpr:
-		src := c.typeOf(x.Source, sc)
-		item := src
-		if src != nil && src.kind == 'l' {
-			item = src.elem
-		}
-		c.anon[x.Item] = item
-		return &snipType{kind: 'l', elem: c.typeOf(x.Each, sc)}
+		return c.splatType(x, sc)
 	case *hclsyntax.AnonSymbolExpr:
 		return c.anon[x]
 	case *hclsyntax.ForExpr:
-		coll := c.typeOf(x.CollExpr, sc)
-		var elem *snipType
-		if coll != nil && (coll.kind == 'l' || coll.kind == 'm') {
-			elem = coll.elem
-		}
-		inner := sc.with(x.ValVar, elem)
-		if x.KeyVar != "" {
-			inner = inner.with(x.KeyVar, scalarType)
-		}
-		if x.CondExpr != nil {
-			c.typeOf(x.CondExpr, inner)
-		}
-		val := c.typeOf(x.ValExpr, inner)
-		if x.KeyExpr == nil {
-			return &snipType{kind: 'l', elem: val}
-		}
-		c.typeOf(x.KeyExpr, inner)
-		if x.Group {
-			return &snipType{kind: 'm', elem: &snipType{kind: 'l', elem: val}}
-		}
-		return &snipType{kind: 'm', elem: val}
+		return c.forType(x, sc)
 	case *hclsyntax.ObjectConsExpr:
-		o := &snipType{kind: 'o', attrs: map[string]*snipType{}}
-		for _, item := range x.Items {
-			v := c.typeOf(item.ValueExpr, sc)
-			key, ok := staticKey(item.KeyExpr)
-			if !ok {
-				c.typeOf(item.KeyExpr, sc)
-				o = nil
-				continue
-			}
-			if o != nil {
-				o.attrs[key] = v
-			}
-		}
-		if o == nil {
-			return nil
-		}
-		return o
+		return c.objectType(x, sc)
 	case *hclsyntax.ObjectConsKeyExpr:
 		return c.typeOf(x.Wrapped, sc)
 	case *hclsyntax.TupleConsExpr:
@@ -469,31 +419,25 @@ func (c *snippetChecker) typeOf(e hclsyntax.Expression, sc *snipScope) *snipType
 		}
 		return &snipType{kind: 'l', elem: first}
 	case *hclsyntax.FunctionCallExpr:
-		args := make([]*snipType, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = c.typeOf(a, sc)
+		return c.callType(x, sc)
+	case *hclsyntax.TemplateWrapExpr:
+		return c.typeOf(x.Wrapped, sc)
+	case *hclsyntax.ParenthesesExpr:
+		return c.typeOf(x.Expression, sc)
+	case *hclsyntax.LiteralValueExpr:
+		if x.Val.IsNull() {
+			return nil
 		}
-		switch x.Name {
-		case "one":
-			if len(args) == 1 && args[0] != nil && args[0].kind == 'l' {
-				return args[0].elem
-			}
-			return nil
-		case "concat", "distinct", "tolist", "toset", "sort", "compact", "reverse":
-			if len(args) > 0 {
-				return args[0]
-			}
-			return nil
-		case "values":
-			if len(args) == 1 && args[0] != nil && args[0].kind == 'm' {
-				return &snipType{kind: 'l', elem: args[0].elem}
-			}
-			return nil
-		case "yamlencode", "jsonencode", "join", "format", "basename", "dirname", "file", "replace", "length", "max", "min",
-			"startswith", "endswith", "sha256", "base64encode", "tostring", "tonumber", "lower", "upper", "trimspace":
-			return scalarType
-		}
-		return nil
+		return scalarType
+	}
+	return c.operationType(e, sc)
+}
+
+// operationType walks a conditional, an operator or a template: each
+// operand is checked, and the result is a scalar (unknown for a
+// conditional, whose results may differ).
+func (c *snippetChecker) operationType(e hclsyntax.Expression, sc *snipScope) *snipType {
+	switch x := e.(type) {
 	case *hclsyntax.ConditionalExpr:
 		c.typeOf(x.Condition, sc)
 		c.typeOf(x.TrueResult, sc)
@@ -511,20 +455,114 @@ func (c *snippetChecker) typeOf(e hclsyntax.Expression, sc *snipScope) *snipType
 			c.typeOf(p, sc)
 		}
 		return scalarType
-	case *hclsyntax.TemplateWrapExpr:
-		return c.typeOf(x.Wrapped, sc)
 	case *hclsyntax.TemplateJoinExpr:
 		c.typeOf(x.Tuple, sc)
 		return scalarType
-	case *hclsyntax.ParenthesesExpr:
-		return c.typeOf(x.Expression, sc)
-	case *hclsyntax.LiteralValueExpr:
-		if x.Val.IsNull() {
-			return nil
-		}
-		return scalarType
 	}
 	c.errorf(e.Range(), "the checker does not know the expression %T", e)
+	return nil
+}
+
+// indexType is the type of collection[key]: an attribute of an object by
+// a static key, else an element.
+func (c *snippetChecker) indexType(x *hclsyntax.IndexExpr, sc *snipScope) *snipType {
+	c.typeOf(x.Key, sc)
+	t := c.typeOf(x.Collection, sc)
+	if t == nil {
+		return nil
+	}
+	if key, ok := staticKey(x.Key); ok && t.kind == 'o' {
+		return c.attr(t, key, x.SrcRange)
+	}
+	return c.index(t, x.SrcRange)
+}
+
+// splatType is the list source[*].each makes, each read from an element.
+func (c *snippetChecker) splatType(x *hclsyntax.SplatExpr, sc *snipScope) *snipType {
+	src := c.typeOf(x.Source, sc)
+	item := src
+	if src != nil && src.kind == 'l' {
+		item = src.elem
+	}
+	c.anon[x.Item] = item
+	return &snipType{kind: 'l', elem: c.typeOf(x.Each, sc)}
+}
+
+// forType is the list or map a for expression makes, its variables bound
+// to the collection's elements.
+func (c *snippetChecker) forType(x *hclsyntax.ForExpr, sc *snipScope) *snipType {
+	coll := c.typeOf(x.CollExpr, sc)
+	var elem *snipType
+	if coll != nil && (coll.kind == 'l' || coll.kind == 'm') {
+		elem = coll.elem
+	}
+	inner := sc.with(x.ValVar, elem)
+	if x.KeyVar != "" {
+		inner = inner.with(x.KeyVar, scalarType)
+	}
+	if x.CondExpr != nil {
+		c.typeOf(x.CondExpr, inner)
+	}
+	val := c.typeOf(x.ValExpr, inner)
+	if x.KeyExpr == nil {
+		return &snipType{kind: 'l', elem: val}
+	}
+	c.typeOf(x.KeyExpr, inner)
+	if x.Group {
+		return &snipType{kind: 'm', elem: &snipType{kind: 'l', elem: val}}
+	}
+	return &snipType{kind: 'm', elem: val}
+}
+
+// objectType is an object constructor's type; unknown when a key is not
+// static.
+func (c *snippetChecker) objectType(x *hclsyntax.ObjectConsExpr, sc *snipScope) *snipType {
+	o := &snipType{kind: 'o', attrs: map[string]*snipType{}}
+	for _, item := range x.Items {
+		v := c.typeOf(item.ValueExpr, sc)
+		key, ok := staticKey(item.KeyExpr)
+		if !ok {
+			c.typeOf(item.KeyExpr, sc)
+			o = nil
+			continue
+		}
+		if o != nil {
+			o.attrs[key] = v
+		}
+	}
+	if o == nil {
+		return nil
+	}
+	return o
+}
+
+// callType is a function call's result, for the functions the snippets
+// use: one that passes a collection's elements on keeps their type.
+func (c *snippetChecker) callType(x *hclsyntax.FunctionCallExpr, sc *snipScope) *snipType {
+	args := make([]*snipType, len(x.Args))
+	for i, a := range x.Args {
+		args[i] = c.typeOf(a, sc)
+	}
+	switch x.Name {
+	case "one":
+		if len(args) == 1 && args[0] != nil && args[0].kind == 'l' {
+			return args[0].elem
+		}
+		return nil
+	case "concat", "distinct", "tolist", "toset", "sort", "compact", "reverse":
+		if len(args) > 0 {
+			return args[0]
+		}
+		return nil
+	case "values":
+		if len(args) == 1 && args[0] != nil && args[0].kind == 'm' {
+			return &snipType{kind: 'l', elem: args[0].elem}
+		}
+		return nil
+	case "yamlencode", "jsonencode", "join", "format", "basename", "dirname", "file", "replace", "length", "max", "min",
+		"startswith", "endswith", "sha256", "base64encode", "tostring", "tonumber", "lower", "upper", "trimspace":
+		return scalarType
+	}
 	return nil
 }
 

@@ -15,84 +15,15 @@ import (
 // unset fields of objects the user wrote, whose own fields read back
 // exactly as written.
 func TestAccPDPipeline_NestedEffectiveValues(t *testing.T) {
-	at := func(name string, keys ...string) tfjsonpath.Path {
-		p := tfjsonpath.New(name)
-		for _, k := range keys {
-			p = p.AtMapKey(k)
-		}
-		return p
-	}
-	num := func(n int64) knownvalue.Check { return knownvalue.Int64Exact(n) }
-	nums := func(ns ...int64) knownvalue.Check {
-		out := make([]knownvalue.Check, len(ns))
-		for i, n := range ns {
-			out[i] = num(n)
-		}
-		return knownvalue.ListExact(out)
-	}
-	type want struct {
-		path  tfjsonpath.Path
-		check knownvalue.Check
-	}
-	defaults := []want{
-		{at("prefill", "devices"), nums(0)},
-		{at("prefill", "tensor_parallel_size"), num(1)},
-		{at("prefill", "max_num_seqs"), num(16)},
-		{at("prefill", "bootstrap_port"), num(25201)},
-		{at("prefill", "gpu_memory_utilization"), knownvalue.Null()},
-		{at("prefill", "host"), knownvalue.Null()},
-		{at("prefill", "engine_args"), knownvalue.Null()},
-		{at("decode", "devices"), nums(1)},
-		{at("decode", "tensor_parallel_size"), num(1)},
-		{at("decode", "max_num_seqs"), num(64)},
-		{at("decode", "bootstrap_port"), num(25202)},
-		{at("connector", "name"), knownvalue.StringExact("NixlConnector")},
-		{at("connector", "protocol"), knownvalue.Null()},
-		{at("connector", "kv_both"), knownvalue.Null()},
-		{at("port_range", "first"), num(25201)},
-		{at("port_range", "last"), num(25300)},
-	}
 	partly := `prefill = { max_num_seqs = 8, gpu_memory_utilization = 0.85 }
   decode = { devices = [3], tensor_parallel_size = 1 }
   connector = { kv_both = true }
   port_range = { first = 30000, last = 30010 }`
-	written := []want{
-		{at("prefill", "devices"), nums(0)},
-		{at("prefill", "tensor_parallel_size"), num(1)},
-		{at("prefill", "max_num_seqs"), num(8)},
-		{at("prefill", "bootstrap_port"), num(30000)},
-		{at("prefill", "gpu_memory_utilization"), knownvalue.Float64Exact(0.85)},
-		{at("decode", "devices"), nums(3)},
-		{at("decode", "max_num_seqs"), num(64)},
-		{at("decode", "bootstrap_port"), num(30001)},
-		// The connector the user left unset reads back as planned, the
-		// setting written as written. (protocol, the old field of this
-		// case, is MooncakeConnector's only, which fails the handoff gate.)
-		{at("connector", "name"), knownvalue.StringExact("NixlConnector")},
-		{at("connector", "kv_both"), knownvalue.Bool(true)},
-		{at("connector", "protocol"), knownvalue.Null()},
-		{at("port_range", "first"), num(30000)},
-		{at("port_range", "last"), num(30010)},
-	}
-	planChecks := func(ws []want) []plancheck.PlanCheck {
-		var out []plancheck.PlanCheck
-		for _, w := range ws {
-			out = append(out, plancheck.ExpectKnownValue(resAddr, w.path, w.check))
-		}
-		return out
-	}
-	stateChecks := func(ws []want) []statecheck.StateCheck {
-		var out []statecheck.StateCheck
-		for _, w := range ws {
-			out = append(out, statecheck.ExpectKnownValue(dataAddr, w.path, w.check), statecheck.ExpectKnownValue(resAddr, w.path, w.check))
-		}
-		return out
-	}
 	accTest(t,
 		resource.TestStep{
 			Config:            both(""),
-			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: planChecks(defaults)},
-			ConfigStateChecks: stateChecks(defaults),
+			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: nestedDefaults().planChecks()},
+			ConfigStateChecks: nestedDefaults().stateChecks(),
 		},
 		resource.TestStep{
 			Config:           both(""),
@@ -100,9 +31,9 @@ func TestAccPDPipeline_NestedEffectiveValues(t *testing.T) {
 		},
 		resource.TestStep{
 			Config: both(partly),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(planChecks(written),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(nestedWritten().planChecks(),
 				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate))},
-			ConfigStateChecks: stateChecks(written),
+			ConfigStateChecks: nestedWritten().stateChecks(),
 		},
 		resource.TestStep{
 			Config:           both(partly),
@@ -114,11 +45,97 @@ func TestAccPDPipeline_NestedEffectiveValues(t *testing.T) {
 			Config: both(""),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
-				plancheck.ExpectKnownValue(resAddr, at("prefill", "max_num_seqs"), num(16)),
-				plancheck.ExpectKnownValue(resAddr, at("port_range", "first"), num(25201)),
+				plancheck.ExpectKnownValue(resAddr, nestedAt("prefill", "max_num_seqs"), knownvalue.Int64Exact(16)),
+				plancheck.ExpectKnownValue(resAddr, nestedAt("port_range", "first"), knownvalue.Int64Exact(25201)),
 			}},
 		},
 	)
+}
+
+// nestedChecks are values expected at paths of both entities.
+type nestedChecks []struct {
+	path  tfjsonpath.Path
+	check knownvalue.Check
+}
+
+// nestedDefaults are what the nested inputs read back when none is set.
+func nestedDefaults() nestedChecks {
+	return nestedChecks{
+		{nestedAt("prefill", "devices"), int64s(0)},
+		{nestedAt("prefill", "tensor_parallel_size"), knownvalue.Int64Exact(1)},
+		{nestedAt("prefill", "max_num_seqs"), knownvalue.Int64Exact(16)},
+		{nestedAt("prefill", "bootstrap_port"), knownvalue.Int64Exact(25201)},
+		{nestedAt("prefill", "gpu_memory_utilization"), knownvalue.Null()},
+		{nestedAt("prefill", "host"), knownvalue.Null()},
+		{nestedAt("prefill", "engine_args"), knownvalue.Null()},
+		{nestedAt("decode", "devices"), int64s(1)},
+		{nestedAt("decode", "tensor_parallel_size"), knownvalue.Int64Exact(1)},
+		{nestedAt("decode", "max_num_seqs"), knownvalue.Int64Exact(64)},
+		{nestedAt("decode", "bootstrap_port"), knownvalue.Int64Exact(25202)},
+		{nestedAt("connector", "name"), knownvalue.StringExact("NixlConnector")},
+		{nestedAt("connector", "protocol"), knownvalue.Null()},
+		{nestedAt("connector", "kv_both"), knownvalue.Null()},
+		{nestedAt("port_range", "first"), knownvalue.Int64Exact(25201)},
+		{nestedAt("port_range", "last"), knownvalue.Int64Exact(25300)},
+	}
+}
+
+// nestedWritten are what they read back with some of their fields set.
+func nestedWritten() nestedChecks {
+	return nestedChecks{
+		{nestedAt("prefill", "devices"), int64s(0)},
+		{nestedAt("prefill", "tensor_parallel_size"), knownvalue.Int64Exact(1)},
+		{nestedAt("prefill", "max_num_seqs"), knownvalue.Int64Exact(8)},
+		{nestedAt("prefill", "bootstrap_port"), knownvalue.Int64Exact(30000)},
+		{nestedAt("prefill", "gpu_memory_utilization"), knownvalue.Float64Exact(0.85)},
+		{nestedAt("decode", "devices"), int64s(3)},
+		{nestedAt("decode", "max_num_seqs"), knownvalue.Int64Exact(64)},
+		{nestedAt("decode", "bootstrap_port"), knownvalue.Int64Exact(30001)},
+		// The connector the user left unset reads back as planned, the
+		// setting written as written. (protocol, the old field of this
+		// case, is MooncakeConnector's only, which fails the handoff gate.)
+		{nestedAt("connector", "name"), knownvalue.StringExact("NixlConnector")},
+		{nestedAt("connector", "kv_both"), knownvalue.Bool(true)},
+		{nestedAt("connector", "protocol"), knownvalue.Null()},
+		{nestedAt("port_range", "first"), knownvalue.Int64Exact(30000)},
+		{nestedAt("port_range", "last"), knownvalue.Int64Exact(30010)},
+	}
+}
+
+// planChecks expect the values in the resource's plan.
+func (cs nestedChecks) planChecks() []plancheck.PlanCheck {
+	var out []plancheck.PlanCheck
+	for _, c := range cs {
+		out = append(out, plancheck.ExpectKnownValue(resAddr, c.path, c.check))
+	}
+	return out
+}
+
+// stateChecks expect them in both entities' states.
+func (cs nestedChecks) stateChecks() []statecheck.StateCheck {
+	var out []statecheck.StateCheck
+	for _, c := range cs {
+		out = append(out, statecheck.ExpectKnownValue(dataAddr, c.path, c.check), statecheck.ExpectKnownValue(resAddr, c.path, c.check))
+	}
+	return out
+}
+
+// nestedAt is the path of a nested input's field.
+func nestedAt(name string, keys ...string) tfjsonpath.Path {
+	p := tfjsonpath.New(name)
+	for _, k := range keys {
+		p = p.AtMapKey(k)
+	}
+	return p
+}
+
+// int64s expects a list of these whole numbers.
+func int64s(ns ...int64) knownvalue.Check {
+	out := make([]knownvalue.Check, len(ns))
+	for i, n := range ns {
+		out[i] = knownvalue.Int64Exact(n)
+	}
+	return knownvalue.ListExact(out)
 }
 
 // While an input is unknown, the nested computed fields the configuration

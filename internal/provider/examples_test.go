@@ -806,39 +806,77 @@ func TestExamples(t *testing.T) {
 // against want.
 func planExample(t *testing.T, tf, cliConfig, dir string, want exampleRoot) {
 	t.Helper()
-	run := func(args ...string) []byte {
-		t.Helper()
-		cmd := exec.Command(tf, append([]string{"-chdir=" + dir}, args...)...)
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
-	run("init", "-input=false", "-backend=false", "-no-color")
-	if out := run("plan", "-input=false", "-no-color", "-out=plan.bin"); strings.Contains(string(out), "Warning:") {
+	cli := exampleCLI{t: t, tf: tf, cliConfig: cliConfig, dir: dir}
+	cli.run("init", "-input=false", "-backend=false", "-no-color")
+	if out := cli.run("plan", "-input=false", "-no-color", "-out=plan.bin"); strings.Contains(string(out), "Warning:") {
 		t.Errorf("the plan warns:\n%s", out)
 	}
-	var plan struct {
-		// Every value the plan knows, outputs and resources alike: a
-		// machine's user_data is often only an input of the machine.
-		PlannedValues map[string]any `json:"planned_values"`
-		OutputChanges map[string]struct {
-			After        any `json:"after"`
-			AfterUnknown any `json:"after_unknown"`
-		} `json:"output_changes"`
-		Checks []struct {
-			Address struct {
-				ToDisplay string `json:"to_display"`
-			} `json:"address"`
-			Status string `json:"status"`
-		} `json:"checks"`
-	}
-	if err := json.Unmarshal(run("show", "-json", "plan.bin"), &plan); err != nil {
+	var plan examplePlan
+	if err := json.Unmarshal(cli.run("show", "-json", "plan.bin"), &plan); err != nil {
 		t.Fatal(err)
 	}
+	checkExamplePlan(t, filepath.Base(dir), plan, want)
 
+	if len(want.replans) == 0 {
+		return
+	}
+	cli.run("apply", "-input=false", "-no-color", "plan.bin")
+	// A drift job on the applied example finds no drift
+	// (TestDriftJob_RefreshOnlyExitsZero says why it did).
+	drift := cli.command("plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color")
+	if out, err := drift.CombinedOutput(); err != nil {
+		t.Errorf("plan -refresh-only -detailed-exitcode after apply: %v, want exit 0 (no drift)\n%s", err, out)
+	}
+	for _, r := range want.replans {
+		replanExample(t, cli, r)
+	}
+}
+
+// exampleCLI runs Terraform in an example's folder, with the test's CLI
+// configuration.
+type exampleCLI struct {
+	t                  *testing.T
+	tf, cliConfig, dir string
+}
+
+func (c exampleCLI) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(c.tf, append([]string{"-chdir=" + c.dir}, args...)...)
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	return cmd
+}
+
+// run runs a command and gives its output; a failure fails the test.
+func (c exampleCLI) run(args ...string) []byte {
+	c.t.Helper()
+	out, err := c.command(args...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// examplePlan is what the tests read of a plan's JSON.
+type examplePlan struct {
+	// Every value the plan knows, outputs and resources alike: a
+	// machine's user_data is often only an input of the machine.
+	PlannedValues map[string]any `json:"planned_values"`
+	OutputChanges map[string]struct {
+		After        any `json:"after"`
+		AfterUnknown any `json:"after_unknown"`
+	} `json:"output_changes"`
+	Checks []struct {
+		Address struct {
+			ToDisplay string `json:"to_display"`
+		} `json:"address"`
+		Status string `json:"status"`
+	} `json:"checks"`
+}
+
+// checkExamplePlan holds a plan to what exampleRoots says of its folder:
+// every output known and as checked, every check passing, and the
+// cloud-init documents it renders.
+func checkExamplePlan(t *testing.T, folder string, plan examplePlan, want exampleRoot) {
+	t.Helper()
 	for name, change := range plan.OutputChanges {
 		check, ok := want.outputs[name]
 		switch {
@@ -862,71 +900,62 @@ func planExample(t *testing.T, tf, cliConfig, dir string, want exampleRoot) {
 			t.Errorf("%s: status %s at plan time, want pass", c.Address.ToDisplay, c.Status)
 		}
 	}
-
 	seen := map[string]bool{}
 	for _, doc := range cloudConfigs(plan.PlannedValues) {
 		if !seen[doc] {
 			seen[doc] = true
-			checkCloudConfig(t, filepath.Base(dir), doc)
+			checkCloudConfig(t, folder, doc)
 		}
 	}
 	if len(seen) != want.cloudConfigs {
 		t.Errorf("the plan renders %d distinct cloud-init documents, want %d", len(seen), want.cloudConfigs)
 	}
+}
 
-	if len(want.replans) == 0 {
-		return
-	}
-	run("apply", "-input=false", "-no-color", "plan.bin")
-	// A drift job on the applied example finds no drift
-	// (TestDriftJob_RefreshOnlyExitsZero says why it did).
-	drift := exec.Command(tf, "-chdir="+dir, "plan", "-refresh-only", "-detailed-exitcode", "-input=false", "-no-color")
-	drift.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-	if out, err := drift.CombinedOutput(); err != nil {
-		t.Errorf("plan -refresh-only -detailed-exitcode after apply: %v, want exit 0 (no drift)\n%s", err, out)
-	}
-	for _, r := range want.replans {
-		override := filepath.Join(dir, "zz_test_override.tf")
-		if r.override != "" {
-			if err := os.WriteFile(override, []byte(r.override), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		args := []string{"plan", "-input=false", "-no-color", "-out=replan.bin"}
-		for _, v := range r.vars {
-			args = append(args, "-var="+v)
-		}
-		run(args...)
-		if err := os.Remove(override); err != nil && !os.IsNotExist(err) {
+// replanExample plans an applied example again with r's variables and
+// override, and holds the plan to the replacements r lists.
+func replanExample(t *testing.T, cli exampleCLI, r replan) {
+	t.Helper()
+	override := filepath.Join(cli.dir, "zz_test_override.tf")
+	if r.override != "" {
+		if err := os.WriteFile(override, []byte(r.override), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var replanned struct {
-			ResourceChanges []struct {
-				Address string `json:"address"`
-				Mode    string `json:"mode"`
-				Change  struct {
-					Actions []string `json:"actions"`
-				} `json:"change"`
-				ActionReason string `json:"action_reason"`
-			} `json:"resource_changes"`
+	}
+	args := []string{"plan", "-input=false", "-no-color", "-out=replan.bin"}
+	for _, v := range r.vars {
+		args = append(args, "-var="+v)
+	}
+	cli.run(args...)
+	if err := os.Remove(override); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var replanned struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Mode    string `json:"mode"`
+			Change  struct {
+				Actions []string `json:"actions"`
+			} `json:"change"`
+			ActionReason string `json:"action_reason"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal(cli.run("show", "-json", "replan.bin"), &replanned); err != nil {
+		t.Fatal(err)
+	}
+	replaced := []string{}
+	for _, c := range replanned.ResourceChanges {
+		if c.Mode != "managed" || !slices.Contains(c.Change.Actions, "delete") || !slices.Contains(c.Change.Actions, "create") {
+			continue
 		}
-		if err := json.Unmarshal(run("show", "-json", "replan.bin"), &replanned); err != nil {
-			t.Fatal(err)
+		replaced = append(replaced, c.Address)
+		if c.ActionReason != "replace_by_triggers" {
+			t.Errorf("with %v%s: %s is replaced for %q, want replace_by_triggers", r.vars, overrideNote(r), c.Address, c.ActionReason)
 		}
-		replaced := []string{}
-		for _, c := range replanned.ResourceChanges {
-			if c.Mode != "managed" || !slices.Contains(c.Change.Actions, "delete") || !slices.Contains(c.Change.Actions, "create") {
-				continue
-			}
-			replaced = append(replaced, c.Address)
-			if c.ActionReason != "replace_by_triggers" {
-				t.Errorf("with %v%s: %s is replaced for %q, want replace_by_triggers", r.vars, overrideNote(r), c.Address, c.ActionReason)
-			}
-		}
-		sort.Strings(replaced)
-		if !slices.Equal(replaced, r.replaced) {
-			t.Errorf("with %v%s: the plan replaces %q, want %q", r.vars, overrideNote(r), replaced, r.replaced)
-		}
+	}
+	sort.Strings(replaced)
+	if !slices.Equal(replaced, r.replaced) {
+		t.Errorf("with %v%s: the plan replaces %q, want %q", r.vars, overrideNote(r), replaced, r.replaced)
 	}
 }
 

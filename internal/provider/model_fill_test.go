@@ -14,7 +14,9 @@ import (
 
 // TestFillModel_MatchesFramework: fillModel reads every model the way the
 // framework's ObjectValue.As does, on configurations that set, leave null
-// and leave unknown each kind of attribute, nested objects included.
+// and leave unknown each kind of attribute, nested objects included: the
+// inputs as readInputs reads them from either entity's configuration, and
+// each nested input's object.
 func TestFillModel_MatchesFramework(t *testing.T) {
 	ctx := context.Background()
 	checked := 0
@@ -23,8 +25,8 @@ func TestFillModel_MatchesFramework(t *testing.T) {
 		typ  attr.Type
 		read func(t *testing.T, obj types.Object)
 	}{
-		{"data source", pdPipelineDataSourceSchemaType(), func(t *testing.T, obj types.Object) { compareFill[pipelineModel](ctx, t, obj) }},
-		{"resource", pdPipelineResourceSchemaType(), func(t *testing.T, obj types.Object) { compareFill[pipelineResourceModel](ctx, t, obj) }},
+		{"data source", pdPipelineDataSourceSchemaType(), func(t *testing.T, obj types.Object) { compareInputs(ctx, t, obj) }},
+		{"resource", pdPipelineResourceSchemaType(), func(t *testing.T, obj types.Object) { compareInputs(ctx, t, obj) }},
 	} {
 		for name, config := range invalidConfigs(t, tfType(t, entity.typ)) {
 			t.Run(entity.name+"/"+name, func(t *testing.T) {
@@ -49,6 +51,22 @@ func TestFillModel_MatchesFramework(t *testing.T) {
 	if checked < 6 {
 		t.Errorf("only %d nested objects were compared", checked)
 	}
+}
+
+// compareInputs compares the inputs among a configuration's attributes,
+// as an object of their own, read both ways (compareFill).
+func compareInputs(ctx context.Context, t *testing.T, config types.Object) {
+	t.Helper()
+	attrs := inputsOf(config.Attributes())
+	attrTypes := make(map[string]attr.Type, len(attrs))
+	for name, v := range attrs {
+		attrTypes[name] = v.Type(ctx)
+	}
+	obj, diags := types.ObjectValue(attrTypes, attrs)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	compareFill[pipelineInputs](ctx, t, obj)
 }
 
 // compareFill reads obj into the model M with fillModel and with the

@@ -131,34 +131,103 @@ func unknownOutputChecks(addr string) []plancheck.PlanCheck {
 
 // seedConfig is the subset of the recipe's YAML the tests compare.
 type seedConfig struct {
-	StageArgs []struct {
-		StageID       int  `yaml:"stage_id"`
-		IsPrefillOnly bool `yaml:"is_prefill_only"`
-		IsDecodeOnly  bool `yaml:"is_decode_only"`
-		Runtime       struct {
-			Devices any               `yaml:"devices"`
-			Env     map[string]string `yaml:"env"`
-		} `yaml:"runtime"`
-		EngineArgs struct {
-			MaxNumSeqs         int    `yaml:"max_num_seqs"`
-			ModelStage         string `yaml:"model_stage"`
-			TensorParallelSize int    `yaml:"tensor_parallel_size"`
-			KVTransferConfig   *struct {
-				KVConnector    string         `yaml:"kv_connector"`
-				KVRole         string         `yaml:"kv_role"`
-				KVRank         int            `yaml:"kv_rank"`
-				KVParallelSize int            `yaml:"kv_parallel_size"`
-				Extra          map[string]any `yaml:"kv_connector_extra_config"`
-			} `yaml:"kv_transfer_config"`
-		} `yaml:"engine_args"`
-		EngineInputSource []int `yaml:"engine_input_source"`
-	} `yaml:"stage_args"`
-	Runtime struct {
+	StageArgs []seedStage `yaml:"stage_args"`
+	Runtime   struct {
 		Edges []struct {
 			From int `yaml:"from"`
 			To   int `yaml:"to"`
 		} `yaml:"edges"`
 	} `yaml:"runtime"`
+}
+
+// seedStageWant is what the recipe says of one stage of the seed's config.
+type seedStageWant struct {
+	prefill, decode bool
+	devices         string
+	seqs            int
+	modelStage      string
+	inputs          []int
+	kvRole          string
+	kvRank, port    int
+}
+
+var seedStagesWanted = []seedStageWant{
+	{true, false, "0", 16, "thinker", nil, "kv_producer", 0, 25201},
+	{false, true, "1", 64, "thinker", []int{0}, "kv_consumer", 1, 25202},
+	{false, false, "2", 64, "talker", []int{1}, "", 0, 0},
+	{false, false, "2", 1, "code2wav", []int{2}, "", 0, 0},
+}
+
+// checkSeedStage compares stage i of the seed's config with the recipe's.
+func checkSeedStage(i int, st seedStage, w seedStageWant) error {
+	ea := st.EngineArgs
+	switch {
+	case st.StageID != i:
+		return fmt.Errorf("stage_args[%d].stage_id = %d", i, st.StageID)
+	case st.IsPrefillOnly != w.prefill || st.IsDecodeOnly != w.decode:
+		return fmt.Errorf("stage %d: is_prefill_only=%v is_decode_only=%v", i, st.IsPrefillOnly, st.IsDecodeOnly)
+	case fmt.Sprint(st.Runtime.Devices) != w.devices:
+		return fmt.Errorf("stage %d: runtime.devices = %v, want %q", i, st.Runtime.Devices, w.devices)
+	case ea.MaxNumSeqs != w.seqs:
+		return fmt.Errorf("stage %d: max_num_seqs = %d, want %d", i, ea.MaxNumSeqs, w.seqs)
+	case ea.ModelStage != w.modelStage:
+		return fmt.Errorf("stage %d: model_stage = %q, want %q", i, ea.ModelStage, w.modelStage)
+	case fmt.Sprint(st.EngineInputSource) != fmt.Sprint(w.inputs) && len(st.EngineInputSource)+len(w.inputs) > 0:
+		return fmt.Errorf("stage %d: engine_input_source = %v, want %v", i, st.EngineInputSource, w.inputs)
+	}
+	return checkSeedStageKV(i, st, w)
+}
+
+// checkSeedStageKV compares a stage's KV transfer settings, on the PD pair
+// only, with the recipe's.
+func checkSeedStageKV(i int, st seedStage, w seedStageWant) error {
+	kv := st.EngineArgs.KVTransferConfig
+	if w.kvRole == "" {
+		if kv != nil {
+			return fmt.Errorf("stage %d: unexpected kv_transfer_config", i)
+		}
+		if len(st.Runtime.Env) != 0 {
+			return fmt.Errorf("stage %d: unexpected runtime.env %v", i, st.Runtime.Env)
+		}
+		return nil
+	}
+	switch {
+	case kv == nil:
+		return fmt.Errorf("stage %d: no kv_transfer_config", i)
+	case kv.KVConnector != "NixlConnector" || kv.KVRole != w.kvRole || kv.KVRank != w.kvRank || kv.KVParallelSize != 2 || len(kv.Extra) != 0:
+		return fmt.Errorf("stage %d: kv_transfer_config = %+v", i, *kv)
+	case st.Runtime.Env["VLLM_NIXL_SIDE_CHANNEL_PORT"] != fmt.Sprint(w.port) || len(st.Runtime.Env) != 1:
+		// NIXL reads its side channel from the environment, which
+		// the stage's runtime.env (and its process's) carries.
+		return fmt.Errorf("stage %d: runtime.env = %v, want VLLM_NIXL_SIDE_CHANNEL_PORT %d", i, st.Runtime.Env, w.port)
+	case st.EngineArgs.TensorParallelSize != 1:
+		return fmt.Errorf("stage %d: tensor_parallel_size = %d", i, st.EngineArgs.TensorParallelSize)
+	}
+	return nil
+}
+
+// seedStage is one of seedConfig's stages.
+type seedStage struct {
+	StageID       int  `yaml:"stage_id"`
+	IsPrefillOnly bool `yaml:"is_prefill_only"`
+	IsDecodeOnly  bool `yaml:"is_decode_only"`
+	Runtime       struct {
+		Devices any               `yaml:"devices"`
+		Env     map[string]string `yaml:"env"`
+	} `yaml:"runtime"`
+	EngineArgs struct {
+		MaxNumSeqs         int    `yaml:"max_num_seqs"`
+		ModelStage         string `yaml:"model_stage"`
+		TensorParallelSize int    `yaml:"tensor_parallel_size"`
+		KVTransferConfig   *struct {
+			KVConnector    string         `yaml:"kv_connector"`
+			KVRole         string         `yaml:"kv_role"`
+			KVRank         int            `yaml:"kv_rank"`
+			KVParallelSize int            `yaml:"kv_parallel_size"`
+			Extra          map[string]any `yaml:"kv_connector_extra_config"`
+		} `yaml:"kv_transfer_config"`
+	} `yaml:"engine_args"`
+	EngineInputSource []int `yaml:"engine_input_source"`
 }
 
 // checkSeedConfigYAML parses config_yaml and compares it with the recipe:
@@ -173,61 +242,12 @@ func checkSeedConfigYAML(addr string) resource.TestCheckFunc {
 		if err := yaml.Unmarshal([]byte(rs.Primary.Attributes["config_yaml"]), &doc); err != nil {
 			return fmt.Errorf("config_yaml is not YAML: %w", err)
 		}
-		if len(doc.StageArgs) != 4 {
-			return fmt.Errorf("config_yaml has %d stage_args, want 4", len(doc.StageArgs))
+		if len(doc.StageArgs) != len(seedStagesWanted) {
+			return fmt.Errorf("config_yaml has %d stage_args, want %d", len(doc.StageArgs), len(seedStagesWanted))
 		}
-		want := []struct {
-			prefill, decode bool
-			devices         string
-			seqs            int
-			modelStage      string
-			inputs          []int
-			kvRole          string
-			kvRank, port    int
-		}{
-			{true, false, "0", 16, "thinker", nil, "kv_producer", 0, 25201},
-			{false, true, "1", 64, "thinker", []int{0}, "kv_consumer", 1, 25202},
-			{false, false, "2", 64, "talker", []int{1}, "", 0, 0},
-			{false, false, "2", 1, "code2wav", []int{2}, "", 0, 0},
-		}
-		for i, w := range want {
-			st := doc.StageArgs[i]
-			ea := st.EngineArgs
-			switch {
-			case st.StageID != i:
-				return fmt.Errorf("stage_args[%d].stage_id = %d", i, st.StageID)
-			case st.IsPrefillOnly != w.prefill || st.IsDecodeOnly != w.decode:
-				return fmt.Errorf("stage %d: is_prefill_only=%v is_decode_only=%v", i, st.IsPrefillOnly, st.IsDecodeOnly)
-			case fmt.Sprint(st.Runtime.Devices) != w.devices:
-				return fmt.Errorf("stage %d: runtime.devices = %v, want %q", i, st.Runtime.Devices, w.devices)
-			case ea.MaxNumSeqs != w.seqs:
-				return fmt.Errorf("stage %d: max_num_seqs = %d, want %d", i, ea.MaxNumSeqs, w.seqs)
-			case ea.ModelStage != w.modelStage:
-				return fmt.Errorf("stage %d: model_stage = %q, want %q", i, ea.ModelStage, w.modelStage)
-			case fmt.Sprint(st.EngineInputSource) != fmt.Sprint(w.inputs) && len(st.EngineInputSource)+len(w.inputs) > 0:
-				return fmt.Errorf("stage %d: engine_input_source = %v, want %v", i, st.EngineInputSource, w.inputs)
-			}
-			kv := ea.KVTransferConfig
-			if w.kvRole == "" {
-				if kv != nil {
-					return fmt.Errorf("stage %d: unexpected kv_transfer_config", i)
-				}
-				if len(st.Runtime.Env) != 0 {
-					return fmt.Errorf("stage %d: unexpected runtime.env %v", i, st.Runtime.Env)
-				}
-				continue
-			}
-			switch {
-			case kv == nil:
-				return fmt.Errorf("stage %d: no kv_transfer_config", i)
-			case kv.KVConnector != "NixlConnector" || kv.KVRole != w.kvRole || kv.KVRank != w.kvRank || kv.KVParallelSize != 2 || len(kv.Extra) != 0:
-				return fmt.Errorf("stage %d: kv_transfer_config = %+v", i, *kv)
-			case st.Runtime.Env["VLLM_NIXL_SIDE_CHANNEL_PORT"] != fmt.Sprint(w.port) || len(st.Runtime.Env) != 1:
-				// NIXL reads its side channel from the environment, which
-				// the stage's runtime.env (and its process's) carries.
-				return fmt.Errorf("stage %d: runtime.env = %v, want VLLM_NIXL_SIDE_CHANNEL_PORT %d", i, st.Runtime.Env, w.port)
-			case ea.TensorParallelSize != 1:
-				return fmt.Errorf("stage %d: tensor_parallel_size = %d", i, ea.TensorParallelSize)
+		for i, w := range seedStagesWanted {
+			if err := checkSeedStage(i, doc.StageArgs[i], w); err != nil {
+				return err
 			}
 		}
 		if got := fmt.Sprint(doc.Runtime.Edges); got != "[{0 1} {1 2} {2 3}]" {

@@ -11,6 +11,31 @@ import (
 // field the configuration leaves null takes the planned value, or unknown;
 // whatever the configuration sets, the dynamic fields included, is kept.
 func TestEffectiveObject(t *testing.T) {
+	for _, c := range effectiveObjectCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := effectiveObject(c.input, c.config, c.planned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(c.want) {
+				t.Errorf("got  %v\nwant %v", got, c.want)
+			}
+		})
+	}
+}
+
+// effectiveObjectCase is a nested input's configuration, its planned
+// values, and what it reads back.
+type effectiveObjectCase struct {
+	name    string
+	input   string
+	config  tftypes.Value
+	planned map[string]tftypes.Value // nil: the plan is unknown
+	want    tftypes.Value
+}
+
+// effectiveObjectCases are the cases of TestEffectiveObject.
+func effectiveObjectCases(t *testing.T) []effectiveObjectCase {
 	role := nestedInputTypes()["prefill"]
 	conn := nestedInputTypes()["connector"]
 	ranges := nestedInputTypes()["port_range"]
@@ -41,13 +66,7 @@ func TestEffectiveObject(t *testing.T) {
 		"max_num_seqs":         tfNumber(16),
 		"bootstrap_port":       tfNumber(25201),
 	}
-	cases := []struct {
-		name    string
-		input   string
-		config  tftypes.Value
-		planned map[string]tftypes.Value // nil: the plan is unknown
-		want    tftypes.Value
-	}{
+	return []effectiveObjectCase{
 		{
 			name:    "computed fields unset, planned known",
 			input:   "prefill",
@@ -176,28 +195,22 @@ func TestEffectiveObject(t *testing.T) {
 			}),
 		},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, err := effectiveObject(c.input, c.config, c.planned)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !got.Equal(c.want) {
-				t.Errorf("got  %v\nwant %v", got, c.want)
-			}
-		})
-	}
+}
 
-	t.Run("errors", func(t *testing.T) {
-		if _, err := effectiveObject("api_port", tftypes.NewValue(tftypes.Number, nil), planned); err == nil {
-			t.Error("an input that is no nested object: no error")
-		}
-		if _, err := effectiveObject("prefill", null(role), map[string]tftypes.Value{"devices": list(0)}); err == nil {
-			t.Error("a computed field without a planned value: no error")
-		}
-		wrong := map[string]tftypes.Value{"devices": tfNumber(0), "tensor_parallel_size": tfNumber(1), "max_num_seqs": tfNumber(16), "bootstrap_port": tfNumber(1)}
-		if _, err := effectiveObject("prefill", null(role), wrong); err == nil {
-			t.Error("a planned value of the wrong type: no error")
-		}
-	})
+// effectiveObject refuses what no nested input can read back.
+func TestEffectiveObject_Errors(t *testing.T) {
+	role := nestedInputTypes()["prefill"]
+	null := tftypes.NewValue(role, nil)
+	devices := tftypes.NewValue(role.AttributeTypes["devices"], []tftypes.Value{tfNumber(0)})
+	planned := map[string]tftypes.Value{"devices": devices, "tensor_parallel_size": tfNumber(1), "max_num_seqs": tfNumber(16), "bootstrap_port": tfNumber(25201)}
+	if _, err := effectiveObject("api_port", tftypes.NewValue(tftypes.Number, nil), planned); err == nil {
+		t.Error("an input that is no nested object: no error")
+	}
+	if _, err := effectiveObject("prefill", null, map[string]tftypes.Value{"devices": devices}); err == nil {
+		t.Error("a computed field without a planned value: no error")
+	}
+	wrong := map[string]tftypes.Value{"devices": tfNumber(0), "tensor_parallel_size": tfNumber(1), "max_num_seqs": tfNumber(16), "bootstrap_port": tfNumber(1)}
+	if _, err := effectiveObject("prefill", null, wrong); err == nil {
+		t.Error("a planned value of the wrong type: no error")
+	}
 }

@@ -1,27 +1,25 @@
 package provider
 
 import (
+	"context"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Go mirrors of the shared schema (pipeline_schema.go). Every field is a
-// framework value so that null and unknown survive the round trip. Numeric
-// inputs are types.Number, checked to be whole by their validators (see
-// wholeNumber); numeric outputs are types.Int64.
+// Go mirrors of the shared schema's inputs (pipeline_schema.go). Every
+// field is a framework value so that null and unknown survive the round
+// trip. Numeric inputs are types.Number, checked to be whole by their
+// validators (see wholeNumber). The outputs have no model: the plan writes
+// them as Terraform values (outputsFromResult), and only the allocator
+// reads any back (priorOutputs).
 
-// pipelineModel is the data source's whole state and the part of the
-// resource's state that both share.
-type pipelineModel struct {
-	pipelineInputs
-	pipelineOutputs
-}
-
-// pipelineResourceModel adds the resource-only attribute.
-type pipelineResourceModel struct {
-	pipelineModel
-	Triggers types.Map `tfsdk:"triggers"`
-}
-
+// pipelineInputs are the inputs both entities plan from (readInputs reads
+// them).
 type pipelineInputs struct {
 	Model          types.String  `tfsdk:"model"`
 	Preset         types.String  `tfsdk:"preset"`
@@ -43,6 +41,42 @@ type pipelineInputs struct {
 	// value planned before, so the entities read it from the configuration.
 	VLLMOmniVersion types.String `tfsdk:"vllm_omni_version"`
 }
+
+// readInputs reads the inputs of raw, a configuration (or a plan or state:
+// the same attributes) of the entity whose schema vs is: each attribute
+// converted as the framework converts it (validationSchema.attributes), the
+// model filled by its tags as Config.Get fills one (fillModel,
+// TestFillModel_MatchesFramework). The outputs and triggers are not read:
+// nothing is planned from them.
+func readInputs(ctx context.Context, raw tftypes.Value, vs validationSchema) (pipelineInputs, diag.Diagnostics) {
+	var in pipelineInputs
+	var diags diag.Diagnostics
+	attrs, err := vs.attributes(ctx, raw)
+	if err == nil {
+		err = fillModel(inputsOf(attrs), &in)
+	}
+	if err != nil {
+		addDefect(&diags, path.Empty(), "the configuration cannot be read: "+err.Error())
+	}
+	return in, diags
+}
+
+// inputsOf is the inputs among an object's attributes.
+func inputsOf(attrs map[string]attr.Value) map[string]attr.Value {
+	names := pipelineInputNames()
+	out := make(map[string]attr.Value, len(names))
+	for _, name := range names {
+		if v, ok := attrs[name]; ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// pipelineInputNames are the inputs' names, from the schema.
+var pipelineInputNames = sync.OnceValue(func() []string {
+	return sortedNames(pipelineInputAttributes())
+})
 
 type roleModel struct {
 	Devices              types.List    `tfsdk:"devices"`
@@ -75,58 +109,4 @@ type systemdModel struct {
 type portRangeModel struct {
 	First types.Number `tfsdk:"first"`
 	Last  types.Number `tfsdk:"last"`
-}
-
-// pipelineOutputs are the computed attributes, named in pipelineOutputNames.
-type pipelineOutputs struct {
-	ID           types.String `tfsdk:"id"`
-	ConfigYAML   types.String `tfsdk:"config_yaml"`
-	Stages       types.List   `tfsdk:"stages"` // stageModel
-	Edges        types.List   `tfsdk:"edges"`  // objects {from, to}
-	Ports        types.List   `tfsdk:"ports"`  // portModel
-	GPUCount     types.Int64  `tfsdk:"gpu_count"`
-	ServeCommand types.String `tfsdk:"serve_command"`
-	ServeArgs    types.List   `tfsdk:"serve_args"`
-	Diagram      types.String `tfsdk:"diagram"`
-	Launches     types.List   `tfsdk:"launches"` // launchModel
-	SystemdUnit  types.Object `tfsdk:"systemd_unit"`
-	CheckScript  types.String `tfsdk:"check_script_path"`
-	Release      types.String `tfsdk:"vllm_omni_release"`
-	ConfigSHA256 types.String `tfsdk:"config_sha256"`
-	Health       types.Object `tfsdk:"health"`
-}
-
-type stageModel struct {
-	StageID            types.Int64  `tfsdk:"stage_id"`
-	Role               types.String `tfsdk:"role"`
-	ModelStage         types.String `tfsdk:"model_stage"`
-	Devices            types.List   `tfsdk:"devices"`
-	TensorParallelSize types.Int64  `tfsdk:"tensor_parallel_size"`
-	Inputs             types.List   `tfsdk:"inputs"`
-	KVRole             types.String `tfsdk:"kv_role"`
-	BootstrapPort      types.Int64  `tfsdk:"bootstrap_port"`
-	Host               types.String `tfsdk:"host"`
-}
-
-type portModel struct {
-	Name    types.String `tfsdk:"name"`
-	Port    types.Int64  `tfsdk:"port"`
-	StageID types.Int64  `tfsdk:"stage_id"`
-	Host    types.String `tfsdk:"host"`
-}
-
-type launchModel struct {
-	Host      types.String `tfsdk:"host"`
-	StageIDs  types.List   `tfsdk:"stage_ids"`
-	Env       types.Map    `tfsdk:"env"`
-	Ports     types.List   `tfsdk:"ports"`
-	GPUCount  types.Int64  `tfsdk:"gpu_count"`
-	Processes types.List   `tfsdk:"processes"` // processModel
-}
-
-type processModel struct {
-	StageID       types.Int64  `tfsdk:"stage_id"`
-	Role          types.String `tfsdk:"role"`
-	UnitName      types.String `tfsdk:"unit_name"`
-	SystemdDropIn types.Object `tfsdk:"systemd_dropin"` // {path, content}
 }

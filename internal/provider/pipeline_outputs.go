@@ -27,107 +27,24 @@ type attributeSetter interface {
 type plannedOutputs map[string]tftypes.Value
 
 // outputsFromResult converts the engine's Result to the computed
-// attributes. It builds the Terraform values directly, with the types the
-// schema declares (outputShapes): building framework values first and
-// converting them with ToTerraformValue computed every object's type again
-// and checked every value twice, on every read of every instance
-// (PERFORMANCE.md).
-// The model structs (stageModel, ...) are what the values read back into;
-// TestOutputsRoundTrip checks the two agree, and
-// TestOutputsFromResult_MatchesFrameworkBuilder that the values are those
-// the framework values converted to.
+// attributes: every output, each as its row of pipelineOutputTable builds
+// it, and the computed inputs as planned (addPlannedInputs, effectiveObjects).
 func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Result) (out plannedOutputs, diags diag.Diagnostics) {
-	// The values' shapes do not depend on the plan, so a mismatch with
-	// the schema (which tftypes.NewValue panics on) is a programming error
-	// that every test run hits; it is still reported, not a crash.
+	// The values' types are the schema's, derived from the same rows, so a
+	// value of another type (which tftypes.NewValue panics on) is a
+	// programming error that every test run hits; it is still reported,
+	// not a crash.
 	defer func() {
 		if p := recover(); p != nil {
 			out = nil
 			addDefect(&diags, path.Empty(), fmt.Sprintf("the outputs do not match the schema: %v", p))
 		}
 	}()
-	t := outputShapes()
-
-	stages := make([]tftypes.Value, len(r.Stages))
-	for i, s := range r.Stages {
-		stages[i] = tftypes.NewValue(t.stage, map[string]tftypes.Value{
-			"stage_id":             tfInt(s.StageID),
-			"role":                 tfStr(s.Role),
-			"model_stage":          tfStr(s.ModelStage),
-			"devices":              tfInts(t.ints, s.Devices),
-			"tensor_parallel_size": tfInt(s.TensorParallelSize),
-			"inputs":               tfInts(t.ints, s.Inputs),
-			"kv_role":              tfStrPointer(s.KVRole),
-			"bootstrap_port":       tfIntPointer(s.BootstrapPort),
-			"host":                 tfStrOrNull(s.Host),
-		})
+	out = make(plannedOutputs, len(pipelineOutputTable)+len(pipelineComputedInputs))
+	for _, o := range pipelineOutputTable {
+		out[o.name] = o.terraform(r)
 	}
-	edges := make([]tftypes.Value, len(r.Edges))
-	for i, e := range r.Edges {
-		edges[i] = tftypes.NewValue(t.edge, map[string]tftypes.Value{"from": tfInt(e.From), "to": tfInt(e.To)})
-	}
-	ports := make([]tftypes.Value, len(r.Ports))
-	for i, p := range r.Ports {
-		ports[i] = tftypes.NewValue(t.port, map[string]tftypes.Value{
-			"name":     tfStr(p.Name),
-			"port":     tfInt(p.Port),
-			"stage_id": tfIntPointer(p.StageID),
-			"host":     tfStrOrNull(p.Host),
-		})
-	}
-	launches := make([]tftypes.Value, len(r.Launches))
-	for i, l := range r.Launches {
-		procs := make([]tftypes.Value, len(l.Processes))
-		for j, p := range l.Processes {
-			procs[j] = tftypes.NewValue(t.process, map[string]tftypes.Value{
-				"stage_id":       tfIntPointer(p.StageID),
-				"role":           tfStr(p.Role),
-				"unit_name":      tfStr(p.UnitName),
-				"systemd_dropin": tfFile(t.dropIn, p.DropIn),
-			})
-		}
-		launches[i] = tftypes.NewValue(t.launch, map[string]tftypes.Value{
-			"host":      tfStr(l.Host),
-			"stage_ids": tfInts(t.ints, l.StageIDs),
-			"env":       tfStrMap(t.env, l.Env),
-			"ports":     tfInts(t.ints, l.Ports),
-			"gpu_count": tfInt(l.GPUCount),
-			"processes": tftypes.NewValue(t.processes, procs),
-		})
-	}
-
-	out = plannedOutputs{
-		"id":                tfStr(r.ID),
-		"config_yaml":       tfStr(r.ConfigYAML),
-		"stages":            tftypes.NewValue(t.stages, stages),
-		"edges":             tftypes.NewValue(t.edges, edges),
-		"ports":             tftypes.NewValue(t.ports, ports),
-		"gpu_count":         tfInt(r.GPUCount),
-		"serve_command":     tfStr(r.ServeCommand),
-		"serve_args":        tfStrs(t.strs, r.ServeArgs),
-		"diagram":           tfStr(r.Diagram),
-		"launches":          tftypes.NewValue(t.launches, launches),
-		"systemd_unit":      tfFile(t.unit, &r.SystemdUnit),
-		"check_script_path": tfStr(r.CheckScriptPath),
-		"health": tftypes.NewValue(t.health, map[string]tftypes.Value{
-			"host":              tfStr(r.Health.Host),
-			"port":              tfInt(r.Health.Port),
-			"liveness_url":      tfStr(r.Health.LivenessURL),
-			"readiness_url":     tfStr(r.Health.ReadinessURL),
-			"readiness_command": tfStr(r.Health.ReadinessCommand),
-			"smoke_url":         tfStr(r.Health.SmokeURL),
-			"smoke_command":     tfStr(r.Health.SmokeCommand),
-		}),
-
-		"vllm_omni_release": tfStr(r.Release),
-		"config_sha256":     tfStr(r.ConfigSHA256),
-		"preset":            tfStrOrNull(r.Preset),
-		"vllm_omni_version": tfStr(r.Version),
-		"config_path":       tfStr(r.ConfigPath),
-		"api_port":          tfInt(r.APIPort),
-		"format":            tfStr(r.Format),
-	}
-
+	addPlannedInputs(out, r)
 	// The nested computed inputs: the configuration's objects with the
 	// planned values where they leave a computed field unset.
 	effective, d := effectiveObjects(ctx, in, r)
@@ -136,6 +53,16 @@ func outputsFromResult(ctx context.Context, in pipelineInputs, r *pipeline.Resul
 		out[name] = tv
 	}
 	return out, diags
+}
+
+// addPlannedInputs adds the values the top-level computed inputs read
+// back: what the plan used, as given or chosen.
+func addPlannedInputs(out plannedOutputs, r *pipeline.Result) {
+	out["preset"] = tfStrOrNull(r.Preset)
+	out["vllm_omni_version"] = tfStr(r.Version)
+	out["config_path"] = tfStr(r.ConfigPath)
+	out["api_port"] = tfInt(r.APIPort)
+	out["format"] = tfStr(r.Format)
 }
 
 // writeUnknownOutputs marks every output unknown: what Terraform shows as
@@ -260,53 +187,6 @@ var outputTypes = sync.OnceValue(func() map[string]attr.Type {
 	return out
 })
 
-// outputTypeSet are the Terraform types outputsFromResult builds values
-// of, each taken from the schema's attribute types (outputTypes). ints and
-// strs serve every list of whole numbers and of strings: the schema
-// declares them all as lists of Int64 and of String, and a list that
-// differs fails outputsFromResult in every test.
-type outputTypeSet struct {
-	stages, edges, ports, launches, processes  tftypes.List
-	stage, edge, port, launch, process, health tftypes.Object
-	unit, dropIn                               tftypes.Object
-	ints, strs                                 tftypes.List
-	env                                        tftypes.Map
-}
-
-// outputShapes are the outputs' Terraform types, derived once from the
-// schema. A type that is not what the code below expects is a programming
-// error, which every test run catches.
-var outputShapes = sync.OnceValue(func() outputTypeSet {
-	ctx := context.Background()
-	top := func(name string) tftypes.Type { return outputTypes()[name].TerraformType(ctx) }
-	var t outputTypeSet
-	t.stages, t.stage = listOfObjects(top("stages"))
-	t.edges, t.edge = listOfObjects(top("edges"))
-	t.ports, t.port = listOfObjects(top("ports"))
-	t.launches, t.launch = listOfObjects(top("launches"))
-	t.processes, t.process = listOfObjects(t.launch.AttributeTypes["processes"])
-	t.health = mustType[tftypes.Object](top("health"))
-	t.unit = mustType[tftypes.Object](top("systemd_unit"))
-	t.dropIn = mustType[tftypes.Object](t.process.AttributeTypes["systemd_dropin"])
-	t.ints = mustType[tftypes.List](t.stage.AttributeTypes["devices"])
-	t.strs = mustType[tftypes.List](top("serve_args"))
-	t.env = mustType[tftypes.Map](t.launch.AttributeTypes["env"])
-	return t
-})
-
-func listOfObjects(t tftypes.Type) (tftypes.List, tftypes.Object) {
-	l := mustType[tftypes.List](t)
-	return l, mustType[tftypes.Object](l.ElementType)
-}
-
-func mustType[T tftypes.Type](t tftypes.Type) T {
-	v, ok := t.(T)
-	if !ok {
-		panic(fmt.Sprintf("output type %v is not a %T", t, v))
-	}
-	return v
-}
-
 // outputElemType is the element type of a list output, from the schema, so
 // that framework values built for an output (parse_stage_config's edges,
 // the tests' models) match what the schema declares.
@@ -380,16 +260,7 @@ func tfStrs(t tftypes.List, xs []string) tftypes.Value {
 	return tftypes.NewValue(t, elems)
 }
 
-// tfFile is a file the plan writes, {path, content}; null for none.
-func tfFile(t tftypes.Object, f *pipeline.UnitFile) tftypes.Value {
-	if f == nil {
-		return tftypes.NewValue(t, nil)
-	}
-	return tftypes.NewValue(t, map[string]tftypes.Value{"path": tfStr(f.Path), "content": tfStr(f.Content)})
-}
-
-// tfStrMap makes a launch without environment an empty map, not null, so
-// `length(launch.env)` and `merge()` work without a null check.
+// tfStrMap makes a nil map an empty one, never null.
 func tfStrMap(t tftypes.Map, m map[string]string) tftypes.Value {
 	elems := make(map[string]tftypes.Value, len(m))
 	for k, v := range m {

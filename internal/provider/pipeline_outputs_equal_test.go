@@ -144,8 +144,8 @@ func outputCorpus(t *testing.T) map[string]map[string]tftypes.Value {
 }
 
 // TestOutputsFromResult_MatchesFrameworkBuilder: the Terraform values
-// outputsFromResult builds are those the framework values the provider
-// built before (legacyOutputValues) convert to, attribute by attribute
+// outputsFromResult builds are those the same outputs built as framework
+// values (frameworkOutputValues) convert to, attribute by attribute
 // (tftypes.Value.Equal) and in the msgpack Terraform receives, byte for
 // byte, for every configuration of the corpus.
 func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
@@ -154,11 +154,10 @@ func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
 	for name, set := range outputCorpus(t) {
 		t.Run(name, func(t *testing.T) {
 			config := dataSourceConfig(t, set)
-			var m pipelineModel
-			if diags := (tfsdk.Config{Schema: pdPipelineDataSourceSchema(), Raw: config}).Get(ctx, &m); diags.HasError() {
+			in, diags := readInputs(ctx, config, dataSourceValidationSchema())
+			if diags.HasError() {
 				t.Fatal(diags)
 			}
-			in := m.pipelineInputs
 			spec, overrideDiags, diags := specFromInputs(ctx, in)
 			result, pds := pipeline.Plan(spec)
 			addPipelineDiagnostics(&diags, append(overrideDiags, pds...))
@@ -170,7 +169,7 @@ func TestOutputsFromResult_MatchesFrameworkBuilder(t *testing.T) {
 			if diags.HasError() {
 				t.Fatal(diags)
 			}
-			want, diags := legacyOutputValues(ctx, in, result)
+			want, diags := frameworkOutputValues(ctx, in, result)
 			if diags.HasError() {
 				t.Fatal(diags)
 			}

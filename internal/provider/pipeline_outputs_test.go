@@ -3,9 +3,12 @@ package provider
 import (
 	"context"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -41,9 +44,9 @@ func sampleResult() *pipeline.Result {
 	}
 }
 
-// Outputs written into a plan read back into the model, and from there into
-// the allocations the next plan keeps: the schema, the model structs and
-// the conversions agree.
+// Outputs written into a plan read back through the framework, and from
+// there into the allocations the next plan keeps: the schema and the
+// conversions agree.
 func TestOutputsRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	out, diags := outputsFromResult(ctx, pipelineInputs{}, sampleResult())
@@ -57,32 +60,34 @@ func TestOutputsRoundTrip(t *testing.T) {
 	if !plan.Raw.IsFullyKnown() {
 		t.Fatal("outputs left unknowns")
 	}
-	var m pipelineResourceModel
-	if diags := plan.Get(ctx, &m); diags.HasError() {
+
+	if n := len(valueAt[types.List](t, plan, "stages").Elements()); n != 3 {
+		t.Errorf("%d stages, want 3", n)
+	}
+	if !valueAt[types.String](t, plan, "stages.2.kv_role").IsNull() || !valueAt[types.Int64](t, plan, "stages.2.bootstrap_port").IsNull() ||
+		!valueAt[types.String](t, plan, "stages.0.host").IsNull() {
+		t.Errorf("stages = %s", valueAt[types.List](t, plan, "stages"))
+	}
+	if inputs := valueAt[types.List](t, plan, "stages.0.inputs"); inputs.IsNull() || len(inputs.Elements()) != 0 {
+		t.Errorf("a stage without inputs must have an empty list, got %s", inputs)
+	}
+	if n := len(valueAt[types.List](t, plan, "launches").Elements()); n != 1 || valueAt[types.Map](t, plan, "launches.0.env").IsNull() ||
+		valueAt[string](t, plan, "launches.0.host") != pipeline.SingleHost || valueAt[int64](t, plan, "launches.0.gpu_count") != 3 {
+		t.Errorf("launches = %s", valueAt[types.List](t, plan, "launches"))
+	}
+	if n := len(valueAt[types.List](t, plan, "launches.0.processes").Elements()); n != 1 ||
+		!valueAt[types.Int64](t, plan, "launches.0.processes.0.stage_id").IsNull() ||
+		valueAt[string](t, plan, "launches.0.processes.0.role") != "head" ||
+		valueAt[string](t, plan, "launches.0.processes.0.unit_name") != "vllm-omni.service" ||
+		!valueAt[types.Object](t, plan, "launches.0.processes.0.systemd_dropin").IsNull() {
+		t.Errorf("processes = %s", valueAt[types.List](t, plan, "launches.0.processes"))
+	}
+
+	prior, diags := readPriorOutputs(ctx, plan)
+	if diags.HasError() {
 		t.Fatal(diags)
 	}
-
-	var stages []stageModel
-	m.Stages.ElementsAs(ctx, &stages, false)
-	if len(stages) != 3 || !stages[2].KVRole.IsNull() || !stages[2].BootstrapPort.IsNull() || !stages[0].Host.IsNull() {
-		t.Errorf("stages = %+v", stages)
-	}
-	if stages[0].Inputs.IsNull() || len(stages[0].Inputs.Elements()) != 0 {
-		t.Errorf("a stage without inputs must have an empty list, got %s", stages[0].Inputs)
-	}
-	var launches []launchModel
-	m.Launches.ElementsAs(ctx, &launches, false)
-	if len(launches) != 1 || launches[0].Env.IsNull() || launches[0].Host.ValueString() != pipeline.SingleHost || launches[0].GPUCount.ValueInt64() != 3 {
-		t.Errorf("launches = %+v", launches)
-	}
-	var procs []processModel
-	launches[0].Processes.ElementsAs(ctx, &procs, false)
-	if len(procs) != 1 || !procs[0].StageID.IsNull() || procs[0].Role.ValueString() != "head" || procs[0].UnitName.ValueString() != "vllm-omni.service" ||
-		!procs[0].SystemdDropIn.IsNull() {
-		t.Errorf("processes = %+v", procs)
-	}
-
-	prev, diags := previousAllocations(ctx, m.pipelineOutputs)
+	prev, diags := previousAllocations(ctx, prior)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -95,8 +100,33 @@ func TestOutputsRoundTrip(t *testing.T) {
 	}
 }
 
+// valueAt reads the attribute at a dotted path of a plan or a state
+// ("stages.0.kv_role": a number is a list index) into T, a Go value or a
+// framework value, as the framework's GetAttribute does; a diagnostic
+// fails the test.
+func valueAt[T any](t *testing.T, from attributeGetter, dotted string) T {
+	t.Helper()
+	var p path.Path
+	for i, step := range strings.Split(dotted, ".") {
+		index, err := strconv.Atoi(step)
+		switch {
+		case i == 0:
+			p = path.Root(step)
+		case err == nil:
+			p = p.AtListIndex(index)
+		default:
+			p = p.AtName(step)
+		}
+	}
+	var v T
+	if diags := from.GetAttribute(context.Background(), p, &v); diags.HasError() {
+		t.Fatalf("%s: %v", dotted, diags)
+	}
+	return v
+}
+
 func TestPreviousAllocations_NoState(t *testing.T) {
-	prev, diags := previousAllocations(context.Background(), pipelineOutputs{
+	prev, diags := previousAllocations(context.Background(), priorOutputs{
 		Ports: types.ListNull(outputElemType("ports")), Stages: types.ListNull(outputElemType("stages")),
 	})
 	if prev != nil || diags.HasError() {
@@ -119,7 +149,7 @@ func TestPreviousAllocations_SkipsIncompletePorts(t *testing.T) {
 		port(types.StringValue("prefill_side_channel"), types.Int64Null()),
 		port(types.StringNull(), types.Int64Value(25202)),
 	})
-	prev, diags := previousAllocations(ctx, pipelineOutputs{Ports: ports, Stages: types.ListValueMust(outputObjectType("stages"), nil)})
+	prev, diags := previousAllocations(ctx, priorOutputs{Ports: ports, Stages: types.ListValueMust(outputObjectType("stages"), nil)})
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
@@ -174,11 +204,11 @@ func TestPreviousAllocations_KeyedByHost(t *testing.T) {
 	if diags := setOutputs(ctx, &plan, out); diags.HasError() {
 		t.Fatal(diags)
 	}
-	var m pipelineResourceModel
-	if diags := plan.Get(ctx, &m); diags.HasError() {
+	prior, diags := readPriorOutputs(ctx, plan)
+	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	prev, diags := previousAllocations(ctx, m.pipelineOutputs)
+	prev, diags := previousAllocations(ctx, prior)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
@@ -17,9 +18,10 @@ import (
 // the state gives it (null, as on a single host or in a state written
 // before hosts existed, is ""): the keys pipeline.Allocations documents.
 //
-// It reads only the outputs `ports` and `stages`; a future schema version
-// that renames them must keep this function working on upgraded state.
-func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.Allocations, diag.Diagnostics) {
+// It reads only the outputs `ports`, `stages` and `vllm_omni_release`; a
+// future schema version that renames them must keep this function working
+// on upgraded state.
+func previousAllocations(ctx context.Context, prior priorOutputs) (*pipeline.Allocations, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if prior.Ports.IsNull() || prior.Ports.IsUnknown() || prior.Stages.IsNull() || prior.Stages.IsUnknown() {
 		return nil, diags
@@ -62,6 +64,28 @@ func previousAllocations(ctx context.Context, prior pipelineOutputs) (*pipeline.
 		prev.Release = prior.Release.ValueString()
 	}
 	return prev, diags
+}
+
+// priorOutputs are the outputs of an earlier plan that the next one keeps
+// what it can of (previousAllocations).
+type priorOutputs struct {
+	Ports, Stages types.List
+	Release       types.String
+}
+
+// readPriorOutputs reads them from a resource's state or plan.
+func readPriorOutputs(ctx context.Context, state attributeGetter) (priorOutputs, diag.Diagnostics) {
+	var prior priorOutputs
+	diags := state.GetAttribute(ctx, path.Root("ports"), &prior.Ports)
+	diags.Append(state.GetAttribute(ctx, path.Root("stages"), &prior.Stages)...)
+	diags.Append(state.GetAttribute(ctx, path.Root("vllm_omni_release"), &prior.Release)...)
+	return prior, diags
+}
+
+// attributeGetter is what tfsdk.State and tfsdk.Plan have in common for
+// reading one attribute.
+type attributeGetter interface {
+	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
 }
 
 // hostOf is a port's or a stage's host in state, "" when null (a single

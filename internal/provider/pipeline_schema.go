@@ -18,17 +18,11 @@ import (
 )
 
 // The data source and the resource omni_pd_pipeline share one schema. It is
-// written once here, in the resource schema's types (a superset of the data
-// source's), and dataSourceAttributes derives the data source's copy, so the
-// two can never drift. Only `triggers` is added by the resource alone.
-
-// Output attribute names, in the order the schema documents them. Both
-// entities write exactly these after planning, or mark them unknown.
-var pipelineOutputNames = []string{
-	"id", "config_yaml", "stages", "edges", "ports", "gpu_count",
-	"serve_command", "serve_args", "diagram", "launches", "systemd_unit", "check_script_path",
-	"vllm_omni_release", "config_sha256", "health",
-}
+// written once, in the resource schema's types (a superset of the data
+// source's): the inputs here, the outputs as the rows of
+// pipelineOutputTable. dataSourceAttributes derives the data source's copy,
+// so the two can never drift. Only `triggers` is added by the resource
+// alone.
 
 // pipelineComputedInputs are the inputs that are also Computed: unset, they
 // hold the value the plan used, so that other resources can read it. Set,
@@ -334,136 +328,6 @@ func devicesValidators() []validator.List {
 
 // portValidator checks a port number, alone or in a set.
 func portValidator() wholeNumberValidator { return wholeNumber(1, 65535) }
-
-func pipelineOutputAttributes() map[string]schema.Attribute {
-	intList := func(desc string) schema.ListAttribute {
-		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.Int64Type}
-	}
-	return map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "Content hash of the rendered config and launch.",
-			Computed:            true,
-		},
-		"config_yaml": schema.StringAttribute{
-			MarkdownDescription: "The deploy config to write to `config_path`.",
-			Computed:            true,
-		},
-		"stages": schema.ListNestedAttribute{
-			MarkdownDescription: "Every stage of the planned pipeline, by `stage_id`.",
-			Computed:            true,
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"stage_id":             schema.Int64Attribute{MarkdownDescription: "Stage id in `config_yaml`.", Computed: true},
-				"role":                 schema.StringAttribute{MarkdownDescription: "`prefill`, `decode` or `stage`.", Computed: true},
-				"model_stage":          schema.StringAttribute{MarkdownDescription: "`model_stage` (`thinker`, `talker`, `code2wav`, ...).", Computed: true},
-				"devices":              intList("GPU indices the stage runs on."),
-				"tensor_parallel_size": schema.Int64Attribute{MarkdownDescription: "Tensor parallel size.", Computed: true},
-				"inputs":               intList("Stage ids the stage reads from (`engine_input_source`)."),
-				"kv_role":              schema.StringAttribute{MarkdownDescription: "`kv_producer` or `kv_consumer` on the prefill-decode pair; null elsewhere.", Computed: true},
-				"bootstrap_port":       schema.Int64Attribute{MarkdownDescription: "The port the other side of the prefill-decode pair dials for the KV handoff, as `prefill.bootstrap_port` and `decode.bootstrap_port` describe (NIXL's side channel with `NixlConnector` or a `MultiConnector` with a NIXL child, whatever the children's order); null elsewhere.", Computed: true},
-				"host":                 schema.StringAttribute{MarkdownDescription: "Host the stage runs on; null on a single-host pipeline.", Computed: true},
-			}},
-		},
-		"edges": schema.ListNestedAttribute{
-			MarkdownDescription: "Data paths between stages.",
-			Computed:            true,
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"from": schema.Int64Attribute{MarkdownDescription: "Producing stage id.", Computed: true},
-				"to":   schema.Int64Attribute{MarkdownDescription: "Consuming stage id.", Computed: true},
-			}},
-		},
-		"ports": schema.ListNestedAttribute{
-			MarkdownDescription: "Every port the deployment listens on, for firewall rules.",
-			Computed:            true,
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":     schema.StringAttribute{MarkdownDescription: "What the port is for (`api`, ...).", Computed: true},
-				"port":     schema.Int64Attribute{MarkdownDescription: "Port number.", Computed: true},
-				"stage_id": schema.Int64Attribute{MarkdownDescription: "Stage that listens on it; null for the API port.", Computed: true},
-				"host":     schema.StringAttribute{MarkdownDescription: "Host that listens on it; null on a single-host pipeline.", Computed: true},
-			}},
-		},
-		"gpu_count": schema.Int64Attribute{
-			MarkdownDescription: "How many GPUs the busiest host **needs**: an output, its highest device index plus one (devices are the host's GPU indices, so a stage on GPU 5 needs six); size machines with it. Each launch has its own `gpu_count`. The input `gpus` is how many a host **has**; `gpu_count` is never more than it.",
-			Computed:            true,
-		},
-		"serve_command": schema.StringAttribute{
-			MarkdownDescription: "The `vllm serve` launch command, shell-quoted.",
-			Computed:            true,
-		},
-		"serve_args": schema.ListAttribute{
-			MarkdownDescription: "`serve_command` as an argument vector.",
-			Computed:            true,
-			ElementType:         types.StringType,
-		},
-		"diagram": schema.StringAttribute{
-			MarkdownDescription: "The stage graph as a Mermaid flowchart.",
-			Computed:            true,
-		},
-		"config_sha256": schema.StringAttribute{
-			MarkdownDescription: "SHA-256 of `config_yaml`, hex; each process's preflight checks the file at `config_path` against it.",
-			Computed:            true,
-		},
-		"health": schema.SingleNestedAttribute{
-			MarkdownDescription: "How to tell the head serves the planned model, for a load balancer, a cloud health check or a deployment's smoke test.",
-			Computed:            true,
-			Attributes: map[string]schema.Attribute{
-				"host":              schema.StringAttribute{MarkdownDescription: "The head's address; `127.0.0.1` on one host.", Computed: true},
-				"port":              schema.Int64Attribute{MarkdownDescription: "The API port.", Computed: true},
-				"liveness_url":      schema.StringAttribute{MarkdownDescription: "`/health`: answers 200 once the API server runs.", Computed: true},
-				"readiness_url":     schema.StringAttribute{MarkdownDescription: "`/v1/models`: ready only when it lists `model` (an empty list means the engines failed behind a running server).", Computed: true},
-				"readiness_command": schema.StringAttribute{MarkdownDescription: "A check, run on a host of the plan (it calls `check_script_path`), that exits 0 only when `readiness_url` lists `model`. Elsewhere, poll `readiness_url` for the model's id.", Computed: true},
-				"smoke_url":         schema.StringAttribute{MarkdownDescription: "`/v1/chat/completions` on the head: where `smoke_command` sends its request.", Computed: true},
-				"smoke_command": schema.StringAttribute{
-					MarkdownDescription: "A check, run on a host of the plan (it calls `check_script_path`), that sends one text-only chat completion and exits 0 only when an answer comes back. Every request enters at prefill and must be handed to decode, and vllm-omni fails the request when that KV handoff fails, so this shows the PD pair works, which `/health` and `/v1/models` do not. Run it once after start, not as a frequent health probe: decode answers with its own `default_sampling_params`, which can take seconds.",
-					Computed:            true,
-				},
-			},
-		},
-		"vllm_omni_release": schema.StringAttribute{
-			MarkdownDescription: "The row of the release table the plan was made for, and so the release every check was made against: the exact release `vllm_omni_version` names (a line resolves to its newest final release), or, with it unset, the newest final release on which this plan runs prefill-decode natively, where its dialect loads, its PD validator passes, its input processors exist and its KV connector passes the handoff gate (the resource keeps the row it planned for while that still runs the plan). The [release table](../guides/vllm-omni-releases.md) says what each row was read at; a row whose code was not read warns.",
-			Computed:            true,
-		},
-		"systemd_unit": schema.SingleNestedAttribute{
-			MarkdownDescription: "The one systemd unit file every host of the plan installs: the template `<unit_prefix>-stage@.service` each stage's process is an instance of, or, for a whole-pipeline launch, `<unit_prefix>.service`. Its `ExecStart` runs the preflight (`check_script_path`), which checks the machine against the plan before any GPU memory is taken, then execs `vllm` in its place. Write `content` to `path`.",
-			Computed:            true,
-			Attributes: map[string]schema.Attribute{
-				"path":    schema.StringAttribute{MarkdownDescription: "Where the unit goes, under `/etc/systemd/system`.", Computed: true},
-				"content": schema.StringAttribute{MarkdownDescription: "The unit.", Computed: true},
-			},
-		},
-		"check_script_path": schema.StringAttribute{
-			MarkdownDescription: "Where every host keeps the check script, `provider::omni::check_script()`: write it there with the units. The units run its `preflight`, which checks, before any GPU memory is taken, that the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, the file at `config_path` has `config_sha256`, the host has the GPU indices the process is given (`nvidia-smi -L`), the connector's transport package imports (`nixl` for NixlConnector), and every dotted path the release imports for the process's stages resolves (`custom_process_input_func`, `scheduler_cls`, `kv_connector_module_path`; the head checks every stage's); it exits " + strconv.Itoa(pipeline.PreflightExit) + " with one line naming what is missing and the plan's release. `health`'s commands call it too.",
-			Computed:            true,
-		},
-		"launches": schema.ListNestedAttribute{
-			MarkdownDescription: "What each host runs, one entry per host, the head's first. Each stage runs as its own process (the head, stage 0, serving the API; the others headless) across hosts, and on one host too where the release applies no stage's `runtime.env` in a whole-pipeline process (every release but 0.22.0 and 0.23.0rc1): there each stage's environment reaches it only as its process's own. Otherwise one process runs `serve_command` and every stage. Key machines by `host` (`{ for l in launches : l.host => l }`).",
-			Computed:            true,
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"host":      schema.StringAttribute{MarkdownDescription: "The host's address in canonical form, or `" + pipeline.SingleHost + "` when no stage names a host. Never null.", Computed: true},
-				"stage_ids": intList("Stages the host runs."),
-				"env":       schema.MapAttribute{MarkdownDescription: "Environment every process on the host needs (`VLLM_HOST_IP` across hosts).", Computed: true, ElementType: types.StringType},
-				"ports":     intList("Ports the host listens on."),
-				"gpu_count": schema.Int64Attribute{MarkdownDescription: "GPUs the host needs: its highest device index, plus one.", Computed: true},
-				"processes": schema.ListNestedAttribute{
-					MarkdownDescription: "The OS processes the host runs, each a systemd unit.",
-					Computed:            true,
-					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-						"stage_id":  schema.Int64Attribute{MarkdownDescription: "The stage the process runs; null for a whole-pipeline process that runs every stage.", Computed: true},
-						"role":      schema.StringAttribute{MarkdownDescription: "`head` (serves the API and the omni master) or `headless`.", Computed: true},
-						"unit_name": schema.StringAttribute{MarkdownDescription: "The process's systemd unit: `<unit_prefix>-stage@<N>.service` for a stage's own process (`vllm-omni-stage@0.service`), an instance of the template `systemd_unit`; `<unit_prefix>.service`, `systemd_unit` itself, for a whole-pipeline one.", Computed: true},
-						"systemd_dropin": schema.SingleNestedAttribute{
-							MarkdownDescription: "What the stage's instance adds to the template `systemd_unit`: the preflight's options for the stage, its own `vllm` options, its stage's environment and, on a headless stage beside the head, the ordering after the head. Write `content` to `path` (`/etc/systemd/system/<unit_name>.d/plan.conf`). Null for a whole-pipeline process.",
-							Computed:            true,
-							Attributes: map[string]schema.Attribute{
-								"path":    schema.StringAttribute{MarkdownDescription: "Where the drop-in goes.", Computed: true},
-								"content": schema.StringAttribute{MarkdownDescription: "The drop-in.", Computed: true},
-							},
-						},
-					}},
-				},
-			}},
-		},
-	}
-}
 
 // pdPipelineDescription opens both entities' documentation.
 var pdPipelineDescription = "Plans a [vllm-omni](https://github.com/vllm-project/vllm-omni) deployment with " +

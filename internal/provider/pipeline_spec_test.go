@@ -130,11 +130,11 @@ func TestInputsKnown(t *testing.T) {
 func specOf(t *testing.T, plan tfsdk.Plan) pipeline.Spec {
 	t.Helper()
 	ctx := context.Background()
-	var m pipelineResourceModel
-	if diags := plan.Get(ctx, &m); diags.HasError() {
+	in, diags := readInputs(ctx, plan.Raw, resourceValidationSchema())
+	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	spec, overrideDiags, diags := specFromInputs(ctx, m.pipelineInputs)
+	spec, overrideDiags, diags := specFromInputs(ctx, in)
 	if len(overrideDiags) > 0 {
 		t.Fatal(overrideDiags)
 	}
@@ -160,11 +160,11 @@ func TestSpecFromInputs_StopsAfterAnUnreadableInput(t *testing.T) {
 		"systemd.head_wait_seconds":    int64(60),
 		"prefill.tensor_parallel_size": int64(1),
 	})
-	var m pipelineResourceModel
-	if diags := plan.Get(ctx, &m); diags.HasError() {
+	in, diags := readInputs(ctx, plan.Raw, resourceValidationSchema())
+	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	spec, _, diags := specFromInputs(ctx, m.pipelineInputs)
+	spec, _, diags := specFromInputs(ctx, in)
 	if len(diags.Errors()) != 1 || diags.Errors()[0].Summary() != "Invalid engine_args" {
 		t.Fatalf("diagnostics %v, want only Invalid engine_args", diags)
 	}

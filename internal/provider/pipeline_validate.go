@@ -76,18 +76,13 @@ func engineErrorsBeside(ctx context.Context, config tfsdk.Config, schemaDiags di
 	return out
 }
 
-// configInputs reads the inputs with Config.Get into the model of the
-// entity whose schema config carries: validation serves both entities with
-// one function.
+// configInputs reads the inputs of the entity whose schema config carries:
+// validation serves both entities with one function.
 func configInputs(ctx context.Context, config tfsdk.Config) (pipelineInputs, diag.Diagnostics) {
 	if _, ok := config.Schema.GetAttributes()["triggers"]; ok {
-		var m pipelineResourceModel
-		diags := config.Get(ctx, &m)
-		return m.pipelineInputs, diags
+		return readInputs(ctx, config.Raw, resourceValidationSchema())
 	}
-	var m pipelineModel
-	diags := config.Get(ctx, &m)
-	return m.pipelineInputs, diags
+	return readInputs(ctx, config.Raw, dataSourceValidationSchema())
 }
 
 // clearable is the attribute to leave unset for an error at p: p itself,

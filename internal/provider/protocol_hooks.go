@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -13,8 +12,7 @@ import (
 
 // What internal/direct calls to answer the entities' per-instance calls
 // without the framework's generic passes. Each runs the entity's own code
-// on protocol values, as the framework calls it; the data source read
-// reads its inputs with fillModel, the rest is the entity's.
+// on protocol values, as the framework calls it.
 
 // PDPipelineTypeName is the data source's and the resource's type name.
 const PDPipelineTypeName = pdPipelineTypeName
@@ -69,21 +67,9 @@ var PDPipelineDataSourceType = sync.OnceValue(func() tftypes.Type {
 
 // ReadPDPipelineDataSource answers a data source read of a configuration
 // as the data source's Read does, the state starting as the configuration
-// as in the framework, with the inputs read by fillModel instead of the
-// framework's reflection (TestReadDataSource_MatchesFramework).
+// as in the framework (TestReadDataSource_MatchesFramework).
 func ReadPDPipelineDataSource(ctx context.Context, config tftypes.Value) (tftypes.Value, diag.Diagnostics) {
 	state := tfsdk.State{Schema: pdPipelineDataSourceSchema(), Raw: config.Copy()}
-	diags := readPipeline(ctx, config, &state, func() (pipelineInputs, diag.Diagnostics) {
-		var m pipelineModel
-		var diags diag.Diagnostics
-		attrs, err := dataSourceValidationSchema().attributes(ctx, config)
-		if err == nil {
-			err = fillModel(attrs, &m)
-		}
-		if err != nil {
-			addDefect(&diags, path.Empty(), "the configuration cannot be read: "+err.Error())
-		}
-		return m.pipelineInputs, diags
-	})
+	diags := readPipeline(ctx, config, &state)
 	return state.Raw, diags
 }

@@ -32,9 +32,10 @@ func NewPDPipelineResource() resource.Resource { return &pdPipelineResource{} }
 
 type pdPipelineResource struct{}
 
-// pdPipelineSchemaVersion is bumped with every change to the resource's
-// schema; each earlier version has an entry in UpgradeState
-// (resource_pd_pipeline_upgrade.go says how to add one, and
+// pdPipelineSchemaVersion is bumped when a change to the resource's schema
+// renames, removes or retypes an attribute, not when one is added; each
+// earlier version has an entry in UpgradeState
+// (resource_pd_pipeline_upgrade.go says why and how to add one, and
 // previousAllocations what later versions must still read).
 const pdPipelineSchemaVersion = 3
 
@@ -93,15 +94,15 @@ func (r *pdPipelineResource) ModifyPlan(ctx context.Context, req resource.Modify
 		resp.Diagnostics.Append(writeUnknownOutputs(ctx, &resp.Plan, req.Config.Raw)...)
 		return
 	}
-	var m pipelineResourceModel
-	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+	in, diags := readInputs(ctx, req.Config.Raw, resourceValidationSchema())
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	prev, diags := previousFromState(ctx, req.Plan, req.State)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, prev)
+	out, ok, diags := planOutputs(ctx, in, prev)
 	resp.Diagnostics.Append(diags...)
 	if ok {
 		resp.Diagnostics.Append(setOutputs(ctx, &resp.Plan, out)...)
@@ -122,11 +123,8 @@ func previousFromState(ctx context.Context, plan tfsdk.Plan, prior tfsdk.State) 
 	if diags.HasError() || !planned.Equal(was) {
 		return nil, diags
 	}
-	var outputs pipelineOutputs
-	diags.Append(prior.GetAttribute(ctx, path.Root("ports"), &outputs.Ports)...)
-	diags.Append(prior.GetAttribute(ctx, path.Root("stages"), &outputs.Stages)...)
-	diags.Append(prior.GetAttribute(ctx, path.Root("vllm_omni_release"), &outputs.Release)...)
-	if diags.HasError() {
+	outputs, d := readPriorOutputs(ctx, prior)
+	if diags.Append(d...); diags.HasError() {
 		return nil, diags
 	}
 	return previousAllocations(ctx, outputs)
@@ -146,18 +144,11 @@ func (r *pdPipelineResource) Update(ctx context.Context, req resource.UpdateRequ
 	resp.Diagnostics.Append(storePlan(ctx, req.Plan, &resp.State)...)
 }
 
-// storePlan writes the planned resource into the new state, through the
-// model. An apply runs once per change, not on every plan, so the typed
-// model's clarity is worth what Get and Set cost here
-// (BenchmarkResourceApplyCreate).
+// storePlan writes the planned resource into the new state: the plan's
+// value as it is, which State.Set checks against the schema's type. The
+// plan holds every value the state must, as ModifyPlan computed it.
 func storePlan(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State) diag.Diagnostics {
-	var m pipelineResourceModel
-	diags := plan.Get(ctx, &m)
-	if diags.HasError() {
-		return diags
-	}
-	diags.Append(state.Set(ctx, &m)...)
-	return diags
+	return state.Set(ctx, plan.Raw)
 }
 
 // ImportState says what to do instead: the resource is a plan, not an

@@ -27,29 +27,57 @@ import (
 //     each process's `systemd_dropin`; retires the outputs that repeated
 //     another (retiredOutputs).
 //
+//
+// A schema change needs a new version only when it renames, removes or
+// retypes an attribute; TestStateVersion_OnlyAdds holds the current schema
+// to that against pdPipelineSchemaV3. An attribute that only appears, such
+// as a new output (a row of pipelineOutputTable), needs none: Terraform
+// hands the provider the stored JSON through UpgradeResourceState on every
+// read of a state, of the current version too. For the current version the
+// framework decodes it with the current schema (terraform-plugin-framework
+// v1.19.0, internal/fwserver/server_upgraderesourcestate.go:
+// RawState.UnmarshalWithOpts with IgnoreUndefinedAttributes), and tftypes'
+// JSON decoder gives each attribute of an object that the JSON lacks a
+// null value, at every depth (terraform-plugin-go v0.31.0,
+// tftypes/value_json.go, jsonUnmarshalObject: "make sure we have a value
+// for every attribute"). The next plan computes it, as an in-place update
+// (TestUpgradeState_SameVersionFillsMissingAttributes,
+// TestAccPDPipelineResource_AttributeAddedInSameVersion). The same decoder
+// skips an attribute the JSON has and the schema lacks, which is why a
+// removal or a rename needs a version: upgradePipelineState never drops a
+// value silently.
+//
 // Adding version N+1 (see DESIGN.md, "State versions"):
 //  1. Bump pdPipelineSchemaVersion.
-//  2. Freeze version N's schema as pdPipelineSchemaVN (copy the current
-//     attributes' types and flags; descriptions and validators may go) and
-//     add an entry N to UpgradeState with it as PriorSchema and
-//     upgradePipelineState as upgrader. Every entry upgrades straight to the
+//  2. pdPipelineSchemaVN is version N as first released: give it the
+//     attributes added since (TestStateVersion_OnlyAdds lists them), so that
+//     its states decode whole, and freeze the new schema's types as
+//     pdPipelineSchemaV(N+1) at the end of pdPipelineStateSchemas
+//     (descriptions and validators may go). UpgradeState gives every earlier
+//     version an entry with its schema as PriorSchema and
+//     upgradePipelineState as upgrader. Each entry upgrades straight to the
 //     current schema: the framework does not chain them.
 //  3. Attributes that only appear need nothing: upgradePipelineState sets
 //     them null, and the next plan computes them. An attribute that is
 //     renamed, removed or changes type makes upgradePipelineState fail for
 //     every older version (it never drops a value silently): give those
 //     entries an upgrader that moves the value first.
-//  4. Record the new attributes in TestUpgradeState_NewAttributes and add a
-//     v N provider to the upgrade acceptance test.
+//  4. Record what version N+1 changed in TestUpgradeState_NewAttributes and
+//     add a v N provider to the upgrade acceptance test.
+
+// pdPipelineStateSchemas are the schemas of the resource's state versions,
+// by version, each as frozen when it was released: the last is the
+// current version's, which the current schema may only add to.
+var pdPipelineStateSchemas = []func() schema.Schema{pdPipelineSchemaV0, pdPipelineSchemaV1, pdPipelineSchemaV2, pdPipelineSchemaV3}
 
 // UpgradeState upgrades every earlier state version to the current schema.
 func (r *pdPipelineResource) UpgradeState(ctx context.Context) map[int64]resource.StateUpgrader {
-	v0, v1, v2 := pdPipelineSchemaV0(), pdPipelineSchemaV1(), pdPipelineSchemaV2()
-	return map[int64]resource.StateUpgrader{
-		0: {PriorSchema: &v0, StateUpgrader: upgradePipelineState},
-		1: {PriorSchema: &v1, StateUpgrader: upgradePipelineState},
-		2: {PriorSchema: &v2, StateUpgrader: upgradePipelineState},
+	out := make(map[int64]resource.StateUpgrader, pdPipelineSchemaVersion)
+	for version := range int64(pdPipelineSchemaVersion) {
+		prior := pdPipelineStateSchemas[version]()
+		out[version] = resource.StateUpgrader{PriorSchema: &prior, StateUpgrader: upgradePipelineState}
 	}
+	return out
 }
 
 // upgradePipelineState carries every attribute of an earlier state over to
@@ -369,6 +397,56 @@ func pdPipelineSchemaV2() schema.Schema {
 	attrs["launches"] = launches
 	s.Attributes = attrs
 	return s
+}
+
+// pdPipelineSchemaV3 is the resource schema of state version 3, frozen as
+// first released: version 2's without the outputs it retired
+// (retiredOutputs), with the units' template and drop-ins
+// (`systemd_unit`, each process's `systemd_dropin`) and
+// `check_script_path`. Do not edit it but to add what was added since, at
+// the next version.
+func pdPipelineSchemaV3() schema.Schema {
+	s := pdPipelineSchemaV2()
+	s.Version = 3
+	compString := schema.StringAttribute{Computed: true}
+	file := schema.SingleNestedAttribute{Computed: true, Attributes: map[string]schema.Attribute{
+		"path": compString, "content": compString,
+	}}
+	attrs := withAttribute(s.Attributes, "systemd_unit", file)
+	attrs["check_script_path"] = compString
+	// Version 2's schema is built above with these kinds; a change there
+	// is a defect every test run catches here.
+	health, ok := attrs["health"].(schema.SingleNestedAttribute)
+	if !ok {
+		panic("version 2's health is not a single nested attribute")
+	}
+	health.Attributes = withoutAttributes(health.Attributes, "readiness_argv", "smoke_argv")
+	attrs["health"] = health
+	launches, ok := attrs["launches"].(schema.ListNestedAttribute)
+	if !ok {
+		panic("version 2's launches is not a list nested attribute")
+	}
+	launches.NestedObject.Attributes = withoutAttributes(launches.NestedObject.Attributes, "argv", "command")
+	launches.NestedObject.Attributes["processes"] = schema.ListNestedAttribute{Computed: true, NestedObject: schema.NestedAttributeObject{
+		Attributes: map[string]schema.Attribute{
+			"stage_id": schema.Int64Attribute{Computed: true}, "role": compString, "unit_name": compString, "systemd_dropin": file,
+		},
+	}}
+	attrs["launches"] = launches
+	s.Attributes = attrs
+	return s
+}
+
+// withoutAttributes copies attrs without the names given.
+func withoutAttributes(attrs map[string]schema.Attribute, names ...string) map[string]schema.Attribute {
+	out := make(map[string]schema.Attribute, len(attrs))
+	for k, v := range attrs {
+		out[k] = v
+	}
+	for _, name := range names {
+		delete(out, name)
+	}
+	return out
 }
 
 // withAttribute copies attrs with one more attribute, leaving attrs as it

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	fwprovider "github.com/hashicorp/terraform-plugin-framework/provider"
@@ -20,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -157,11 +161,11 @@ func (r v0Resource) ModifyPlan(ctx context.Context, req resource.ModifyPlanReque
 		return
 	}
 	plan := tfsdk.Plan{Schema: current, Raw: raw}
-	var m pipelineResourceModel
-	if resp.Diagnostics.Append(tfsdk.Config{Schema: current, Raw: config}.Get(ctx, &m)...); resp.Diagnostics.HasError() {
+	in, diags := readInputs(ctx, config, resourceValidationSchema())
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	out, ok, diags := planOutputs(ctx, m.pipelineInputs, nil)
+	out, ok, diags := planOutputs(ctx, in, nil)
 	if resp.Diagnostics.Append(diags...); !ok {
 		return
 	}
@@ -630,7 +634,11 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := upgradeRawState(t, 0, rawJSON)
+	state := upgradeRawState(t, 0, rawJSON)
+	m, diags := readInputs(ctx, state.Raw, resourceValidationSchema())
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
 
 	// Every prior value is carried over...
 	checks := map[string]bool{
@@ -641,12 +649,12 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 		"gpus":             intPtr(m.GPUs) != nil && *intPtr(m.GPUs) == 4,
 		"api_port":         intPtr(m.APIPort) != nil && *intPtr(m.APIPort) == 8100,
 		"config_path":      m.ConfigPath.ValueString() == "/etc/omni/deploy.yaml",
-		"triggers":         m.Triggers.Elements()["rev"].String() == `"1"`,
+		"triggers":         valueAt[map[string]string](t, state, "triggers")["rev"] == "1",
 		"decode null":      m.Decode.IsNull(),
-		"id":               m.ID.ValueString() == "abc",
-		"gpu_count":        m.GPUCount.ValueInt64() == 3,
-		"serve_args":       len(m.ServeArgs.Elements()) == 3,
-		"edges":            len(m.Edges.Elements()) == 1,
+		"id":               valueAt[string](t, state, "id") == "abc",
+		"gpu_count":        valueAt[int64](t, state, "gpu_count") == 3,
+		"serve_args":       len(valueAt[[]string](t, state, "serve_args")) == 3,
+		"edges":            len(valueAt[types.List](t, state, "edges").Elements()) == 1,
 		"connector.name":   m.Connector.Attributes()["name"].String() == `"MooncakeConnector"`,
 		"prefill.devices":  m.Prefill.Attributes()["devices"].String() == "[0]",
 		"stage_overrides":  strings.Contains(m.StageOverrides.String(), `"max_num_seqs":32`),
@@ -656,14 +664,12 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 	// ...and the attributes version 1 added are null.
 	checks["pipeline null"] = m.Pipeline.IsNull()
 	checks["connector.kv_both null"] = m.Connector.Attributes()["kv_both"].IsNull()
-	var stages []stageModel
-	var ports []portModel
-	m.Stages.ElementsAs(ctx, &stages, false)
-	m.Ports.ElementsAs(ctx, &ports, false)
-	checks["stages[0] kept"] = len(stages) == 1 && stages[0].KVRole.ValueString() == "kv_producer" && stages[0].BootstrapPort.ValueInt64() == 26001
-	checks["stages[0].host null"] = len(stages) == 1 && stages[0].Host.IsNull()
-	checks["ports[0] kept"] = len(ports) == 1 && ports[0].Port.ValueInt64() == 8100 && ports[0].StageID.IsNull()
-	checks["ports[0].host null"] = len(ports) == 1 && ports[0].Host.IsNull()
+	oneStage, onePort := len(valueAt[types.List](t, state, "stages").Elements()) == 1, len(valueAt[types.List](t, state, "ports").Elements()) == 1
+	checks["stages[0] kept"] = oneStage && valueAt[string](t, state, "stages.0.kv_role") == "kv_producer" &&
+		valueAt[int64](t, state, "stages.0.bootstrap_port") == 26001
+	checks["stages[0].host null"] = oneStage && valueAt[types.String](t, state, "stages.0.host").IsNull()
+	checks["ports[0] kept"] = onePort && valueAt[int64](t, state, "ports.0.port") == 8100 && valueAt[types.Int64](t, state, "ports.0.stage_id").IsNull()
+	checks["ports[0].host null"] = onePort && valueAt[types.String](t, state, "ports.0.host").IsNull()
 	for name, ok := range checks {
 		if !ok {
 			t.Errorf("upgraded state: %s is wrong", name)
@@ -671,43 +677,252 @@ func TestUpgradeState_V0RawState(t *testing.T) {
 	}
 }
 
-// The attributes a version 0 state gains are exactly the ones version 1
-// added. A schema change that adds, renames or drops an attribute without a
-// new state version fails here.
+// gainedUpToV3 is what a state of each version gains on the way to version
+// 3 as released, which the upgrade sets null: exactly what the versions
+// after it added.
+var gainedUpToV3 = map[int64][]string{
+	0: {"check_script_path", "config_sha256", "connector.kv_both", "health", "launches[*].gpu_count", "launches[*].processes", "pipeline", "ports[*].host", "stages[*].host", "systemd", "systemd_unit", "vllm_omni_release", "vllm_omni_version"},
+	1: {"check_script_path", "config_sha256", "health", "launches[*].gpu_count", "launches[*].processes", "systemd", "systemd_unit", "vllm_omni_release", "vllm_omni_version"},
+	2: {"check_script_path", "launches[*].processes[*].systemd_dropin", "systemd_unit"},
+	3: nil,
+}
+
+// Each frozen schema is the one its version was released with: a state of
+// each version gains on the way to version 3 what the later versions
+// added (gainedUpToV3), and on the way to the current schema that and what
+// was added since version 3 (where what it lacks does not hold it
+// already). A state version whose frozen schema is wrong fails here.
 func TestUpgradeState_NewAttributes(t *testing.T) {
 	ctx := context.Background()
-	v0 := pdPipelineSchemaV0()
+	v3 := pdPipelineSchemaV3().Type().TerraformType(ctx)
 	current := currentResourceSchema(ctx).Type().TerraformType(ctx)
-	// A v0 state with every attribute and one element in each list, so that
-	// the nested additions show.
-	full := fullValue(v0.Type().TerraformType(ctx))
-	_, added, err := upgradeValue(full, current, "")
+	_, sinceV3, err := upgradeValue(fullValue(v3), current, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(added)
-	want := []string{"check_script_path", "config_sha256", "connector.kv_both", "health", "launches[*].gpu_count", "launches[*].processes", "pipeline", "ports[*].host", "stages[*].host", "systemd", "systemd_unit", "vllm_omni_release", "vllm_omni_version"}
-	if !reflect.DeepEqual(added, want) {
-		t.Errorf("a version 0 state gains %q; versions 1 and 2 added %q. A schema change needs a new state version (see resource_pd_pipeline_upgrade.go).", added, want)
-	}
-	_, added, err = upgradeValue(fullValue(pdPipelineSchemaV1().Type().TerraformType(ctx)), current, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(added)
-	if want := []string{"check_script_path", "config_sha256", "health", "launches[*].gpu_count", "launches[*].processes", "systemd", "systemd_unit", "vllm_omni_release", "vllm_omni_version"}; !reflect.DeepEqual(added, want) {
-		t.Errorf("a version 1 state gains %q; versions 2 and 3 added %q", added, want)
-	}
-	_, added, err = upgradeValue(fullValue(pdPipelineSchemaV2().Type().TerraformType(ctx)), current, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(added)
-	if want := []string{"check_script_path", "launches[*].processes[*].systemd_dropin", "systemd_unit"}; !reflect.DeepEqual(added, want) {
-		t.Errorf("a version 2 state gains %q; version 3 added %q", added, want)
+	for version, want := range gainedUpToV3 {
+		// A state with every attribute and one element in each list, so
+		// that the nested additions show.
+		full := fullValue(pdPipelineStateSchemas[version]().Type().TerraformType(ctx))
+		if _, added, err := upgradeValue(full, v3, ""); err != nil || !reflect.DeepEqual(sorted(added), sorted(want)) {
+			t.Errorf("a version %d state gains %q (%v) on the way to version 3; the versions after it added %q", version, added, err, want)
+		}
+		wantNow := slices.Clone(want)
+		for _, p := range sinceV3 {
+			if !slices.ContainsFunc(want, func(q string) bool { return withinPath(p, q) }) {
+				wantNow = append(wantNow, p)
+			}
+		}
+		if _, added, err := upgradeValue(full, current, ""); err != nil || !reflect.DeepEqual(sorted(added), sorted(wantNow)) {
+			t.Errorf("a version %d state gains %q (%v) on the way to the current schema, want %q", version, added, err, wantNow)
+		}
 	}
 	if pdPipelineSchemaVersion != 3 {
 		t.Errorf("pdPipelineSchemaVersion = %d: record what the new version added here", pdPipelineSchemaVersion)
+	}
+}
+
+// The current schema only adds to the one its state version was released
+// with: every attribute of that is still there, with its type. Renaming,
+// removing or retyping one needs a new state version
+// (resource_pd_pipeline_upgrade.go says how); an attribute that only
+// appears needs none, since a state without it reads it as null
+// (TestUpgradeState_SameVersionFillsMissingAttributes).
+func TestStateVersion_OnlyAdds(t *testing.T) {
+	ctx := context.Background()
+	if len(pdPipelineStateSchemas) != pdPipelineSchemaVersion+1 {
+		t.Fatalf("pdPipelineStateSchemas holds %d schemas for versions 0 to %d: freeze each version's", len(pdPipelineStateSchemas), pdPipelineSchemaVersion)
+	}
+	for version, frozen := range pdPipelineStateSchemas {
+		if got := frozen().Version; got != int64(version) {
+			t.Errorf("pdPipelineStateSchemas[%d] is the schema of version %d", version, got)
+		}
+	}
+	released := pdPipelineStateSchemas[pdPipelineSchemaVersion]().Type().TerraformType(ctx)
+	current := currentResourceSchema(ctx).Type().TerraformType(ctx)
+	if changes := schemaChanges(released, current, ""); len(changes) > 0 {
+		t.Errorf("the schema changes what a state of version %d holds: %s. Renaming, removing or retyping an attribute "+
+			"needs a new state version (resource_pd_pipeline_upgrade.go says how)", pdPipelineSchemaVersion, strings.Join(changes, "; "))
+	}
+	if _, added, err := upgradeValue(fullValue(released), current, ""); err == nil && len(added) > 0 {
+		t.Logf("added since version %d was released, read as null from its states: %q", pdPipelineSchemaVersion, added)
+	}
+}
+
+// schemaChanges lists where the type to differs from the type from other
+// than by an attribute added to an object: an attribute from has that to
+// lacks, or a type that changed.
+func schemaChanges(from, to tftypes.Type, at string) []string {
+	switch f := from.(type) {
+	case tftypes.Object:
+		t, ok := to.(tftypes.Object)
+		if !ok {
+			break
+		}
+		var out []string
+		for _, name := range sortedNames(f.AttributeTypes) {
+			nt, ok := t.AttributeTypes[name]
+			if !ok {
+				out = append(out, joinPath(at, name)+" is gone")
+				continue
+			}
+			out = append(out, schemaChanges(f.AttributeTypes[name], nt, joinPath(at, name))...)
+		}
+		return out
+	case tftypes.List:
+		if t, ok := to.(tftypes.List); ok {
+			return schemaChanges(f.ElementType, t.ElementType, at+"[*]")
+		}
+	case tftypes.Set:
+		if t, ok := to.(tftypes.Set); ok {
+			return schemaChanges(f.ElementType, t.ElementType, at+"[*]")
+		}
+	case tftypes.Map:
+		if t, ok := to.(tftypes.Map); ok {
+			return schemaChanges(f.ElementType, t.ElementType, at+"[*]")
+		}
+	default:
+		if from.Equal(to) {
+			return nil
+		}
+	}
+	return []string{fmt.Sprintf("%s changed type from %s to %s", describeAt(at), from, to)}
+}
+
+// withinPath reports whether the attribute path p is q or lies inside it.
+func withinPath(p, q string) bool {
+	return p == q || strings.HasPrefix(p, q+".") || strings.HasPrefix(p, q+"[*]")
+}
+
+func sorted(xs []string) []string {
+	out := slices.Clone(xs)
+	sort.Strings(out)
+	return out
+}
+
+// A state of the current version written before an attribute existed has
+// no entry for it, and reads it as null: every output and every attribute
+// inside one, left out of a stored state of the current version in turn,
+// comes back null through the provider's own UpgradeResourceState, which
+// Terraform calls on every read of a state.
+func TestUpgradeState_SameVersionFillsMissingAttributes(t *testing.T) {
+	ctx := context.Background()
+	current := currentResourceSchema(ctx)
+	full := fullValue(current.Type().TerraformType(ctx))
+	for _, attribute := range nestedAttributePaths("", pipelineOutputAttributes()) {
+		t.Run(attribute.dotted, func(t *testing.T) {
+			stored := stateJSON(full, full.Type())
+			removeAt(stored, attribute.steps)
+			rawJSON, err := json.Marshal(stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := upgradeRawState(t, pdPipelineSchemaVersion, rawJSON)
+			if v := valueAt[attr.Value](t, state, attribute.dotted); !v.IsNull() {
+				t.Errorf("%s = %s, want null", attribute.dotted, v)
+			}
+			if valueAt[string](t, state, "model") != "s" {
+				t.Error("the other attributes are not read")
+			}
+		})
+	}
+}
+
+// attributePath is an attribute of a schema, with every list of objects
+// on the way to it: steps for removeAt, each element's attributes taken
+// by a name; dotted for valueAt, with its first element.
+type attributePath struct {
+	steps  []string
+	dotted string
+}
+
+// nestedAttributePaths are the paths of attrs and of every attribute of
+// their objects, under prefix.
+func nestedAttributePaths(prefix string, attrs map[string]schema.Attribute) []attributePath {
+	var out []attributePath
+	for _, name := range sortedNames(attrs) {
+		dotted := strings.TrimPrefix(prefix+"."+name, ".")
+		out = append(out, attributePath{steps: strings.Split(strings.ReplaceAll(dotted, ".0", ""), "."), dotted: dotted})
+		switch a := attrs[name].(type) {
+		case schema.SingleNestedAttribute:
+			out = append(out, nestedAttributePaths(dotted, a.Attributes)...)
+		case schema.ListNestedAttribute:
+			out = append(out, nestedAttributePaths(dotted+".0", a.NestedObject.Attributes)...)
+		}
+	}
+	return out
+}
+
+// stateJSON is v as Terraform stores it in a state's JSON, declared of
+// type declared: a dynamic value carries its type beside it (fullValue
+// gives each a string).
+func stateJSON(v tftypes.Value, declared tftypes.Type) any {
+	if declared.Is(tftypes.DynamicPseudoType) {
+		if !v.Type().Is(tftypes.String) {
+			panic("stateJSON writes the type of a dynamic string only, not " + v.Type().String())
+		}
+		return map[string]any{"value": stateJSON(v, v.Type()), "type": "string"}
+	}
+	if v.IsNull() {
+		return nil
+	}
+	var elems []tftypes.Value
+	var attrs map[string]tftypes.Value
+	var number big.Float
+	switch t := declared.(type) {
+	case tftypes.Object:
+		_ = v.As(&attrs)
+		out := map[string]any{}
+		for name, a := range attrs {
+			out[name] = stateJSON(a, t.AttributeTypes[name])
+		}
+		return out
+	case tftypes.Map:
+		_ = v.As(&attrs)
+		out := map[string]any{}
+		for k, e := range attrs {
+			out[k] = stateJSON(e, t.ElementType)
+		}
+		return out
+	case tftypes.List, tftypes.Set:
+		_ = v.As(&elems)
+		out := make([]any, len(elems))
+		for i, e := range elems {
+			out[i] = stateJSON(e, elementType(t))
+		}
+		return out
+	}
+	if v.Type().Is(tftypes.Number) {
+		_ = v.As(&number)
+		return json.Number(number.Text('g', -1))
+	}
+	var out any
+	if v.Type().Is(tftypes.String) {
+		var s string
+		_ = v.As(&s)
+		out = s
+	} else {
+		var b bool
+		_ = v.As(&b)
+		out = b
+	}
+	return out
+}
+
+// removeAt deletes the attribute at steps from a stateJSON value, from
+// every element of the lists on the way.
+func removeAt(v any, steps []string) {
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			removeAt(e, steps)
+		}
+	case map[string]any:
+		if len(steps) == 1 {
+			delete(v, steps[0])
+			return
+		}
+		removeAt(v[steps[0]], steps[1:])
 	}
 }
 
@@ -785,34 +1000,31 @@ func TestUpgradeState_V2RawState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := upgradeRawState(t, 2, rawJSON)
-	var stages []stageModel
-	var ports []portModel
-	var launches []launchModel
-	m.Stages.ElementsAs(ctx, &stages, false)
-	m.Ports.ElementsAs(ctx, &ports, false)
-	m.Launches.ElementsAs(ctx, &launches, false)
-	var procs []processModel
-	if len(launches) == 1 {
-		launches[0].Processes.ElementsAs(ctx, &procs, false)
-	}
+	state := upgradeRawState(t, 2, rawJSON)
+	count := func(dotted string) int { return len(valueAt[types.List](t, state, dotted).Elements()) }
+	fourProcesses := count("launches") == 1 && count("launches.0.processes") == 4
 	checks := map[string]bool{
-		"model":                  m.Model.ValueString() == seedModel,
-		"vllm_omni_version":      m.VLLMOmniVersion.ValueString() == "0.24.0",
-		"id":                     m.ID.ValueString() == "2bcb75bb4c22acb8de904c3c48c7b8b7b9dafa4638694ea0c2e286ec60bcafc3",
-		"stages":                 len(stages) == 4 && stages[1].BootstrapPort.ValueInt64() == 25202,
-		"ports":                  len(ports) == 4 && ports[3].Name.ValueString() == "omni_master" && ports[3].Port.ValueInt64() == 25203,
-		"processes":              len(procs) == 4 && procs[1].UnitName.ValueString() == "vllm-omni-stage-1.service",
-		"systemd_dropin null":    len(procs) == 4 && procs[1].SystemdDropIn.IsNull(),
-		"systemd_unit null":      m.SystemdUnit.IsNull(),
-		"check_script_path null": m.CheckScript.IsNull(),
+		"model":             valueAt[string](t, state, "model") == seedModel,
+		"vllm_omni_version": valueAt[string](t, state, "vllm_omni_version") == "0.24.0",
+		"id":                valueAt[string](t, state, "id") == "2bcb75bb4c22acb8de904c3c48c7b8b7b9dafa4638694ea0c2e286ec60bcafc3",
+		"stages":            count("stages") == 4 && valueAt[int64](t, state, "stages.1.bootstrap_port") == 25202,
+		"ports": count("ports") == 4 && valueAt[string](t, state, "ports.3.name") == "omni_master" &&
+			valueAt[int64](t, state, "ports.3.port") == 25203,
+		"processes":              fourProcesses && valueAt[string](t, state, "launches.0.processes.1.unit_name") == "vllm-omni-stage-1.service",
+		"systemd_dropin null":    fourProcesses && valueAt[types.Object](t, state, "launches.0.processes.1.systemd_dropin").IsNull(),
+		"systemd_unit null":      valueAt[types.Object](t, state, "systemd_unit").IsNull(),
+		"check_script_path null": valueAt[types.String](t, state, "check_script_path").IsNull(),
 	}
 	for name, ok := range checks {
 		if !ok {
 			t.Errorf("upgraded state: %s is wrong", name)
 		}
 	}
-	prev, diags := previousAllocations(ctx, m.pipelineOutputs)
+	prior, diags := readPriorOutputs(ctx, state)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	prev, diags := previousAllocations(ctx, prior)
 	if diags.HasError() || prev == nil || prev.Ports[pipeline.HostKey{Name: "omni_master"}] != 25203 {
 		t.Errorf("allocations from the upgraded state: %+v, %v", prev, diags)
 	}
@@ -918,10 +1130,57 @@ func TestAccPDPipelineResource_UpgradeFromV2(t *testing.T) {
 	})
 }
 
+// olderSameVersionProviders stand in for a provider of the current state
+// version built before two attributes were added, a top-level output and
+// one inside another: the current schema, same version, without
+// `config_sha256` and `health.smoke_url`.
+var olderSameVersionProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"omni": providerserver.NewProtocol6WithError(v0Provider{schema: func() schema.Schema {
+		s := currentResourceSchema(context.Background())
+		attrs := withoutAttributes(s.Attributes, "config_sha256")
+		health, ok := attrs["health"].(schema.SingleNestedAttribute)
+		if !ok {
+			panic("health is not a single nested attribute")
+		}
+		health.Attributes = withoutAttributes(health.Attributes, "smoke_url")
+		attrs["health"] = health
+		s.Attributes = attrs
+		return s
+	}}),
+}
+
+// A state written before an attribute was added, with the same state
+// version, is read with it null: Terraform and the current provider plan
+// an in-place update that fills it in and keeps every port and device, and
+// the plan after it is empty. No state version is needed for an addition.
+func TestAccPDPipelineResource_AttributeAddedInSameVersion(t *testing.T) {
+	kept := recordAcrossSteps(compare.ValuesSame())
+	tfresource.UnitTest(t, tfresource.TestCase{
+		Steps: []tfresource.TestStep{
+			{ProtoV6ProviderFactories: olderSameVersionProviders, Config: upgradeConfig, ConfigStateChecks: kept()},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(resAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_sha256"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
+					plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("health").AtMapKey("smoke_url"), knownvalue.StringExact("http://127.0.0.1:8100/v1/chat/completions")),
+				}},
+				ConfigStateChecks: kept(),
+			},
+			{
+				ProtoV6ProviderFactories: testProviders,
+				Config:                   upgradeConfig,
+				ConfigPlanChecks:         tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
 // upgradeRawState upgrades a stored state of a version through the
-// provider's own server, as Terraform asks for it, and reads it into the
-// model; a diagnostic fails the test.
-func upgradeRawState(t *testing.T, version int64, rawJSON []byte) pipelineResourceModel {
+// provider's own server, as Terraform asks for it; a diagnostic fails the
+// test.
+func upgradeRawState(t *testing.T, version int64, rawJSON []byte) tfsdk.State {
 	t.Helper()
 	ctx := context.Background()
 	server := providerserver.NewProtocol6(New("test")())()
@@ -939,9 +1198,5 @@ func upgradeRawState(t *testing.T, version int64, rawJSON []byte) pipelineResour
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m pipelineResourceModel
-	if diags := (tfsdk.State{Schema: current, Raw: v}).Get(ctx, &m); diags.HasError() {
-		t.Fatal(diags)
-	}
-	return m
+	return tfsdk.State{Schema: current, Raw: v}
 }
