@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +50,12 @@ type connector struct {
 	// proxy is P2pNcclConnector's proxy, alone or as a child; nil without
 	// one (or with one set wrong, which is reported).
 	proxy *p2pProxy
+	// childrenRefused is true when a MultiConnector's children, or one of
+	// them, were refused (no list, an entry that is not an object, a class
+	// the provider does not wire): the children left are not the ones the
+	// user meant, so what follows from them, the handoff gate, is not
+	// judged.
+	childrenRefused bool
 }
 
 type childConnector struct {
@@ -257,17 +264,25 @@ func (p *planner) multiConnector(path Path) connector {
 	if !ok || len(list) == 0 {
 		p.ds.errorf(diagcode.MultiConnectorChildren, cpath, "MultiConnector needs its connectors",
 			"list them in extra_config.connectors, such as [{ kv_connector = \"NixlConnector\" }, { kv_connector = \"MooncakeConnector\" }].")
+		m.childrenRefused = true
 		return m
 	}
 	seen := map[string]bool{}
 	for i, e := range list {
-		entry, _ := e.(map[string]any)
+		entry, isObject := e.(map[string]any)
+		if !isObject {
+			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "each child connector must be an object with kv_connector",
+				"this entry is %s; write it as %s.", describeType(e), childExample(e))
+			m.childrenRefused = true
+			continue
+		}
 		name, _ := entry["kv_connector"].(string)
 		child, known := connectorTable[name]
 		switch {
 		case !known:
 			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i).Attr("kv_connector"), "unknown child connector",
 				"%q: set each child's kv_connector to one of %s (not MultiConnector).", name, strings.Join(sortedStrings(connectorTable), ", "))
+			m.childrenRefused = true
 			continue
 		case seen[name]:
 			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
@@ -324,6 +339,17 @@ func (p *planner) multiConnector(path Path) connector {
 		return out
 	}
 	return m
+}
+
+// childExample is how an entry of connectors is written, for a value that
+// is not one: the value itself as kv_connector when it is text (a class
+// name written alone), the default class otherwise.
+func childExample(v any) string {
+	name, ok := v.(string)
+	if !ok || name == "" {
+		name = DefaultConnector
+	}
+	return fmt.Sprintf("{ kv_connector = %q }", name)
 }
 
 // kvRoles returns the prefill and decode kv_role values.

@@ -82,6 +82,9 @@ func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 // remote_request_id the release's orchestrator needs of every PD request
 // (releases.HandoffGate), or every request fails once the server is up.
 func (p *planner) checkHandoffGate(r releases.Release) {
+	if p.conn.childrenRefused {
+		return // the children are refused where they are written
+	}
 	var children []string
 	for _, c := range p.conn.children {
 		children = append(children, c.name)
