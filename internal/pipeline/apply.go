@@ -131,20 +131,20 @@ func mergeEngineArgs(st stageconfig.Stage, args map[string]any) error {
 // the environment the connector needs.
 func (p *planner) writeKVConfig(st stageconfig.Stage, s *plannedStage) error {
 	w := p.wiringFor(s)
-	entries := make([]stageconfig.KV, len(w.kv))
-	for i, e := range w.kv {
-		entries[i] = stageconfig.KV{Key: e.key, Value: e.value} // a quoted value stays in double quotes
+	entries := make([]stageconfig.KV, len(w.KV))
+	for i, e := range w.KV {
+		entries[i] = stageconfig.KV{Key: e.Key, Value: e.Value} // a quoted value stays in double quotes
 	}
 	if err := st.SetKVTransfer(entries); err != nil {
 		return err
 	}
-	for _, e := range w.extra {
-		if err := st.MergeKVExtra(e.key, plainValue(e.value)); err != nil {
-			return fmt.Errorf("connector.extra_config.%s: %w", e.key, err)
+	for _, e := range w.Extra {
+		if err := st.MergeKVExtra(e.Key, plainValue(e.Value)); err != nil {
+			return fmt.Errorf("connector.extra_config.%s: %w", e.Key, err)
 		}
 	}
-	for _, e := range w.env {
-		st.SetEnv(e.key, fmt.Sprint(e.value))
+	for _, e := range w.Env {
+		st.SetEnv(e.Key, fmt.Sprint(e.Value))
 	}
 	return nil
 }

@@ -331,11 +331,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 		ds.errorf(diagcode.KVBufferSizeMismatch, path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.BufferSize, dkv.BufferSize)
 	}
 	ptp, dtp := baseParallel(p.stage).tp, baseParallel(d.stage).tp
-	conn, known := connectorTable[pkv.Connector]
-	if !known {
-		conn = connector{name: pkv.Connector} // unknown rules: ask for equal sizes
-	}
-	if msg := tpProblem(conn, ptp, dtp); msg != "" {
+	if msg := tpProblem(pkv.Connector, ptp, dtp); msg != "" {
 		ds.errorf(diagcode.TPMismatch, path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 	}
 	if placement {
@@ -348,11 +344,11 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 // or returns "". vllm-omni's PD validator demands equal sizes whatever the
 // connector, NIXL included (releases.CheckEqualTP); the planner and the
 // config checks share this rule.
-func tpProblem(c connector, prefill, decode int) string {
+func tpProblem(class string, prefill, decode int) string {
 	if prefill == decode {
 		return ""
 	}
-	return fmt.Sprintf("vllm-omni refuses different tensor_parallel_size on prefill (%d) and decode (%d) with every connector, %s too (vLLM alone would let NIXL decode run more); set both to the same value.", prefill, decode, c.name)
+	return fmt.Sprintf("vllm-omni refuses different tensor_parallel_size on prefill (%d) and decode (%d) with every connector, %s too (vLLM alone would let NIXL decode run more); set both to the same value.", prefill, decode, class)
 }
 
 func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {

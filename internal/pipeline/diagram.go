@@ -27,7 +27,7 @@ func (p *planner) diagram(res *Result) string {
 	pre, dec := p.planned.pdPair()
 	for _, e := range res.Edges {
 		if e.From == pre.id && e.To == dec.id {
-			fmt.Fprintf(&b, "  s%d -- \"KV: %s\" --> s%d\n", e.From, mermaidEscape(p.conn.name), e.To)
+			fmt.Fprintf(&b, "  s%d -- \"KV: %s\" --> s%d\n", e.From, mermaidEscape(p.conn.name()), e.To)
 			continue
 		}
 		fmt.Fprintf(&b, "  s%d --> s%d\n", e.From, e.To)

@@ -11,12 +11,23 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 )
 
 // update rewrites the golden files: go test ./internal/pipeline/ -run Golden -update.
 var update = flag.Bool("update", false, "rewrite testdata/golden files from the current output")
 
 const seedModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
+
+// The connector classes the tests name; the planner itself knows them
+// only as entries of kvconnector.Entries.
+const (
+	connectorMooncake = kvconnector.Mooncake
+	connectorNixl     = kvconnector.Nixl
+	connectorP2pNccl  = kvconnector.P2pNccl
+	connectorLMCache  = kvconnector.LMCache
+)
 
 // Where test inputs live. The shared folder sits beside the repository in
 // CI (<dir>/main and <dir>/shared); the stageconfig testdata is a copy of a

@@ -221,7 +221,7 @@ func (p *planner) checkLayout() {
 		case RoleDecode:
 			checkParallelArgs(&p.ds, s.path, p.spec.Decode.EngineArgs)
 			// A size below 1 is checkSpec's range error, not a mismatch.
-			if msg := tpProblem(p.conn, pre.par.tp, s.par.tp); msg != "" && pre.par.tp >= 1 && s.par.tp >= 1 {
+			if msg := tpProblem(p.conn.name(), pre.par.tp, s.par.tp); msg != "" && pre.par.tp >= 1 && s.par.tp >= 1 {
 				p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 			}
 		default:

@@ -252,7 +252,7 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	}
 	res.Diagram = p.diagram(res)
 	res.Allocations = p.allocations()
-	res.Connector = p.conn.name
+	res.Connector = p.conn.name()
 	res.PortRange = PortRange{First: DefaultPortRangeFirst, Last: DefaultPortRangeLast}
 	if p.spec.PortRange != nil {
 		res.PortRange = *p.spec.PortRange

@@ -250,12 +250,12 @@ func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portR
 	sps := p.conn.sidePorts(s)
 	hs := handshakePort(sps, p.release.Release.Handoff)
 	for i, sp := range sps {
-		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, index: sp.index, out: new(int)}
+		r := &portRequest{name: s.key + sp.Suffix, host: s.host, stage: s, count: sp.Count, index: sp.Index, out: new(int)}
 		isHandshake := i == hs
 		if isHandshake {
 			r.given, r.path = given, s.path.Attr("bootstrap_port")
 		}
-		suffix := sp.suffix
+		suffix := sp.Suffix
 		r.done = func(port int) {
 			ports[suffix] = port
 			if isHandshake {
@@ -285,7 +285,7 @@ func (p *planner) checkPorts(pp portPlan) {
 	for _, s := range []*plannedStage{pre, dec} {
 		if p.bootstrapPort(s) != nil && handshakePort(p.conn.sidePorts(s), p.release.Release.Handoff) < 0 {
 			p.ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
-				"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
+				"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name(), s.key)
 		}
 	}
 	p.ds = append(p.ds, pp.problems...)

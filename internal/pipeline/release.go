@@ -85,11 +85,8 @@ func (p *planner) checkHandoffGate(r releases.Release) {
 	if p.conn.childrenRefused {
 		return // the children are refused where they are written
 	}
-	var children []string
-	for _, c := range p.conn.children {
-		children = append(children, c.name)
-	}
-	why := r.Handoff.Failure(p.conn.name, children)
+	classes := p.conn.classes()
+	why := r.Handoff.Failure(classes[0], classes[1:])
 	if why == "" {
 		return
 	}
@@ -109,13 +106,7 @@ func (p *planner) basePipeline() string {
 }
 
 // connectorClasses are the KV connector classes the PD pair loads.
-func (p *planner) connectorClasses() []string {
-	out := []string{p.conn.name}
-	for _, c := range p.conn.children {
-		out = append(out, c.name)
-	}
-	return out
-}
+func (p *planner) connectorClasses() []string { return p.conn.classes() }
 
 // translateIgnoredKeys moves, in a stage_args output, what a stage sets
 // under a key the release's runtime never reads to the key it does read
