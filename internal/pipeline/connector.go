@@ -134,29 +134,25 @@ func sideOf(s *plannedStage) kvconnector.Side {
 		TP: s.par.tp, PP: s.par.pp, DP: s.par.dp, Replicas: s.par.replicas, Ports: s.ports}
 }
 
-// wireContext is what an entry's Wire reads of the plan for side s.
-func (p *planner) wireContext(s *plannedStage) kvconnector.Context {
-	_, dec := p.planned.pdPair()
+// wireContext is what an entry's Wire reads of the planned stages and
+// ports, but the side it wires (wiringFor sets it).
+func wireContext(c ConnectorSpec, planned stageLayout, ports portPlan) kvconnector.Context {
+	_, dec := planned.pdPair()
 	return kvconnector.Context{
-		Settings: p.connectorSettings(), Side: sideOf(s), Decode: sideOf(dec),
-		Head: p.planned.head(), MultiHost: p.multiHost(), APIPort: p.ports.api, HeadPorts: p.ports.head,
+		Settings: connectorSettings(c), Decode: sideOf(dec),
+		Head: planned.head(), MultiHost: planned.multiHost(), APIPort: ports.api, HeadPorts: ports.head,
 	}
 }
 
-func (p *planner) connectorSettings() kvconnector.Settings {
-	return kvconnector.Settings{Protocol: p.spec.Connector.Protocol, DeviceName: p.spec.Connector.DeviceName}
+func connectorSettings(c ConnectorSpec) kvconnector.Settings {
+	return kvconnector.Settings{Protocol: c.Protocol, DeviceName: c.DeviceName}
 }
 
-// wire adds entry e's settings for side s to w.
-func (p *planner) wire(e kvconnector.Entry, s *plannedStage, w *kvconnector.Wiring) {
-	e.Wire(p.wireContext(s), w)
-}
-
-// needsMemlock reports whether a class the pair loads registers memory
-// with an RDMA NIC (kvconnector.Entry.Memlock).
-func (p *planner) needsMemlock() bool {
-	for _, name := range p.connectorClasses() {
-		if e, ok := kvconnector.Lookup(name); ok && e.Memlock != nil && e.Memlock(p.connectorSettings()) {
+// memlock reports whether a class the pair loads registers memory with an
+// RDMA NIC under the settings c (kvconnector.Entry.Memlock).
+func (c connector) memlock(settings kvconnector.Settings) bool {
+	for _, e := range c.entries() {
+		if e.Memlock != nil && e.Memlock(settings) {
 			return true
 		}
 	}
@@ -217,8 +213,7 @@ var managedExtraKeys = func() map[string]string {
 
 // chooseConnector resolves connector.name and checks the settings that go
 // with it.
-func (p *planner) chooseConnector() connector {
-	c := p.spec.Connector
+func chooseConnector(c ConnectorSpec, ds *Diagnostics) connector {
 	path := AttrPath("connector")
 	name := c.Name
 	if name == "" {
@@ -226,10 +221,10 @@ func (p *planner) chooseConnector() connector {
 	}
 	conn, ok := lookupConnector(name)
 	if name == connectorMulti {
-		conn, ok = p.multiConnector(path), true
+		conn, ok = multiConnector(c.ExtraConfig, path, ds), true
 	}
 	if !ok {
-		p.ds.errorf(diagcode.ConnectorUnknown, path.Attr("name"), "unknown KV connector",
+		ds.errorf(diagcode.ConnectorUnknown, path.Attr("name"), "unknown KV connector",
 			"%q is not a connector this provider wires; use one of %s.", name, connectorNames())
 		conn, _ = lookupConnector(DefaultConnector)
 		return conn
@@ -240,48 +235,48 @@ func (p *planner) chooseConnector() connector {
 	if c.Protocol != "" {
 		switch {
 		case !takesProtocol:
-			p.ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to "+protocolClasses()+" only",
+			ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to "+protocolClasses()+" only",
 				"%s chooses its transport itself; remove protocol.", name)
 		case c.Protocol != "tcp" && c.Protocol != "rdma":
-			p.ds.errorf(diagcode.ConnectorProtocolUnknown, path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
+			ds.errorf(diagcode.ConnectorProtocolUnknown, path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
 		}
 	}
 	if c.DeviceName != "" && (!takesProtocol || c.Protocol != "rdma") {
-		p.ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs "+protocolClasses()+" over rdma",
+		ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs "+protocolClasses()+" over rdma",
 			"device_name names the RDMA NIC; set protocol = \"rdma\" with %s, or remove device_name.", protocolClasses())
 	}
 	if c.KVBoth && !conn.allowsBoth() {
-		p.ds.errorf(diagcode.ConnectorKVBothUnsupported, path.Attr("kv_both"), "this connector needs a producer and a consumer",
+		ds.errorf(diagcode.ConnectorKVBothUnsupported, path.Attr("kv_both"), "this connector needs a producer and a consumer",
 			"%s does not take kv_role kv_both; remove kv_both.", name)
 	}
 	for _, k := range sortedStrings(c.ExtraConfig) {
 		if attr, managed := managedExtraKeys[k]; managed {
-			p.ds.errorf(diagcode.ConnectorExtraManagedKey, path.Attr("extra_config").Attr(k), "this connector setting has its own attribute",
+			ds.errorf(diagcode.ConnectorExtraManagedKey, path.Attr("extra_config").Attr(k), "this connector setting has its own attribute",
 				"set %s instead of extra_config.%s.", attr, k)
 		}
 	}
 	for _, k := range conn.entry.RequiredExtra {
 		if v, ok := c.ExtraConfig[k]; !ok || v == nil {
-			p.ds.errorf(diagcode.ConnectorExtraMissing, path.Attr("extra_config"), "the connector needs a setting",
+			ds.errorf(diagcode.ConnectorExtraMissing, path.Attr("extra_config"), "the connector needs a setting",
 				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 		}
 	}
 	if conn.entry.ProxyPort != "" {
-		conn.proxy = readProxy(&p.ds, conn.entry, c.ExtraConfig, path.Attr("extra_config"))
+		conn.proxy = readProxy(ds, conn.entry, c.ExtraConfig, path.Attr("extra_config"))
 	}
-	checkEngineArgs(&p.ds, path.Attr("extra_config"), c.ExtraConfig, nil)
-	checkNoInterpolation(&p.ds, path.Attr("device_name"), c.DeviceName)
+	checkEngineArgs(ds, path.Attr("extra_config"), c.ExtraConfig, nil)
+	checkNoInterpolation(ds, path.Attr("device_name"), c.DeviceName)
 	return conn
 }
 
 // multiConnector builds a MultiConnector from the children listed in
 // extra_config.connectors, each one a connector the provider wires.
-func (p *planner) multiConnector(path Path) connector {
+func multiConnector(extra map[string]any, path Path, ds *Diagnostics) connector {
 	m := connector{entry: kvconnector.Entry{Name: connectorMulti}}
-	list, ok := p.spec.Connector.ExtraConfig["connectors"].([]any)
+	list, ok := extra["connectors"].([]any)
 	cpath := path.Attr("extra_config").Attr("connectors")
 	if !ok || len(list) == 0 {
-		p.ds.errorf(diagcode.MultiConnectorChildren, cpath, "MultiConnector needs its connectors",
+		ds.errorf(diagcode.MultiConnectorChildren, cpath, "MultiConnector needs its connectors",
 			"list them in extra_config.connectors, such as %s.", childrenExample())
 		m.childrenRefused = true
 		return m
@@ -290,7 +285,7 @@ func (p *planner) multiConnector(path Path) connector {
 	for i, e := range list {
 		entry, isObject := e.(map[string]any)
 		if !isObject {
-			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "each child connector must be an object with kv_connector",
+			ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "each child connector must be an object with kv_connector",
 				"this entry is %s; write it as %s.", describeType(e), childExample(e))
 			m.childrenRefused = true
 			continue
@@ -299,12 +294,12 @@ func (p *planner) multiConnector(path Path) connector {
 		child, known := kvconnector.Lookup(name)
 		switch {
 		case !known:
-			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i).Attr("kv_connector"), "unknown child connector",
+			ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i).Attr("kv_connector"), "unknown child connector",
 				"%q: set each child's kv_connector to one of %s (not MultiConnector).", name, strings.Join(entryNames(), ", "))
 			m.childrenRefused = true
 			continue
 		case seen[name]:
-			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
+			ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
 			continue
 		}
 		seen[name] = true
@@ -315,7 +310,7 @@ func (p *planner) multiConnector(path Path) connector {
 				continue
 			}
 			if attr, managed := childManagedKeys[k]; managed {
-				p.ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k), "the provider sets this for every child",
+				ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k), "the provider sets this for every child",
 					"%s.%s is computed from %s; remove it from the child.", name, k, attr)
 				continue
 			}
@@ -323,7 +318,7 @@ func (p *planner) multiConnector(path Path) connector {
 				sub, _ := v.(map[string]any)
 				for _, ek := range sortedStrings(sub) {
 					if attr, managed := managedExtraKeys[ek]; managed {
-						p.ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k).Attr(ek), "the provider sets this for every child",
+						ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k).Attr(ek), "the provider sets this for every child",
 							"%s's %s is computed from %s; remove it from the child.", name, ek, attr)
 					}
 				}
@@ -335,12 +330,12 @@ func (p *planner) multiConnector(path Path) connector {
 		childExtra, _ := rest["kv_connector_extra_config"].(map[string]any)
 		for _, k := range child.RequiredExtra {
 			if v, ok := childExtra[k]; !ok || v == nil {
-				p.ds.errorf(diagcode.ConnectorExtraMissing, cpath.Index(i), "the connector needs a setting",
+				ds.errorf(diagcode.ConnectorExtraMissing, cpath.Index(i), "the connector needs a setting",
 					"%s needs kv_connector_extra_config.%s in its entry (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 			}
 		}
 		if child.ProxyPort != "" {
-			m.proxy = readProxy(&p.ds, child, childExtra, cpath.Index(i).Attr("kv_connector_extra_config"))
+			m.proxy = readProxy(ds, child, childExtra, cpath.Index(i).Attr("kv_connector_extra_config"))
 		}
 		m.children = append(m.children, childConnector{entry: child, extra: rest})
 	}
@@ -372,70 +367,78 @@ func childExample(v any) string {
 }
 
 // kvRoles returns the prefill and decode kv_role values.
-func (p *planner) kvRoles() (string, string) {
-	if p.spec.Connector.KVBoth {
+func kvRoles(both bool) (string, string) {
+	if both {
 		return kvBoth, kvBoth
 	}
 	return kvProducer, kvConsumer
 }
 
 // wiringFor collects the kv_transfer_config settings, extra config and
-// environment of one side of the pair.
-func (p *planner) wiringFor(s *plannedStage) kvconnector.Wiring {
+// environment of one side of the pair over conn, configured by c; ctx is
+// what the entries read of the plan (wireContext).
+func wiringFor(c ConnectorSpec, conn connector, ctx kvconnector.Context, s *plannedStage) kvconnector.Wiring {
+	ctx.Side = sideOf(s)
 	w := kvconnector.Wiring{KV: []kvconnector.KV{
-		{Key: "kv_connector", Value: quoted(p.conn.name())},
+		{Key: "kv_connector", Value: quoted(conn.name())},
 		{Key: "kv_role", Value: quoted(*s.kvRole)},
 		{Key: "kv_rank", Value: s.kvRank},
 		{Key: "kv_parallel_size", Value: 2},
 	}}
-	if p.multiHost() {
+	if ctx.MultiHost {
 		// Each side binds its KV endpoints on kv_ip, so it is the side's own
 		// address, the one its peer on the other host dials.
 		w.KV = append(w.KV, kvconnector.KV{Key: "kv_ip", Value: quoted(s.host)})
 	}
-	if !p.conn.multi() {
-		p.wire(p.conn.entry, s, &w)
-		for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
-			w.Extra = append(w.Extra, kvconnector.KV{Key: k, Value: extraValue(p.conn.entry, k, p.spec.Connector.ExtraConfig[k])})
+	if !conn.multi() {
+		conn.entry.Wire(ctx, &w)
+		for _, k := range sortedStrings(c.ExtraConfig) {
+			w.Extra = append(w.Extra, kvconnector.KV{Key: k, Value: extraValue(conn.entry, k, c.ExtraConfig[k])})
 		}
 		return w
 	}
-	var children []any
-	for _, c := range p.conn.children {
-		var cw kvconnector.Wiring
-		p.wire(c.entry, s, &cw)
-		entry := map[string]any{"kv_connector": c.entry.Name, "kv_role": *s.kvRole}
-		for _, e := range cw.KV {
-			entry[e.Key] = plainValue(e.Value)
-		}
-		extra := map[string]any{}
-		for _, e := range cw.Extra {
-			extra[e.Key] = plainValue(e.Value)
-		}
-		for k, v := range c.extra {
-			if k == "kv_connector_extra_config" {
-				if m, ok := v.(map[string]any); ok {
-					for ek, ev := range m {
-						extra[ek] = extraValue(c.entry, ek, ev)
-					}
-					continue
-				}
-			}
-			entry[k] = v
-		}
-		if len(extra) > 0 {
-			entry["kv_connector_extra_config"] = extra
-		}
+	children := make([]any, 0, len(conn.children))
+	for _, child := range conn.children {
+		entry, env := childWiring(child, ctx, *s.kvRole)
 		children = append(children, entry)
-		w.Env = append(w.Env, cw.Env...)
+		w.Env = append(w.Env, env...)
 	}
 	w.Extra = append(w.Extra, kvconnector.KV{Key: "connectors", Value: children})
-	for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
+	for _, k := range sortedStrings(c.ExtraConfig) {
 		if k != "connectors" {
-			w.Extra = append(w.Extra, kvconnector.KV{Key: k, Value: p.spec.Connector.ExtraConfig[k]})
+			w.Extra = append(w.Extra, kvconnector.KV{Key: k, Value: c.ExtraConfig[k]})
 		}
 	}
 	return w
+}
+
+// childWiring is a MultiConnector child's entry in the extra config of
+// one side (ctx.Side), with its own settings, and the environment it adds
+// to the side's.
+func childWiring(child childConnector, ctx kvconnector.Context, kvRole string) (map[string]any, []kvconnector.KV) {
+	var cw kvconnector.Wiring
+	child.entry.Wire(ctx, &cw)
+	entry := map[string]any{"kv_connector": child.entry.Name, "kv_role": kvRole}
+	for _, e := range cw.KV {
+		entry[e.Key] = plainValue(e.Value)
+	}
+	extra := map[string]any{}
+	for _, e := range cw.Extra {
+		extra[e.Key] = plainValue(e.Value)
+	}
+	for k, v := range child.extra {
+		if m, ok := v.(map[string]any); ok && k == "kv_connector_extra_config" {
+			for ek, ev := range m {
+				extra[ek] = extraValue(child.entry, ek, ev)
+			}
+			continue
+		}
+		entry[k] = v
+	}
+	if len(extra) > 0 {
+		entry["kv_connector_extra_config"] = extra
+	}
+	return entry, cw.Env
 }
 
 // quoted marks a string the recipe writes in double quotes.

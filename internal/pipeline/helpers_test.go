@@ -81,6 +81,23 @@ func mustPlan(t testing.TB, spec Spec) *Result {
 	return res
 }
 
+// laidOut runs the steps before placement on spec, without Plan: the base
+// config read, the split chosen and the stages laid out. A problem on the
+// way fails the test.
+func laidOut(t *testing.T, spec Spec) (baseConfig, stageLayout) {
+	t.Helper()
+	var ds Diagnostics
+	base, ok := readBase(spec, &ds)
+	if !ok {
+		t.Fatal(describeDiags(ds))
+	}
+	split, ok := chooseSplit(base.g, spec.SplitStage, &ds)
+	if !ok {
+		t.Fatal(describeDiags(ds))
+	}
+	return base, layout(spec, base.g, split)
+}
+
 func describeDiags(ds Diagnostics) string {
 	var b strings.Builder
 	for _, d := range ds {

@@ -33,24 +33,26 @@ import (
 // The split stage's own kv_transfer_config is rewritten for the PD pair's
 // connector, which reads none of the base's ports there.
 
-// foreignPorts records those ports: it returns the ones the ledger holds
-// as listeners of a host (claimed after the given ports, so a clash names
-// them), and marks the others on t as ports the allocator avoids.
-func (p *planner) foreignPorts(ds *Diagnostics, t *portTable) []*portRequest {
+// foreignPorts records those ports, of the base, the layout's stages and
+// the proxy the pair's connector dials (nil for none): it returns the ones
+// the ledger holds as listeners of a host (claimed after the given ports,
+// so a clash names them), and marks the others on t as ports the
+// allocator avoids.
+func foreignPorts(ds *Diagnostics, t *portTable, base baseConfig, lay stageLayout, proxy *p2pProxy) []*portRequest {
 	var out []*portRequest
-	if pr := p.conn.proxy; pr != nil {
-		pre, dec := p.laid.pdPair()
-		out = append(out, p.proxyRequest(ds, t, pr.ip, pr.port, pr.ipPath, pr.portPath, pr.name, []string{pre.host, dec.host})...)
+	if pr := proxy; pr != nil {
+		pre, dec := lay.pdPair()
+		out = append(out, proxyRequest(ds, t, lay.hosts, pr.ip, pr.port, pr.ipPath, pr.portPath, pr.name, []string{pre.host, dec.host})...)
 	}
-	for _, s := range p.laid.stages {
+	for _, s := range lay.stages {
 		if s.role == RoleStage {
-			out = append(out, p.stagePorts(ds, t, s)...)
+			out = append(out, stagePorts(ds, t, lay.hosts, base.path, s)...)
 		}
 	}
-	for _, def := range p.base.ConnectorDefinitions() {
+	for _, def := range base.doc.ConnectorDefinitions() {
 		for _, ps := range def.Settings.Ports() {
 			what := fmt.Sprintf("connector %s's %s", def.Name, ps.Path)
-			if checkBasePort(ds, p.basePath, what, ps) && t.avoidAll[ps.Port] == "" {
+			if checkBasePort(ds, base.path, what, ps) && t.avoidAll[ps.Port] == "" {
 				t.avoidAll[ps.Port] = "the base config's " + what
 			}
 		}
@@ -58,10 +60,10 @@ func (p *planner) foreignPorts(ds *Diagnostics, t *portTable) []*portRequest {
 	return out
 }
 
-// proxyRequest puts a proxy's port in the ledger of its host, or keeps the
-// allocator off it where the proxy may run.
-func (p *planner) proxyRequest(ds *Diagnostics, t *portTable, ip string, port int, ipPath, path Path, name string, dialers []string) []*portRequest {
-	host, known, maybe, across := p.proxyHost(ip, dialers)
+// proxyRequest puts a proxy's port in the ledger of its host among the
+// plan's hosts, or keeps the allocator off it where the proxy may run.
+func proxyRequest(ds *Diagnostics, t *portTable, hosts []string, ip string, port int, ipPath, path Path, name string, dialers []string) []*portRequest {
+	host, known, maybe, across := proxyHost(hosts, ip, dialers)
 	switch {
 	case across:
 		ds.errorf(diagcode.ConnectorProxyLoopback, ipPath, "every side would dial a proxy on its own host",
@@ -76,10 +78,11 @@ func (p *planner) proxyRequest(ds *Diagnostics, t *portTable, ip string, port in
 
 // stagePorts reads the ports of a stage outside the PD pair from the
 // kv_transfer_config the plan writes for it: the base's, with the stage
-// override's engine_args merged in.
-func (p *planner) stagePorts(ds *Diagnostics, t *portTable, s *plannedStage) []*portRequest {
+// override's engine_args merged in. hosts are the plan's, where a proxy
+// the stage dials may run.
+func stagePorts(ds *Diagnostics, t *portTable, hosts []string, basePath Path, s *plannedStage) []*portRequest {
 	var override any
-	path := p.basePath
+	path := basePath
 	if s.override != nil {
 		if v, ok := s.override.EngineArgs["kv_transfer_config"]; ok {
 			override, path = v, s.path.Attr("engine_args").Attr("kv_transfer_config")
@@ -98,7 +101,7 @@ func (p *planner) stagePorts(ds *Diagnostics, t *portTable, s *plannedStage) []*
 		switch key := lastKey(ps.Path); {
 		case key == "proxy_port":
 			ip, _ := ps.In.String("proxy_ip")
-			out = append(out, p.proxyRequest(ds, t, ip, ps.Port, path, path, what, []string{s.host})...)
+			out = append(out, proxyRequest(ds, t, hosts, ip, ps.Port, path, path, what, []string{s.host})...)
 		case rankPort(ps.Connector, key):
 			port, count := ps.Port, sideOf(s).WorkerRanks()
 			if port+count-1 > 65535 {

@@ -119,7 +119,7 @@ func extraValue(e kvconnector.Entry, key string, v any) any {
 // that names no address may or may not be the proxy's (maybe), it is not
 // in any host's ledger. across is true when a loopback or unspecified
 // address is dialed from different hosts: each would reach its own.
-func (p *planner) proxyHost(ip string, dialers []string) (host string, known, maybe, across bool) {
+func proxyHost(hosts []string, ip string, dialers []string) (host string, known, maybe, across bool) {
 	local := ip == "localhost"
 	if addr, err := netip.ParseAddr(ip); err == nil && (addr.IsLoopback() || addr.IsUnspecified()) {
 		local = true
@@ -133,12 +133,12 @@ func (p *planner) proxyHost(ip string, dialers []string) (host string, known, ma
 		return dialers[0], true, false, false
 	}
 	canonical := hostOrCanonical(ip)
-	for _, h := range p.laid.hosts {
+	for _, h := range hosts {
 		if h != "" && h == canonical {
 			return h, true, false, false
 		}
 	}
-	if len(p.laid.hosts) == 1 && p.laid.hosts[0] == "" {
+	if len(hosts) == 1 && hosts[0] == "" {
 		return "", false, true, false
 	}
 	return "", false, false, false
