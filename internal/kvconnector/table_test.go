@@ -128,28 +128,10 @@ func TestEntries_WellFormed(t *testing.T) {
 		if (e.GoneInVLLM == "") != (e.GoneBy == "") {
 			t.Errorf("%s: GoneInVLLM and GoneBy go together", e.Name)
 		}
-		handshakes := 0
-		for _, s := range []Side{{Prefill: true, TP: 1, PP: 1, DP: 1}, {TP: 1, PP: 1, DP: 1}} {
-			for _, sp := range e.SidePorts(s) {
-				if sp.Handshake {
-					handshakes++
-				}
-			}
-		}
-		if handshakes == 0 {
+		if !hasHandshake(e) {
 			t.Errorf("%s: no side has a handshake port", e.Name)
 		}
-		if e.ProxyPort != "" && (!slices.Contains(e.RequiredExtra, "proxy_ip") || !slices.Contains(e.RequiredExtra, "proxy_port")) {
-			t.Errorf("%s dials a proxy: proxy_ip and proxy_port are required extra config", e.Name)
-		}
-		for k, why := range e.TextPorts {
-			if why == "" {
-				t.Errorf("%s: text port %s says no why", e.Name, k)
-			}
-		}
-		if p := e.EnvPort; p != nil && (p.Extra == "" || p.Env == "" || p.Default < 1) {
-			t.Errorf("%s: the env port needs its extra key, its variable and its default: %+v", e.Name, *p)
-		}
+		checkConfigFields(t, e)
 		for k := range e.ManagedExtra {
 			if other, dup := managed[k]; dup {
 				t.Errorf("%s and %s both manage extra_config.%s", other, e.Name, k)
@@ -159,6 +141,37 @@ func TestEntries_WellFormed(t *testing.T) {
 	}
 	if d, ok := Lookup(Default); !ok || !d.ReturnsRequestID {
 		t.Errorf("the default %s must be an entry that passes the handoff gate", Default)
+	}
+}
+
+// hasHandshake reports whether a side of a one-rank pair has a handshake
+// port.
+func hasHandshake(e Entry) bool {
+	for _, s := range []Side{{Prefill: true, TP: 1, PP: 1, DP: 1}, {TP: 1, PP: 1, DP: 1}} {
+		for _, sp := range e.SidePorts(s) {
+			if sp.Handshake {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkConfigFields holds what an entry says of a config's settings to
+// what the planner needs of it: a proxy's address and port required, a
+// reason for each text port, an env port's three parts.
+func checkConfigFields(t *testing.T, e Entry) {
+	t.Helper()
+	if e.ProxyPort != "" && (!slices.Contains(e.RequiredExtra, "proxy_ip") || !slices.Contains(e.RequiredExtra, "proxy_port")) {
+		t.Errorf("%s dials a proxy: proxy_ip and proxy_port are required extra config", e.Name)
+	}
+	for k, why := range e.TextPorts {
+		if why == "" {
+			t.Errorf("%s: text port %s says no why", e.Name, k)
+		}
+	}
+	if p := e.EnvPort; p != nil && (p.Extra == "" || p.Env == "" || p.Default < 1) {
+		t.Errorf("%s: the env port needs its extra key, its variable and its default: %+v", e.Name, *p)
 	}
 }
 
