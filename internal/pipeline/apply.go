@@ -18,7 +18,7 @@ import (
 // the copy is a base stage whose id newID renumbers, or the first copy of
 // the split stage (prefill's id) or the second (decode's). What the copy
 // cannot hold (a connector name the base already uses, ...) and what the
-// plan leaves as the base has it come back as problems, for Plan to
+// plan leaves as the base has it come back as problems, for write to
 // report.
 func apply(c ConnectorSpec, base baseConfig, planned stageLayout, conn connector, ports portPlan) (*stageconfig.Document, Diagnostics, error) {
 	var ds Diagnostics

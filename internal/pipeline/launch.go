@@ -15,9 +15,10 @@ import (
 // The launch plan: what every host runs, as processes, units and drop-ins,
 // made from a Result once its config, stages and ports are planned. This
 // file, units.go (the unit files) and preflight.go (the check script's
-// words) are the whole of it, and none of them reads the planner: a
-// launch is built from the Result, the planned config it describes, and
-// the launchInputs the Result does not hold.
+// words) are the whole of it, and none of them reads what the steps
+// before it decided but through the Result: a launch is built from the
+// Result, the planned config it describes, and the launchInputs the
+// Result does not hold.
 
 // ShellJoin renders argv as a shell command line that splits back into
 // exactly argv.
