@@ -46,9 +46,30 @@ type Entry struct {
 	// TakesProtocol is true when connector.protocol and
 	// connector.device_name apply to the class.
 	TakesProtocol bool
-	// ReadsProxy is true when the class dials a proxy the user runs,
-	// named by extra_config.proxy_ip and proxy_port.
-	ReadsProxy bool
+	// ProxyPort names, in the plan's port ledger and its messages, the
+	// port of a proxy the class dials, which the user runs beside the
+	// pipeline and names by proxy_ip and proxy_port in the class's extra
+	// config; "" when it dials none.
+	ProxyPort string
+	// TextPorts are the class's kv_connector_extra_config keys that hold a
+	// port it reads as text, each with why: the plan writes them as text,
+	// and a config that writes a number there is refused.
+	TextPorts map[string]string
+	// RankPorts are the class's kv_transfer_config keys that name the
+	// first of a block of ports, one per worker rank (Side.WorkerRanks),
+	// which a stage that loads the class binds on its host. On a stage
+	// outside the PD pair, whose settings the plan keeps as written, the
+	// port ledger holds the block there.
+	RankPorts []string
+	// APIPort is the kv_connector_extra_config key the class reads the
+	// pipeline's API port from ("" for none): a port it names, not one
+	// its stage binds.
+	APIPort string
+	// EnvPort is a port the class binds from an environment variable
+	// while its peer dials the one its extra config names; nil for none.
+	// Release conformance holds every PD stage that loads the class to
+	// the two being equal (release_mooncake_bootstrap_env).
+	EnvPort *EnvPort
 	// RequiredExtra are kv_connector_extra_config keys the user must give.
 	RequiredExtra []string
 	// ManagedExtra are kv_connector_extra_config keys the plan writes
@@ -102,6 +123,18 @@ type Side struct {
 	// Ports are the side's ports by suffix (as SidePort.Suffix names
 	// them); set once ports are handed out.
 	Ports map[string]int
+}
+
+// WorkerRanks is the side's worker processes: one per rank of its
+// tensor, pipeline and data parallel groups.
+func (s Side) WorkerRanks() int { return s.TP * s.PP * s.DP }
+
+// EnvPort is a port a class binds from the environment variable Env
+// (Default when it is unset) while its peer dials the port its
+// kv_connector_extra_config names at Extra.
+type EnvPort struct {
+	Extra, Env string
+	Default    int
 }
 
 // SidePort is a port, or a block of ports, one side listens on.

@@ -27,6 +27,17 @@ const Default = Nixl
 // taken as gone from vLLM 0.23.
 const factory = "vllm/distributed/kv_transfer/kv_connector/factory.py@a4cd9d0d"
 
+// mooncakeBootstrap: vLLM's bootstrap server binds
+// VLLM_MOONCAKE_BOOTSTRAP_PORT (8998 when unset) while vllm-omni points
+// decode at kv_connector_extra_config.mooncake_bootstrap_port, and its
+// patch refuses a port already taken
+// (vllm_omni/distributed/kv_transfer/mooncake_pd_patch.py@3ba7024e;
+// vllm/distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_connector.py@00f4240e).
+var mooncakeBootstrap = EnvPort{Extra: "mooncake_bootstrap_port", Env: "VLLM_MOONCAKE_BOOTSTRAP_PORT", Default: 8998}
+
+// p2pHTTPPort is where P2pNcclConnector is given the API port.
+const p2pHTTPPort = "http_port"
+
 // Entries are the connectors the provider wires, in the order the docs
 // list them; any other class is refused rather than written
 // half-configured. Adding one is an entry here and its case in
@@ -46,21 +57,19 @@ var Entries = []Entry{
 		},
 		Memlock:   func(c Settings) bool { return c.Protocol == "rdma" },
 		SidePorts: func(Side) []SidePort { return []SidePort{{Suffix: "_bootstrap", Count: 1, Handshake: true}} },
+		EnvPort:   &mooncakeBootstrap,
 		Wire: func(c Context, w *Wiring) {
 			port := c.Side.Ports["_bootstrap"]
-			w.Extra = append(w.Extra, KV{"mooncake_bootstrap_port", port})
+			w.Extra = append(w.Extra, KV{mooncakeBootstrap.Extra, port})
 			if c.Protocol != "" {
 				w.Extra = append(w.Extra, KV{"mooncake_protocol", c.Protocol})
 			}
 			if c.DeviceName != "" {
 				w.Extra = append(w.Extra, KV{"device_name", c.DeviceName})
 			}
-			// vLLM's bootstrap server binds VLLM_MOONCAKE_BOOTSTRAP_PORT
-			// (8998 when unset) and vllm-omni points decode at the extra
-			// config's port, so the two are set equal in every plan: two
-			// pipelines on one host would otherwise both take 8998
-			// (releases.Conform, mooncakeEnv, has the sources).
-			w.SetEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", port)
+			// The two ports are set equal in every plan (mooncakeBootstrap):
+			// two pipelines on one host would otherwise both take 8998.
+			w.SetEnv(mooncakeBootstrap.Env, port)
 		},
 		CheckPair: checkMooncakeBootstrap,
 		Doc:       Doc{Handshake: "Mooncake's bootstrap port"},
@@ -95,21 +104,25 @@ var Entries = []Entry{
 		Name: P2pNccl, Factory: factory,
 		GoneInVLLM: "0.23", GoneBy: "vLLM PR #44854",
 		HandoffSource: "request_finished returns (False, None)",
-		ReadsProxy:    true, RequiredExtra: []string{"proxy_ip", "proxy_port"},
-		ManagedExtra: map[string]string{"http_port": "api_port"},
+		ProxyPort:     "p2p_nccl_proxy", RequiredExtra: []string{"proxy_ip", "proxy_port"},
+		// vLLM joins the two as text (p2p_nccl_engine.py@28be48fa :102-108).
+		TextPorts:    map[string]string{"proxy_port": `vLLM's P2pNcclConnector joins proxy_ip + ":" + proxy_port and fails on a number`},
+		ManagedExtra: map[string]string{p2pHTTPPort: "api_port"},
+		APIPort:      p2pHTTPPort,
+		// Each worker binds kv_port plus its rank in the world group
+		// (P2pNcclConnector's port_offset, vllm/distributed/kv_transfer/
+		// kv_connector/v1/p2p/p2p_nccl_connector.py@28be48fa :91-104 and
+		// p2p_nccl_engine.py :91), which with data parallelism spans every
+		// data-parallel rank (vllm/distributed/parallel_state.py@28be48fa
+		// :1406-1415), and its peer dials the same offset
+		// (p2p_nccl_connector.py :206): a block of tp × pp × dp ports.
+		RankPorts: []string{"kv_port"},
 		SidePorts: func(s Side) []SidePort {
-			// Each worker binds kv_port plus its rank in the world group
-			// (P2pNcclConnector's port_offset, vllm/distributed/kv_transfer/
-			// kv_connector/v1/p2p/p2p_nccl_connector.py@28be48fa :91-104 and
-			// p2p_nccl_engine.py :91), which with data parallelism spans
-			// every data-parallel rank (vllm/distributed/parallel_state.py
-			// @28be48fa :1406-1415), and its peer dials the same offset
-			// (p2p_nccl_connector.py :206): a block of tp × pp × dp ports.
-			return []SidePort{{Suffix: "_kv_port", Count: s.TP * s.PP * s.DP, Handshake: true, Index: IndexRank}}
+			return []SidePort{{Suffix: "_kv_port", Count: s.WorkerRanks(), Handshake: true, Index: IndexRank}}
 		},
 		Wire: func(c Context, w *Wiring) {
 			w.KV = append(w.KV, KV{"kv_port", c.Side.Ports["_kv_port"]})
-			w.Extra = append(w.Extra, KV{"http_port", c.APIPort})
+			w.Extra = append(w.Extra, KV{p2pHTTPPort, c.APIPort})
 		},
 		Doc: Doc{Handshake: "P2pNccl's `kv_port`",
 			Extra: "`P2pNcclConnector` needs `proxy_ip` (IPv4 or `localhost`) and `proxy_port` (1-65535, written as text) here, or in its child entry's `kv_connector_extra_config`"},
@@ -170,8 +183,8 @@ func checkNixlReplicas(s Side) *Finding {
 // one the extra config points the peer at.
 func checkMooncakeBootstrap(pre, dec ConfigSide) []Finding {
 	var out []Finding
-	pp, pok := pre.ExtraInt("mooncake_bootstrap_port")
-	dp, dok := dec.ExtraInt("mooncake_bootstrap_port")
+	pp, pok := pre.ExtraInt(mooncakeBootstrap.Extra)
+	dp, dok := dec.ExtraInt(mooncakeBootstrap.Extra)
 	if pok && dok && pp == dp && pre.Host == dec.Host {
 		out = append(out, Finding{diagcode.PortCollision, "prefill and decode use the same Mooncake bootstrap port",
 			fmt.Sprintf("both %s and %s bind mooncake_bootstrap_port %d on one host; give each its own port.", pre.Describe, dec.Describe, pp)})
@@ -181,7 +194,7 @@ func checkMooncakeBootstrap(pre, dec ConfigSide) []Finding {
 		port int
 		ok   bool
 	}{{pre, pp, pok}, {dec, dp, dok}} {
-		if v, ok := x.s.Env("VLLM_MOONCAKE_BOOTSTRAP_PORT"); ok && x.ok && v != fmt.Sprint(x.port) {
+		if v, ok := x.s.Env(mooncakeBootstrap.Env); ok && x.ok && v != fmt.Sprint(x.port) {
 			out = append(out, Finding{diagcode.BootstrapEnvMismatch, "the bootstrap port in env differs from the one in kv_connector_extra_config",
 				fmt.Sprintf("%s: VLLM_MOONCAKE_BOOTSTRAP_PORT is %s but mooncake_bootstrap_port is %d; the server binds one and peers dial the other. Make them equal.", x.s.Describe, v, x.port)})
 		}

@@ -1,7 +1,9 @@
 package kvconnector
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -14,12 +16,22 @@ var entryFacts = map[string]struct {
 	memlockTCP, memlockRDMA   bool
 	passesGate                bool
 	goneIn                    string
+	// What a config's settings for the class mean beside the pair's own
+	// wiring: the proxy it dials (its port's name), the ports it reads as
+	// text, the blocks a stage that loads it binds, the port it binds from
+	// an environment variable (the variable) and the key it reads the API
+	// port from.
+	proxyPort string
+	textPorts []string
+	rankPorts []string
+	envPort   string
+	apiPort   string
 }{
 	Mooncake: {
 		prefillPorts: []SidePort{{Suffix: "_bootstrap", Count: 1, Handshake: true}},
 		decodePorts:  []SidePort{{Suffix: "_bootstrap", Count: 1, Handshake: true}},
 		prefillEnv:   []string{"VLLM_MOONCAKE_BOOTSTRAP_PORT"}, decodeEnv: []string{"VLLM_MOONCAKE_BOOTSTRAP_PORT"},
-		memlockRDMA: true,
+		memlockRDMA: true, envPort: "VLLM_MOONCAKE_BOOTSTRAP_PORT",
 	},
 	Nixl: {
 		prefillPorts: []SidePort{{Suffix: "_side_channel", Count: 2, Handshake: true, Index: IndexDP}},
@@ -31,6 +43,7 @@ var entryFacts = map[string]struct {
 		prefillPorts: []SidePort{{Suffix: "_kv_port", Count: 4, Handshake: true, Index: IndexRank}},
 		decodePorts:  []SidePort{{Suffix: "_kv_port", Count: 4, Handshake: true, Index: IndexRank}},
 		goneIn:       "0.23",
+		proxyPort:    "p2p_nccl_proxy", textPorts: []string{"proxy_port"}, rankPorts: []string{"kv_port"}, apiPort: "http_port",
 	},
 	LMCache: {
 		decodePorts: []SidePort{{Suffix: "_peer_init", Count: 1, Handshake: true}, {Suffix: "_peer_alloc", Count: 1}},
@@ -87,6 +100,15 @@ func TestEntries_Facts(t *testing.T) {
 			if e.ReturnsRequestID != want.passesGate || e.GoneInVLLM != want.goneIn {
 				t.Errorf("passes the gate %v, gone in %q; want %v, %q", e.ReturnsRequestID, e.GoneInVLLM, want.passesGate, want.goneIn)
 			}
+			envPort := ""
+			if e.EnvPort != nil {
+				envPort = e.EnvPort.Env
+			}
+			if e.ProxyPort != want.proxyPort || !slices.Equal(slices.Sorted(maps.Keys(e.TextPorts)), want.textPorts) ||
+				!slices.Equal(e.RankPorts, want.rankPorts) || envPort != want.envPort || e.APIPort != want.apiPort {
+				t.Errorf("proxy %q, text ports %v, rank ports %v, env port %q, API port %q; want %q, %v, %v, %q, %q",
+					e.ProxyPort, slices.Sorted(maps.Keys(e.TextPorts)), e.RankPorts, envPort, e.APIPort, want.proxyPort, want.textPorts, want.rankPorts, want.envPort, want.apiPort)
+			}
 		})
 	}
 }
@@ -106,17 +128,10 @@ func TestEntries_WellFormed(t *testing.T) {
 		if (e.GoneInVLLM == "") != (e.GoneBy == "") {
 			t.Errorf("%s: GoneInVLLM and GoneBy go together", e.Name)
 		}
-		handshakes := 0
-		for _, s := range []Side{{Prefill: true, TP: 1, PP: 1, DP: 1}, {TP: 1, PP: 1, DP: 1}} {
-			for _, sp := range e.SidePorts(s) {
-				if sp.Handshake {
-					handshakes++
-				}
-			}
-		}
-		if handshakes == 0 {
+		if !hasHandshake(e) {
 			t.Errorf("%s: no side has a handshake port", e.Name)
 		}
+		checkConfigFields(t, e)
 		for k := range e.ManagedExtra {
 			if other, dup := managed[k]; dup {
 				t.Errorf("%s and %s both manage extra_config.%s", other, e.Name, k)
@@ -126,6 +141,37 @@ func TestEntries_WellFormed(t *testing.T) {
 	}
 	if d, ok := Lookup(Default); !ok || !d.ReturnsRequestID {
 		t.Errorf("the default %s must be an entry that passes the handoff gate", Default)
+	}
+}
+
+// hasHandshake reports whether a side of a one-rank pair has a handshake
+// port.
+func hasHandshake(e Entry) bool {
+	for _, s := range []Side{{Prefill: true, TP: 1, PP: 1, DP: 1}, {TP: 1, PP: 1, DP: 1}} {
+		for _, sp := range e.SidePorts(s) {
+			if sp.Handshake {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkConfigFields holds what an entry says of a config's settings to
+// what the planner needs of it: a proxy's address and port required, a
+// reason for each text port, an env port's three parts.
+func checkConfigFields(t *testing.T, e Entry) {
+	t.Helper()
+	if e.ProxyPort != "" && (!slices.Contains(e.RequiredExtra, "proxy_ip") || !slices.Contains(e.RequiredExtra, "proxy_port")) {
+		t.Errorf("%s dials a proxy: proxy_ip and proxy_port are required extra config", e.Name)
+	}
+	for k, why := range e.TextPorts {
+		if why == "" {
+			t.Errorf("%s: text port %s says no why", e.Name, k)
+		}
+	}
+	if p := e.EnvPort; p != nil && (p.Extra == "" || p.Env == "" || p.Default < 1) {
+		t.Errorf("%s: the env port needs its extra key, its variable and its default: %+v", e.Name, *p)
 	}
 }
 

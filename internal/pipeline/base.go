@@ -131,33 +131,33 @@ func parseErrors(err error) []*stageconfig.ParseError {
 // Only a Hugging Face id says what it is; a local path is not judged. An id
 // of a known family is judged by the family even when no preset knows the
 // model exactly, since all of a family's models load one class.
-func (p *planner) checkArchitecture() {
-	if !presets.HubModel(p.spec.Model) {
+func checkArchitecture(spec Spec, base baseConfig, split graphStage, ds *Diagnostics) {
+	if !presets.HubModel(spec.Model) {
 		return
 	}
-	m := presets.ForModel(p.spec.Model)
+	m := presets.ForModel(spec.Model)
 	want := m.Architecture()
-	got, _ := p.split.stage.EngineString("model_arch")
+	got, _ := split.stage.EngineString("model_arch")
 	if want == "" || got == "" || got == want {
 		return
 	}
-	if p.spec.BaseConfig == "" {
+	if !base.user() {
 		if inferred, ok := m.Preset(); ok {
-			p.ds.errorf(diagcode.ModelArchMismatch, AttrPath("preset"), "the preset is for another model",
+			ds.errorf(diagcode.ModelArchMismatch, AttrPath("preset"), "the preset is for another model",
 				"model %q is a %s model (preset %s), but preset %q loads %s; set preset = %q, or leave preset unset to infer it from model.",
-				p.spec.Model, want, inferred, p.spec.Preset, got, inferred)
+				spec.Model, want, inferred, spec.Preset, got, inferred)
 			return
 		}
-		p.ds.errorf(diagcode.ModelArchMismatch, AttrPath("preset"), "the preset is for another model",
+		ds.errorf(diagcode.ModelArchMismatch, AttrPath("preset"), "the preset is for another model",
 			"model %q is a %s model (its id names %s), but preset %q loads %s; set preset to the %s preset whose pipeline the model has: %s.",
-			p.spec.Model, want, m.Family.Name, p.spec.Preset, got, m.Family.Name, describePresets(m.Family.Presets))
+			spec.Model, want, m.Family.Name, spec.Preset, got, m.Family.Name, describePresets(m.Family.Presets))
 		return
 	}
 	presetFor, _ := m.Preset()
 	if presetFor == "" {
 		presetFor = m.Family.Presets[0]
 	}
-	p.ds.errorf(diagcode.ModelArchMismatch, p.basePath, "the base config is for another model",
+	ds.errorf(diagcode.ModelArchMismatch, base.path, "the base config is for another model",
 		"model %q is a %s model, but %s (line %d) loads model_arch %s; pass a base config for %s (the %s preset is one), or the model it was written for.",
-		p.spec.Model, want, p.split.stage.Describe(), p.split.stage.Line(), got, want, presetFor)
+		spec.Model, want, split.stage.Describe(), split.stage.Line(), got, want, presetFor)
 }

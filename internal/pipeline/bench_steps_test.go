@@ -5,15 +5,16 @@ import (
 	"testing"
 
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // Benchmarks of each step of Plan on the seed input (`model` and one
 // reserved port, as scripts/bench.sh plans it), so that a change in one
-// step shows up by name. Each benchmark times its step alone: the planner
-// is brought to the state just before the step once, outside the timer,
-// and the step is re-run on that state (every step timed here either
-// rebuilds what it writes or is given a fresh planner). BenchmarkPlanSeed
+// step shows up by name. Each benchmark times its step alone: the steps
+// before it run once, outside the timer, and the step is called again and
+// again with what they decided (a step changes none of its inputs).
+// BenchmarkPlanSeed
 // (bench_test.go) times the whole of Plan on the seed. Run with:
 //   go test ./internal/pipeline -run '^$' -bench . -benchmem
 // PERFORMANCE.md lists the figures.
@@ -23,65 +24,73 @@ func benchSpec() Spec {
 	return Spec{Model: seedModel, ReservedPorts: []int{30000}}
 }
 
-// benchPlanner runs the steps of Plan up to and including assemble,
-// failing the benchmark on any error, and returns the planner.
-func benchPlanner(b *testing.B) *planner {
+// benchBase loads the seed's base config and reads its graph, as readBase
+// does.
+func benchBase(b *testing.B) (Spec, baseConfig) {
 	b.Helper()
-	p := benchBase(b)
-	var ok bool
-	if p.split, ok = p.chooseSplit(); !ok {
-		b.Fatal(describeDiags(p.ds))
+	spec := benchSpec()
+	var ds Diagnostics
+	base, ok := readBase(spec, &ds)
+	if !ok || ds.HasErrors() {
+		b.Fatal(describeDiags(ds))
 	}
-	p.laid = p.layout()
-	p.checkLayout()
-	if p.release, ok = p.chooseRelease(); !ok {
-		b.Fatal(describeDiags(p.ds))
-	}
-	p.format = outputDialect(p.release, p.base.Dialect)
-	devices := p.place()
-	p.checkPlacement(devices)
-	p.ports = p.allocatePorts()
-	p.checkPorts(p.ports)
-	if p.ds.HasErrors() {
-		b.Fatal(describeDiags(p.ds))
-	}
-	p.planned = assemble(p.laid, devices, p.ports)
-	return p
+	return spec, base
 }
 
-// benchBase runs newPlanner, loadBase and readGraph.
-func benchBase(b *testing.B) *planner {
+// benchLaid runs the steps of Plan up to the release on the seed,
+// failing the benchmark on any error: the connector, the layout and the
+// release the steps after them read.
+func benchLaid(b *testing.B) (Spec, baseConfig, connector, stageLayout, releases.Choice) {
 	b.Helper()
-	p := newPlanner(benchSpec())
-	p.base, p.basePath, p.preset = loadBase(p.spec, &p.ds)
-	if p.base == nil {
-		b.Fatal(describeDiags(p.ds))
+	spec, base := benchBase(b)
+	var ds Diagnostics
+	conn := chooseConnector(spec.Connector, &ds)
+	split, ok := chooseSplit(base.g, spec.SplitStage, &ds)
+	if !ok {
+		b.Fatal(describeDiags(ds))
 	}
-	p.g = readGraph(p.base, &p.ds, p.basePath)
-	if p.ds.HasErrors() {
-		b.Fatal(describeDiags(p.ds))
+	laid := layout(spec, base.g, split)
+	release, _, ok := chooseRelease(spec, base, laid, conn, &ds)
+	if !ok || ds.HasErrors() {
+		b.Fatal(describeDiags(ds))
 	}
-	return p
+	return spec, base, conn, laid, release
 }
 
-// benchApplied returns the planner and the planned document, converted.
-func benchApplied(b *testing.B) (*planner, *stageconfig.Document) {
+// benchDecided runs decide on the seed: everything Plan decides before it
+// writes the config.
+func benchDecided(b *testing.B) (Spec, decisions) {
 	b.Helper()
-	p := benchPlanner(b)
-	doc, _, err := p.apply()
+	spec := benchSpec()
+	var ds Diagnostics
+	d, ok := decide(spec, &ds)
+	if !ok {
+		b.Fatal(describeDiags(ds))
+	}
+	return spec, d
+}
+
+// benchApplied returns the seed's decisions and its planned document,
+// converted.
+func benchApplied(b *testing.B) (Spec, decisions, *stageconfig.Document) {
+	b.Helper()
+	spec, d := benchDecided(b)
+	doc, _, err := apply(spec.Connector, d.base, d.planned, d.conn, d.ports)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return p, p.convert(doc)
+	var ds Diagnostics
+	return spec, d, convert(doc, d.out, d.planned, &ds)
 }
 
 // BenchmarkStepCheckSpec: checkSpec, the checks of the inputs alone.
 func BenchmarkStepCheckSpec(b *testing.B) {
-	p := &planner{spec: benchSpec()}
+	spec := benchSpec()
+	var ds Diagnostics
 	b.ReportAllocs()
 	for b.Loop() {
-		p.ds = p.ds[:0]
-		p.checkSpec()
+		ds = ds[:0]
+		checkSpec(spec, sandboxOf(spec.Service), &ds)
 	}
 }
 
@@ -116,22 +125,22 @@ func BenchmarkStepLoadPreset(b *testing.B) {
 
 // BenchmarkStepReadGraph: readGraph on the base config.
 func BenchmarkStepReadGraph(b *testing.B) {
-	p := benchBase(b)
+	_, base := benchBase(b)
 	var ds Diagnostics
 	b.ReportAllocs()
 	for b.Loop() {
-		readGraph(p.base, &ds, p.basePath)
+		readGraph(base.doc, &ds, base.path)
 	}
 }
 
 // BenchmarkStepCheckBase: checkGraph on the base config's graph.
 func BenchmarkStepCheckBase(b *testing.B) {
-	p := benchBase(b)
+	_, base := benchBase(b)
 	var ds Diagnostics
 	b.ReportAllocs()
 	for b.Loop() {
 		ds = ds[:0]
-		checkGraph(p.g, &ds, p.basePath, false)
+		checkGraph(base.g, &ds, base.path, false)
 	}
 	if ds.HasErrors() {
 		b.Fatal(describeDiags(ds))
@@ -139,53 +148,58 @@ func BenchmarkStepCheckBase(b *testing.B) {
 }
 
 // BenchmarkStepSplit: chooseSplit and layout (ids, inputs, hosts and
-// per-stage settings), on a fresh planner each time.
+// per-stage settings), and their checks.
 func BenchmarkStepSplit(b *testing.B) {
-	base := benchBase(b)
+	spec, base := benchBase(b)
+	var ds Diagnostics
+	conn := chooseConnector(spec.Connector, &ds)
 	b.ReportAllocs()
 	for b.Loop() {
-		p := &planner{spec: base.spec, base: base.base, basePath: base.basePath, g: base.g, conn: base.conn}
-		var ok bool
-		if !p.checkNotSplit() {
-			b.Fatal(describeDiags(p.ds))
+		ds = ds[:0]
+		if !checkNotSplit(base, &ds) {
+			b.Fatal(describeDiags(ds))
 		}
-		if p.split, ok = p.chooseSplit(); !ok {
-			b.Fatal(describeDiags(p.ds))
+		split, ok := chooseSplit(base.g, spec.SplitStage, &ds)
+		if !ok {
+			b.Fatal(describeDiags(ds))
 		}
-		p.laid = p.layout()
-		p.checkLayout()
+		checkLayout(layout(spec, base.g, split), spec.StageOverrides, conn, &ds)
 	}
 }
 
 // BenchmarkStepPlace: GPU placement and the GPU count and memory checks.
 func BenchmarkStepPlace(b *testing.B) {
-	p := benchPlanner(b)
+	spec, base, _, laid, _ := benchLaid(b)
+	var ds Diagnostics
 	b.ReportAllocs()
 	for b.Loop() {
-		p.ds = p.ds[:0]
-		if p.checkWorldBounds() {
-			p.checkPlacement(p.place())
+		ds = ds[:0]
+		if checkWorldBounds(laid, base.path, &ds) {
+			checkPlacement(laid, place(laid, spec.Previous, spec.GPUs), spec.GPUs, &ds)
 		}
 	}
 }
 
 // BenchmarkStepAllocatePorts: the API port and the connector ports.
 func BenchmarkStepAllocatePorts(b *testing.B) {
-	p := benchPlanner(b)
+	spec, base, conn, laid, release := benchLaid(b)
+	stageBased := stageBasedLaunch(laid, release.Release)
+	var ds Diagnostics
 	b.ReportAllocs()
 	for b.Loop() {
-		p.ds = p.ds[:0]
-		p.checkPorts(p.allocatePorts())
+		ds = ds[:0]
+		ports := allocatePorts(spec, base, laid, conn, release.Release.Handoff, stageBased)
+		checkPorts(laid, conn, release.Release.Handoff, base.path, ports, &ds)
 	}
 }
 
 // BenchmarkStepApply: apply, which edits a copy of the base node tree (the
 // copy is part of the step).
 func BenchmarkStepApply(b *testing.B) {
-	p := benchPlanner(b)
+	spec, d := benchDecided(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := p.apply(); err != nil {
+		if _, _, err := apply(spec.Connector, d.base, d.planned, d.conn, d.ports); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -193,7 +207,7 @@ func BenchmarkStepApply(b *testing.B) {
 
 // BenchmarkStepPostCheck: readGraph and checkGraph on the planned config.
 func BenchmarkStepPostCheck(b *testing.B) {
-	_, doc := benchApplied(b)
+	_, _, doc := benchApplied(b)
 	var ds Diagnostics
 	b.ReportAllocs()
 	for b.Loop() {
@@ -207,7 +221,7 @@ func BenchmarkStepPostCheck(b *testing.B) {
 
 // BenchmarkStepRender: writing the planned node tree as YAML.
 func BenchmarkStepRender(b *testing.B) {
-	_, doc := benchApplied(b)
+	_, _, doc := benchApplied(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := doc.Render(); err != nil {
@@ -220,19 +234,19 @@ func BenchmarkStepRender(b *testing.B) {
 // units, the health checks, the Mermaid
 // diagram, the allocations and the content id: the rest of result().
 func BenchmarkStepLaunchDiagram(b *testing.B) {
-	p, doc := benchApplied(b)
-	res, err := p.result(doc)
+	spec, d, doc := benchApplied(b)
+	res, err := result(spec, d, doc)
 	if err != nil {
 		b.Fatal(err)
 	}
 	config := []byte(res.ConfigYAML)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := addLaunches(res, doc, p.launchInputs()); err != nil {
+		if err := addLaunches(res, doc, launchInputsOf(spec, d)); err != nil {
 			b.Fatal(err)
 		}
-		res.Diagram = p.diagram(res)
-		res.Allocations = p.allocations()
+		res.Diagram = diagram(d.planned, res.Edges, d.conn.name())
+		res.Allocations = allocations(d.planned, d.ports.list, d.release.Release.Version)
 		id := sha256.New()
 		id.Write(config)
 		res.ID = contentID(id, res)

@@ -259,7 +259,37 @@ func checkWorldSizes(g *graph, ds *Diagnostics, path Path) {
 	}
 }
 
+// checkPDPair checks the config's PD pair, if it has one: one prefill
+// stage and one decode stage reading from it, whose kv_transfer_configs
+// agree and whose connector takes their sizes (and, with placement, their
+// devices).
 func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
+	p, d, ok := pdPairOf(g, ds, path)
+	if !ok {
+		return
+	}
+	if g.doc.Dialect == stageconfig.StageArgs && !containsInt(d.inputs, p.id) {
+		ds.errorf(diagcode.PDDecodeInput, path, "the decode stage does not read from the prefill stage",
+			"%s must list %d in engine_input_source.", d.stage.Describe(), p.id)
+	}
+	class, ok := checkKVTransfer(p, d, ds, path)
+	if !ok {
+		return
+	}
+	ptp, dtp := baseParallel(p.stage).tp, baseParallel(d.stage).tp
+	if msg := tpProblem(class, ptp, dtp); msg != "" {
+		ds.errorf(diagcode.TPMismatch, path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
+	}
+	if placement {
+		checkPDDevices(p, d, ds, path)
+	}
+	checkConnectorPair(p, d, class, ds, path)
+}
+
+// pdPairOf finds the config's prefill and decode stage. ok is false when
+// it has no pair, or a stage of one without the other, or several (each
+// but the first reported).
+func pdPairOf(g *graph, ds *Diagnostics, path Path) (p, d graphStage, ok bool) {
 	var ps, dsg []graphStage
 	for _, s := range g.stages {
 		if s.prefill {
@@ -269,28 +299,27 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 			dsg = append(dsg, s)
 		}
 	}
-	if len(ps) > 1 || len(dsg) > 1 {
+	switch {
+	case len(ps) > 1 || len(dsg) > 1:
 		ds.errorf(diagcode.PDMultiplePairs, path, "more than one prefill/decode pair",
 			"vllm-omni supports one PD pair per pipeline; found %d prefill and %d decode stages. Run more pipelines (or num_replicas) for more capacity.", len(ps), len(dsg))
-		return
-	}
-	switch {
 	case len(ps) == 0 && len(dsg) == 0:
-		return
 	case len(ps) == 1 && len(dsg) == 0:
 		ds.errorf(diagcode.PDPrefillAlone, path, "a prefill stage has no decode partner",
 			"%s is prefill-only but no stage is decode-only, so PD is silently off; mark its partner `is_decode_only: true`.", ps[0].stage.Describe())
-		return
 	case len(ps) == 0:
 		ds.errorf(diagcode.PDDecodeAlone, path, "a decode stage has no prefill partner",
 			"%s is decode-only but no stage is prefill-only; mark its partner `is_prefill_only: true`.", dsg[0].stage.Describe())
-		return
+	default:
+		return ps[0], dsg[0], true
 	}
-	p, d := ps[0], dsg[0]
-	if g.doc.Dialect == stageconfig.StageArgs && !containsInt(d.inputs, p.id) {
-		ds.errorf(diagcode.PDDecodeInput, path, "the decode stage does not read from the prefill stage",
-			"%s must list %d in engine_input_source.", d.stage.Describe(), p.id)
-	}
+	return graphStage{}, graphStage{}, false
+}
+
+// checkKVTransfer checks the pair's kv_transfer_configs: each there, the
+// roles that fit each side, one connector (its class returned) and one
+// buffer. ok is false when a side has none to read.
+func checkKVTransfer(p, d graphStage, ds *Diagnostics, path Path) (class string, ok bool) {
 	pkv, pok := p.stage.KVTransfer()
 	dkv, dok := d.stage.KVTransfer()
 	for _, x := range []struct {
@@ -307,7 +336,7 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 		}
 	}
 	if !pok || !dok {
-		return
+		return "", false
 	}
 	if pkv.Role != kvProducer && pkv.Role != "kv_both" {
 		ds.errorf(diagcode.KVRolePrefill, path, "the prefill stage does not produce KV",
@@ -330,29 +359,18 @@ func checkPDPair(g *graph, ds *Diagnostics, path Path, placement bool) {
 	if pkv.BufferSize != "" && dkv.BufferSize != "" && pkv.BufferSize != dkv.BufferSize {
 		ds.errorf(diagcode.KVBufferSizeMismatch, path, "kv_buffer_size differs", "prefill has %s and decode %s; set the same on both.", pkv.BufferSize, dkv.BufferSize)
 	}
-	ptp, dtp := baseParallel(p.stage).tp, baseParallel(d.stage).tp
-	conn, known := connectorTable[pkv.Connector]
-	if !known {
-		conn = connector{name: pkv.Connector} // unknown rules: ask for equal sizes
-	}
-	if msg := tpProblem(conn, ptp, dtp); msg != "" {
-		ds.errorf(diagcode.TPMismatch, path, "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
-	}
-	if placement {
-		checkPDDevices(p, d, ds, path)
-	}
-	checkConnectorPair(p, d, pkv.Connector, ds, path)
+	return pkv.Connector, true
 }
 
 // tpProblem says why a prefill/decode tensor-parallel pair does not start,
 // or returns "". vllm-omni's PD validator demands equal sizes whatever the
 // connector, NIXL included (releases.CheckEqualTP); the planner and the
 // config checks share this rule.
-func tpProblem(c connector, prefill, decode int) string {
+func tpProblem(class string, prefill, decode int) string {
 	if prefill == decode {
 		return ""
 	}
-	return fmt.Sprintf("vllm-omni refuses different tensor_parallel_size on prefill (%d) and decode (%d) with every connector, %s too (vLLM alone would let NIXL decode run more); set both to the same value.", prefill, decode, c.name)
+	return fmt.Sprintf("vllm-omni refuses different tensor_parallel_size on prefill (%d) and decode (%d) with every connector, %s too (vLLM alone would let NIXL decode run more); set both to the same value.", prefill, decode, class)
 }
 
 func checkPDDevices(p, d graphStage, ds *Diagnostics, path Path) {

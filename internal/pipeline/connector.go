@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,95 +11,121 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// Connector names the provider wires: the entries' (kvconnector.Entries)
-// and MultiConnector, which the planner composes from its children.
 const (
-	connectorMooncake = kvconnector.Mooncake
-	connectorNixl     = kvconnector.Nixl
-	connectorP2pNccl  = kvconnector.P2pNccl
-	connectorLMCache  = kvconnector.LMCache
-	connectorMulti    = kvconnector.Multi
-	kvBoth            = "kv_both"
+	connectorMulti = kvconnector.Multi
+	kvBoth         = "kv_both"
 )
 
-// connector is what a plan needs to know of one KV connector: the ports
-// each side of the PD pair listens on and what it needs written into
-// kv_transfer_config and each stage's environment. Every connector pairs
-// equal tensor-parallel sizes only: vLLM alone would let NIXL decode run
-// more ranks, but vllm-omni's PD validator refuses any difference
-// (releases.CheckEqualTP).
+// connector is the PD pair's KV connector as a plan uses it: one class's
+// entry (kvconnector.Entries), or a MultiConnector of children, each a
+// class's entry with the settings of its own the user gave, and the
+// proxy one of them dials. What a class needs is read from its entry.
+// Every connector pairs equal tensor-parallel sizes only: vLLM alone would
+// let NIXL decode run more ranks, but vllm-omni's PD validator refuses
+// any difference (releases.CheckEqualTP).
 type connector struct {
-	name string
-	// allowsBoth is true when both sides may take kv_role kv_both.
-	allowsBoth bool
-	// sidePorts lists the ports one side listens on. The one marked
-	// handshake is the port its peer dials for the KV handoff, set by
-	// <side>.bootstrap_port (handshakePort chooses among a
-	// MultiConnector's children).
-	sidePorts func(side *plannedStage) []sidePort
-	// entry is the connector's row of kvconnector.Entries; a
-	// MultiConnector has none (its children do).
+	// entry is the class's entry; a MultiConnector's holds its name alone
+	// (its children have theirs).
 	entry kvconnector.Entry
-	// requiredExtra are extra_config keys the user must provide.
-	requiredExtra []string
-	// transport is the Python package the connector imports its transfer
-	// engine from, which vLLM does not install; the preflight imports it.
-	transport string
 	// children are set on a MultiConnector.
 	children []childConnector
-	// proxy is P2pNcclConnector's proxy, alone or as a child; nil without
-	// one (or with one set wrong, which is reported).
+	// proxy is the proxy the class, or a child, dials (Entry.ProxyPort);
+	// nil without one (or with one set wrong, which is reported).
 	proxy *p2pProxy
+	// childrenRefused is true when a MultiConnector's children, or one of
+	// them, were refused (no list, an entry that is not an object, a class
+	// the provider does not wire): the children left are not the ones the
+	// user meant, so what follows from them, the handoff gate, is not
+	// judged.
+	childrenRefused bool
 }
 
 type childConnector struct {
-	connector
+	entry kvconnector.Entry
 	extra map[string]any // the child's own entry from extra_config.connectors
 }
 
-// sidePort is a port (or a block of ports, one per data-parallel rank)
-// one side of the pair listens on.
-type sidePort struct {
-	suffix    string
-	count     int
-	handshake bool
-	// index names the ports of a block of count > 1: <side><suffix><index><N>
-	// (_dp for one per data-parallel rank, _rank for one per worker rank).
-	index string
-	class string // the MultiConnector child that listens on it; "" for a connector alone
-}
+// name is connector.name as planned.
+func (c connector) name() string { return c.entry.Name }
 
-// wiring collects a side's connector settings in the order they are written.
-type wiring struct {
-	kv    []kv
-	extra []kv
-	env   []kv
-}
+func (c connector) multi() bool { return c.entry.Name == connectorMulti }
 
-// connectorTable lists the connectors the provider can wire, one for each
-// entry of kvconnector.Entries; others are rejected rather than written
-// half-configured.
-var connectorTable = func() map[string]connector {
-	out := map[string]connector{}
-	for _, e := range kvconnector.Entries {
-		out[e.Name] = connectorOf(e)
+// entries are the classes' entries the pair loads: the connector's, or a
+// MultiConnector's children's.
+func (c connector) entries() []kvconnector.Entry {
+	if !c.multi() {
+		return []kvconnector.Entry{c.entry}
+	}
+	out := make([]kvconnector.Entry, len(c.children))
+	for i, ch := range c.children {
+		out[i] = ch.entry
 	}
 	return out
-}()
+}
 
-// connectorOf is the planner's view of one entry.
-func connectorOf(e kvconnector.Entry) connector {
-	return connector{
-		name: e.Name, allowsBoth: e.AllowsBoth, requiredExtra: e.RequiredExtra, transport: e.Transport, entry: e,
-		sidePorts: func(s *plannedStage) []sidePort {
-			eps := e.SidePorts(sideOf(s))
-			out := make([]sidePort, len(eps))
-			for i, sp := range eps {
-				out[i] = sidePort{suffix: sp.Suffix, count: sp.Count, handshake: sp.Handshake, index: sp.Index}
-			}
-			return out
-		},
+// classes are the KV connector classes the PD pair loads: the connector
+// and a MultiConnector's children.
+func (c connector) classes() []string {
+	out := []string{c.entry.Name}
+	for _, ch := range c.children {
+		out = append(out, ch.entry.Name)
 	}
+	return out
+}
+
+// allowsBoth reports whether both sides may take kv_role kv_both: every
+// class the pair loads allows it.
+func (c connector) allowsBoth() bool {
+	for _, e := range c.entries() {
+		if !e.AllowsBoth {
+			return false
+		}
+	}
+	return true
+}
+
+// takesProtocol reports whether connector.protocol and device_name apply:
+// a class the pair loads takes them.
+func (c connector) takesProtocol() bool {
+	for _, e := range c.entries() {
+		if e.TakesProtocol {
+			return true
+		}
+	}
+	return false
+}
+
+// sidePort is a port (or a block of ports) one side of the pair listens
+// on, and the MultiConnector child that listens on it ("" for a connector
+// alone). The one marked Handshake is the port its peer dials for the KV
+// handoff, set by <side>.bootstrap_port (handshakePort chooses among a
+// MultiConnector's children).
+type sidePort struct {
+	kvconnector.SidePort
+	class string
+}
+
+// sidePorts lists the ports one side listens on: its class's, or every
+// child's, each child's own handshake port marked.
+func (c connector) sidePorts(s *plannedStage) []sidePort {
+	side := sideOf(s)
+	var out []sidePort
+	for _, e := range c.entries() {
+		class := ""
+		if c.multi() {
+			class = e.Name
+		}
+		for _, sp := range e.SidePorts(side) {
+			out = append(out, sidePort{SidePort: sp, class: class})
+		}
+	}
+	return out
+}
+
+// lookupConnector is the entry of a class the provider wires.
+func lookupConnector(name string) (connector, bool) {
+	e, ok := kvconnector.Lookup(name)
+	return connector{entry: e}, ok
 }
 
 // sideOf is what an entry sees of one side of the PD pair.
@@ -107,57 +134,54 @@ func sideOf(s *plannedStage) kvconnector.Side {
 		TP: s.par.tp, PP: s.par.pp, DP: s.par.dp, Replicas: s.par.replicas, Ports: s.ports}
 }
 
-// wireContext is what an entry's Wire reads of the plan for side s.
-func (p *planner) wireContext(s *plannedStage) kvconnector.Context {
-	_, dec := p.planned.pdPair()
+// wireContext is what an entry's Wire reads of the planned stages and
+// ports, but the side it wires (wiringFor sets it).
+func wireContext(c ConnectorSpec, planned stageLayout, ports portPlan) kvconnector.Context {
+	_, dec := planned.pdPair()
 	return kvconnector.Context{
-		Settings: p.connectorSettings(), Side: sideOf(s), Decode: sideOf(dec),
-		Head: p.planned.head(), MultiHost: p.multiHost(), APIPort: p.ports.api, HeadPorts: p.ports.head,
+		Settings: connectorSettings(c), Decode: sideOf(dec),
+		Head: planned.head(), MultiHost: planned.multiHost(), APIPort: ports.api, HeadPorts: ports.head,
 	}
 }
 
-func (p *planner) connectorSettings() kvconnector.Settings {
-	return kvconnector.Settings{Protocol: p.spec.Connector.Protocol, DeviceName: p.spec.Connector.DeviceName}
+func connectorSettings(c ConnectorSpec) kvconnector.Settings {
+	return kvconnector.Settings{Protocol: c.Protocol, DeviceName: c.DeviceName}
 }
 
-// wire adds entry e's settings for side s to w.
-func (p *planner) wire(e kvconnector.Entry, s *plannedStage, w *wiring) {
-	var ew kvconnector.Wiring
-	e.Wire(p.wireContext(s), &ew)
-	for _, x := range ew.KV {
-		w.kv = append(w.kv, kv{x.Key, x.Value})
-	}
-	for _, x := range ew.Extra {
-		w.extra = append(w.extra, kv{x.Key, x.Value})
-	}
-	for _, x := range ew.Env {
-		w.env = append(w.env, kv{x.Key, x.Value})
-	}
-}
-
-// needsMemlock reports whether a class the pair loads registers memory
-// with an RDMA NIC (kvconnector.Entry.Memlock).
-func (p *planner) needsMemlock() bool {
-	for _, name := range p.connectorClasses() {
-		if e, ok := kvconnector.Lookup(name); ok && e.Memlock != nil && e.Memlock(p.connectorSettings()) {
+// memlock reports whether a class the pair loads registers memory with an
+// RDMA NIC under the settings c (kvconnector.Entry.Memlock).
+func (c connector) memlock(settings kvconnector.Settings) bool {
+	for _, e := range c.entries() {
+		if e.Memlock != nil && e.Memlock(settings) {
 			return true
 		}
 	}
 	return false
 }
 
-func connectorNames() string {
-	names := []string{connectorMulti}
-	for n := range connectorTable {
-		names = append(names, n)
+// entryNames are the classes of the entries, sorted.
+func entryNames() []string {
+	names := make([]string, len(kvconnector.Entries))
+	for i, e := range kvconnector.Entries {
+		names[i] = e.Name
 	}
+	sort.Strings(names)
+	return names
+}
+
+// connectorNames are the names connector.name takes, sorted.
+func connectorNames() string {
+	names := append(entryNames(), connectorMulti)
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
 
 // transportModule is the package a connector class needs beyond vLLM, ""
 // for none or a class the table does not wire.
-func transportModule(name string) string { return connectorTable[name].transport }
+func transportModule(name string) string {
+	e, _ := kvconnector.Lookup(name)
+	return e.Transport
+}
 
 func hostOrLocal(h string) string {
 	if h == "" {
@@ -189,88 +213,93 @@ var managedExtraKeys = func() map[string]string {
 
 // chooseConnector resolves connector.name and checks the settings that go
 // with it.
-func (p *planner) chooseConnector() connector {
-	c := p.spec.Connector
+func chooseConnector(c ConnectorSpec, ds *Diagnostics) connector {
 	path := AttrPath("connector")
 	name := c.Name
 	if name == "" {
 		name = DefaultConnector
 	}
-	conn, ok := connectorTable[name]
+	conn, ok := lookupConnector(name)
 	if name == connectorMulti {
-		conn, ok = p.multiConnector(path), true
+		conn, ok = multiConnector(c.ExtraConfig, path, ds), true
 	}
 	if !ok {
-		p.ds.errorf(diagcode.ConnectorUnknown, path.Attr("name"), "unknown KV connector",
+		ds.errorf(diagcode.ConnectorUnknown, path.Attr("name"), "unknown KV connector",
 			"%q is not a connector this provider wires; use one of %s.", name, connectorNames())
-		return connectorTable[DefaultConnector]
+		conn, _ = lookupConnector(DefaultConnector)
+		return conn
 	}
 	// protocol and device_name apply to a class that takes them, alone or
 	// as a MultiConnector child.
-	takesProtocol := conn.entry.TakesProtocol
-	for _, child := range conn.children {
-		takesProtocol = takesProtocol || child.entry.TakesProtocol
-	}
+	takesProtocol := conn.takesProtocol()
 	if c.Protocol != "" {
 		switch {
 		case !takesProtocol:
-			p.ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to "+protocolClasses()+" only",
+			ds.errorf(diagcode.ConnectorProtocolUnsupported, path.Attr("protocol"), "protocol applies to "+protocolClasses()+" only",
 				"%s chooses its transport itself; remove protocol.", name)
 		case c.Protocol != "tcp" && c.Protocol != "rdma":
-			p.ds.errorf(diagcode.ConnectorProtocolUnknown, path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
+			ds.errorf(diagcode.ConnectorProtocolUnknown, path.Attr("protocol"), "unknown protocol", "%q: use \"tcp\" or \"rdma\".", c.Protocol)
 		}
 	}
 	if c.DeviceName != "" && (!takesProtocol || c.Protocol != "rdma") {
-		p.ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs "+protocolClasses()+" over rdma",
+		ds.errorf(diagcode.ConnectorDeviceNameUnused, path.Attr("device_name"), "device_name needs "+protocolClasses()+" over rdma",
 			"device_name names the RDMA NIC; set protocol = \"rdma\" with %s, or remove device_name.", protocolClasses())
 	}
-	if c.KVBoth && !conn.allowsBoth {
-		p.ds.errorf(diagcode.ConnectorKVBothUnsupported, path.Attr("kv_both"), "this connector needs a producer and a consumer",
+	if c.KVBoth && !conn.allowsBoth() {
+		ds.errorf(diagcode.ConnectorKVBothUnsupported, path.Attr("kv_both"), "this connector needs a producer and a consumer",
 			"%s does not take kv_role kv_both; remove kv_both.", name)
 	}
 	for _, k := range sortedStrings(c.ExtraConfig) {
 		if attr, managed := managedExtraKeys[k]; managed {
-			p.ds.errorf(diagcode.ConnectorExtraManagedKey, path.Attr("extra_config").Attr(k), "this connector setting has its own attribute",
+			ds.errorf(diagcode.ConnectorExtraManagedKey, path.Attr("extra_config").Attr(k), "this connector setting has its own attribute",
 				"set %s instead of extra_config.%s.", attr, k)
 		}
 	}
-	for _, k := range conn.requiredExtra {
+	for _, k := range conn.entry.RequiredExtra {
 		if v, ok := c.ExtraConfig[k]; !ok || v == nil {
-			p.ds.errorf(diagcode.ConnectorExtraMissing, path.Attr("extra_config"), "the connector needs a setting",
+			ds.errorf(diagcode.ConnectorExtraMissing, path.Attr("extra_config"), "the connector needs a setting",
 				"%s needs extra_config.%s (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 		}
 	}
-	if conn.entry.ReadsProxy {
-		conn.proxy = readProxy(&p.ds, c.ExtraConfig, path.Attr("extra_config"))
+	if conn.entry.ProxyPort != "" {
+		conn.proxy = readProxy(ds, conn.entry, c.ExtraConfig, path.Attr("extra_config"))
 	}
-	checkEngineArgs(&p.ds, path.Attr("extra_config"), c.ExtraConfig, nil)
-	checkNoInterpolation(&p.ds, path.Attr("device_name"), c.DeviceName)
+	checkEngineArgs(ds, path.Attr("extra_config"), c.ExtraConfig, nil)
+	checkNoInterpolation(ds, path.Attr("device_name"), c.DeviceName)
 	return conn
 }
 
 // multiConnector builds a MultiConnector from the children listed in
 // extra_config.connectors, each one a connector the provider wires.
-func (p *planner) multiConnector(path Path) connector {
-	m := connector{name: connectorMulti, allowsBoth: true}
-	list, ok := p.spec.Connector.ExtraConfig["connectors"].([]any)
+func multiConnector(extra map[string]any, path Path, ds *Diagnostics) connector {
+	m := connector{entry: kvconnector.Entry{Name: connectorMulti}}
+	list, ok := extra["connectors"].([]any)
 	cpath := path.Attr("extra_config").Attr("connectors")
 	if !ok || len(list) == 0 {
-		p.ds.errorf(diagcode.MultiConnectorChildren, cpath, "MultiConnector needs its connectors",
-			"list them in extra_config.connectors, such as [{ kv_connector = \"NixlConnector\" }, { kv_connector = \"MooncakeConnector\" }].")
+		ds.errorf(diagcode.MultiConnectorChildren, cpath, "MultiConnector needs its connectors",
+			"list them in extra_config.connectors, such as %s.", childrenExample())
+		m.childrenRefused = true
 		return m
 	}
 	seen := map[string]bool{}
 	for i, e := range list {
-		entry, _ := e.(map[string]any)
+		entry, isObject := e.(map[string]any)
+		if !isObject {
+			ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "each child connector must be an object with kv_connector",
+				"this entry is %s; write it as %s.", describeType(e), childExample(e))
+			m.childrenRefused = true
+			continue
+		}
 		name, _ := entry["kv_connector"].(string)
-		child, known := connectorTable[name]
+		child, known := kvconnector.Lookup(name)
 		switch {
 		case !known:
-			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i).Attr("kv_connector"), "unknown child connector",
-				"%q: set each child's kv_connector to one of %s (not MultiConnector).", name, strings.Join(sortedStrings(connectorTable), ", "))
+			ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i).Attr("kv_connector"), "unknown child connector",
+				"%q: set each child's kv_connector to one of %s (not MultiConnector).", name, strings.Join(entryNames(), ", "))
+			m.childrenRefused = true
 			continue
 		case seen[name]:
-			p.ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
+			ds.errorf(diagcode.MultiConnectorChildren, cpath.Index(i), "a child connector is listed twice", "%s appears more than once; list each connector once.", name)
 			continue
 		}
 		seen[name] = true
@@ -281,7 +310,7 @@ func (p *planner) multiConnector(path Path) connector {
 				continue
 			}
 			if attr, managed := childManagedKeys[k]; managed {
-				p.ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k), "the provider sets this for every child",
+				ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k), "the provider sets this for every child",
 					"%s.%s is computed from %s; remove it from the child.", name, k, attr)
 				continue
 			}
@@ -289,7 +318,7 @@ func (p *planner) multiConnector(path Path) connector {
 				sub, _ := v.(map[string]any)
 				for _, ek := range sortedStrings(sub) {
 					if attr, managed := managedExtraKeys[ek]; managed {
-						p.ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k).Attr(ek), "the provider sets this for every child",
+						ds.errorf(diagcode.MultiConnectorChildManagedKey, cpath.Index(i).Attr(k).Attr(ek), "the provider sets this for every child",
 							"%s's %s is computed from %s; remove it from the child.", name, ek, attr)
 					}
 				}
@@ -299,104 +328,117 @@ func (p *planner) multiConnector(path Path) connector {
 		// A child's own settings live in its entry's
 		// kv_connector_extra_config, where the child reads them.
 		childExtra, _ := rest["kv_connector_extra_config"].(map[string]any)
-		for _, k := range child.requiredExtra {
+		for _, k := range child.RequiredExtra {
 			if v, ok := childExtra[k]; !ok || v == nil {
-				p.ds.errorf(diagcode.ConnectorExtraMissing, cpath.Index(i), "the connector needs a setting",
+				ds.errorf(diagcode.ConnectorExtraMissing, cpath.Index(i), "the connector needs a setting",
 					"%s needs kv_connector_extra_config.%s in its entry (its proxy, which you run alongside the pipeline): set it to where that proxy listens.", name, k)
 			}
 		}
-		if child.entry.ReadsProxy {
-			m.proxy = readProxy(&p.ds, childExtra, cpath.Index(i).Attr("kv_connector_extra_config"))
+		if child.ProxyPort != "" {
+			m.proxy = readProxy(ds, child, childExtra, cpath.Index(i).Attr("kv_connector_extra_config"))
 		}
-		m.children = append(m.children, childConnector{connector: child, extra: rest})
-		m.allowsBoth = m.allowsBoth && child.allowsBoth
-	}
-	// Every child's ports, each child's own handshake port marked;
-	// handshakePort picks the one bootstrap_port means.
-	m.sidePorts = func(s *plannedStage) []sidePort {
-		var out []sidePort
-		for _, c := range m.children {
-			for _, sp := range c.sidePorts(s) {
-				sp.class = c.name
-				out = append(out, sp)
-			}
-		}
-		return out
+		m.children = append(m.children, childConnector{entry: child, extra: rest})
 	}
 	return m
 }
 
+// childrenExample is how MultiConnector's children are written: the
+// default class, and the first other in table order.
+func childrenExample() string {
+	other := ""
+	for _, e := range kvconnector.Entries {
+		if e.Name != DefaultConnector {
+			other = e.Name
+			break
+		}
+	}
+	return fmt.Sprintf("[{ kv_connector = %q }, { kv_connector = %q }]", DefaultConnector, other)
+}
+
+// childExample is how an entry of connectors is written, for a value that
+// is not one: the value itself as kv_connector when it is text (a class
+// name written alone), the default class otherwise.
+func childExample(v any) string {
+	name, ok := v.(string)
+	if !ok || name == "" {
+		name = DefaultConnector
+	}
+	return fmt.Sprintf("{ kv_connector = %q }", name)
+}
+
 // kvRoles returns the prefill and decode kv_role values.
-func (p *planner) kvRoles() (string, string) {
-	if p.spec.Connector.KVBoth {
+func kvRoles(both bool) (string, string) {
+	if both {
 		return kvBoth, kvBoth
 	}
 	return kvProducer, kvConsumer
 }
 
 // wiringFor collects the kv_transfer_config settings, extra config and
-// environment of one side of the pair.
-func (p *planner) wiringFor(s *plannedStage) wiring {
-	w := wiring{kv: []kv{
-		{"kv_connector", quoted(p.conn.name)},
-		{"kv_role", quoted(*s.kvRole)},
-		{"kv_rank", s.kvRank},
-		{"kv_parallel_size", 2},
+// environment of one side of the pair over conn, configured by c; ctx is
+// what the entries read of the plan (wireContext).
+func wiringFor(c ConnectorSpec, conn connector, ctx kvconnector.Context, s *plannedStage) kvconnector.Wiring {
+	ctx.Side = sideOf(s)
+	w := kvconnector.Wiring{KV: []kvconnector.KV{
+		{Key: "kv_connector", Value: quoted(conn.name())},
+		{Key: "kv_role", Value: quoted(*s.kvRole)},
+		{Key: "kv_rank", Value: s.kvRank},
+		{Key: "kv_parallel_size", Value: 2},
 	}}
-	if p.multiHost() {
+	if ctx.MultiHost {
 		// Each side binds its KV endpoints on kv_ip, so it is the side's own
 		// address, the one its peer on the other host dials.
-		w.kv = append(w.kv, kv{"kv_ip", quoted(s.host)})
+		w.KV = append(w.KV, kvconnector.KV{Key: "kv_ip", Value: quoted(s.host)})
 	}
-	if p.conn.name != connectorMulti {
-		p.wire(p.conn.entry, s, &w)
-		for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
-			w.extra = append(w.extra, kv{k, extraValue(p.conn.name, k, p.spec.Connector.ExtraConfig[k])})
+	if !conn.multi() {
+		conn.entry.Wire(ctx, &w)
+		for _, k := range sortedStrings(c.ExtraConfig) {
+			w.Extra = append(w.Extra, kvconnector.KV{Key: k, Value: extraValue(conn.entry, k, c.ExtraConfig[k])})
 		}
 		return w
 	}
-	var children []any
-	for _, c := range p.conn.children {
-		var cw wiring
-		p.wire(c.entry, s, &cw)
-		entry := map[string]any{"kv_connector": c.name, "kv_role": *s.kvRole}
-		for _, e := range cw.kv {
-			entry[e.key] = plainValue(e.value)
-		}
-		extra := map[string]any{}
-		for _, e := range cw.extra {
-			extra[e.key] = plainValue(e.value)
-		}
-		for k, v := range c.extra {
-			if k == "kv_connector_extra_config" {
-				if m, ok := v.(map[string]any); ok {
-					for ek, ev := range m {
-						extra[ek] = extraValue(c.name, ek, ev)
-					}
-					continue
-				}
-			}
-			entry[k] = v
-		}
-		if len(extra) > 0 {
-			entry["kv_connector_extra_config"] = extra
-		}
+	children := make([]any, 0, len(conn.children))
+	for _, child := range conn.children {
+		entry, env := childWiring(child, ctx, *s.kvRole)
 		children = append(children, entry)
-		w.env = append(w.env, cw.env...)
+		w.Env = append(w.Env, env...)
 	}
-	w.extra = append(w.extra, kv{"connectors", children})
-	for _, k := range sortedStrings(p.spec.Connector.ExtraConfig) {
+	w.Extra = append(w.Extra, kvconnector.KV{Key: "connectors", Value: children})
+	for _, k := range sortedStrings(c.ExtraConfig) {
 		if k != "connectors" {
-			w.extra = append(w.extra, kv{k, p.spec.Connector.ExtraConfig[k]})
+			w.Extra = append(w.Extra, kvconnector.KV{Key: k, Value: c.ExtraConfig[k]})
 		}
 	}
 	return w
 }
 
-// kv is one key and its value, written in order.
-type kv struct {
-	key   string
-	value any
+// childWiring is a MultiConnector child's entry in the extra config of
+// one side (ctx.Side), with its own settings, and the environment it adds
+// to the side's.
+func childWiring(child childConnector, ctx kvconnector.Context, kvRole string) (map[string]any, []kvconnector.KV) {
+	var cw kvconnector.Wiring
+	child.entry.Wire(ctx, &cw)
+	entry := map[string]any{"kv_connector": child.entry.Name, "kv_role": kvRole}
+	for _, e := range cw.KV {
+		entry[e.Key] = plainValue(e.Value)
+	}
+	extra := map[string]any{}
+	for _, e := range cw.Extra {
+		extra[e.Key] = plainValue(e.Value)
+	}
+	for k, v := range child.extra {
+		if m, ok := v.(map[string]any); ok && k == "kv_connector_extra_config" {
+			for ek, ev := range m {
+				extra[ek] = extraValue(child.entry, ek, ev)
+			}
+			continue
+		}
+		entry[k] = v
+	}
+	if len(extra) > 0 {
+		entry["kv_connector_extra_config"] = extra
+	}
+	return entry, cw.Env
 }
 
 // quoted marks a string the recipe writes in double quotes.

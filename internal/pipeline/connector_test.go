@@ -205,7 +205,34 @@ func TestConnectorDiagnostics(t *testing.T) {
 			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector",
 				ExtraConfig: map[string]any{"connectors": []any{map[string]any{"kv_connector": "Nope"}}}}}
 		}, "multi_connector_children", "connector.extra_config.connectors[0].kv_connector"},
+		{"MultiConnector children written as class names", func(*testing.T) Spec {
+			return Spec{Model: m, Connector: ConnectorSpec{Name: "MultiConnector",
+				ExtraConfig: map[string]any{"connectors": []any{"NixlConnector", "MooncakeConnector"}}}}
+		}, "multi_connector_children", "connector.extra_config.connectors[0]"},
 	})
+}
+
+// A child written as its class name alone, not as an object, is refused at
+// its own entry, with what was written and how to write it; nothing is
+// said of a kv_connector it does not have, nor of the handoff gate, which
+// the children the user meant would pass.
+func TestMultiConnectorChildNotAnObject(t *testing.T) {
+	_, ds := Plan(Spec{Model: seedModel, Connector: ConnectorSpec{Name: "MultiConnector",
+		ExtraConfig: map[string]any{"connectors": []any{"NixlConnector", int64(3)}}}})
+	want := map[string]string{
+		"connector.extra_config.connectors[0]": `this entry is the string "NixlConnector"; write it as { kv_connector = "NixlConnector" }.`,
+		"connector.extra_config.connectors[1]": `this entry is the number 3; write it as { kv_connector = "NixlConnector" }.`,
+	}
+	errs := ds.Errors()
+	if len(errs) != len(want) {
+		t.Fatalf("want %d errors, got:\n%s", len(want), describeDiags(ds))
+	}
+	for _, d := range errs {
+		if d.Code.String() != "multi_connector_children" || d.Detail != want[d.Path.String()] ||
+			d.Summary != "each child connector must be an object with kv_connector" {
+			t.Errorf("got %s", d)
+		}
+	}
 }
 
 // The handoff gate's error names the connector that returns no

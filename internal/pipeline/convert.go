@@ -6,24 +6,32 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// convert writes the planned document in the requested dialect.
-func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
-	if p.format == stageconfig.StageArgs && doc.Dialect == stageconfig.StageArgs {
+// output is how the plan writes its config, as chooseRelease decides it:
+// the dialect, the `pipeline:` key of a stages output (registered, or the
+// user's own), and for a stages base written as stage_args the preset
+// stages, by id, each stage takes its topology from.
+type output struct {
+	dialect  stageconfig.Dialect
+	pipeline string
+	topology map[int]stageconfig.Stage
+}
+
+// convert writes the planned document in the output's dialect; the
+// planned stages say which base stage each one is.
+func convert(doc *stageconfig.Document, out output, planned stageLayout, ds *Diagnostics) *stageconfig.Document {
+	if out.dialect == stageconfig.StageArgs && doc.Dialect == stageconfig.StageArgs {
 		return doc
 	}
-	if p.format == stageconfig.StageArgs {
+	if out.dialect == stageconfig.StageArgs {
 		// chooseRelease made sure a preset gives the topology.
-		topology, _ := p.topologyPreset()
-		return p.toStageArgs(doc, topology)
+		return toStageArgs(doc, out.topology, planned, ds)
 	}
-	// chooseRelease found the key: registered, or the user's own.
-	key := p.release.PipelineKey
 	if doc.Dialect != stageconfig.Stages {
 		var dropped []stageconfig.DroppedKey
-		doc, dropped = doc.ToStages(key)
-		p.warnDropped(dropped, stageconfig.StageArgs)
+		doc, dropped = doc.ToStages(out.pipeline)
+		warnDropped(dropped, stageconfig.StageArgs, out.dialect, ds)
 	} else {
-		doc.SetPipeline(key)
+		doc.SetPipeline(out.pipeline)
 	}
 	// The deploy loader assumes async_chunk: true, which the sync input
 	// processors of the recipe do not serve (releases.DeployLoader).
@@ -38,15 +46,15 @@ func (p *planner) convert(doc *stageconfig.Document) *stageconfig.Document {
 // serves, for an id no preset knows exactly too: a family's stages with one
 // id share a topology (the thinker is stage 0 in each), and this is only
 // how the stages' keys are written, not which pipeline the model runs.
-func (p *planner) topologyPreset() (map[int]stageconfig.Stage, bool) {
+func topologyPreset(spec Spec, base baseConfig) (map[int]stageconfig.Stage, bool) {
 	var candidates []string
-	switch key, _ := p.base.TopString("pipeline"); {
-	case p.spec.Preset != "":
-		candidates = []string{p.spec.Preset}
+	switch key, _ := base.doc.TopString("pipeline"); {
+	case spec.Preset != "":
+		candidates = []string{spec.Preset}
 	case presets.Known(key):
 		candidates = []string{key}
 	default:
-		m := presets.ForModel(p.spec.Model)
+		m := presets.ForModel(spec.Model)
 		if name, ok := m.Preset(); ok {
 			candidates = []string{name}
 		}
@@ -55,16 +63,16 @@ func (p *planner) topologyPreset() (map[int]stageconfig.Stage, bool) {
 		}
 	}
 	for _, name := range candidates {
-		if byID, ok := p.topologyOf(name); ok {
+		if byID, ok := topologyOf(name, base.g); ok {
 			return byID, true
 		}
 	}
 	return nil, false
 }
 
-// topologyOf is a preset's stages by id, if it has one for every base
-// stage.
-func (p *planner) topologyOf(name string) (map[int]stageconfig.Stage, bool) {
+// topologyOf is a preset's stages by id, if it has one for every stage of
+// the base graph g.
+func topologyOf(name string, g *graph) (map[int]stageconfig.Stage, bool) {
 	doc, err := presets.Shared(name) // read only
 	if err != nil {
 		return nil, false
@@ -75,7 +83,7 @@ func (p *planner) topologyOf(name string) (map[int]stageconfig.Stage, bool) {
 			byID[id] = s
 		}
 	}
-	for _, s := range p.g.stages {
+	for _, s := range g.stages {
 		if _, ok := byID[s.id]; !ok {
 			return nil, false
 		}
@@ -84,11 +92,11 @@ func (p *planner) topologyOf(name string) (map[int]stageconfig.Stage, bool) {
 }
 
 // toStageArgs writes the split `stages` document in the stage_args
-// dialect, each stage taking its topology from the preset stage with its
-// base id, and says which top-level keys could not be written.
-func (p *planner) toStageArgs(doc *stageconfig.Document, topology map[int]stageconfig.Stage) *stageconfig.Document {
-	plan := make([]stageconfig.StageArgsPlan, len(p.planned.stages))
-	for i, s := range p.planned.stages {
+// dialect, each planned stage taking its topology from the preset stage
+// with its base id, and says which top-level keys could not be written.
+func toStageArgs(doc *stageconfig.Document, topology map[int]stageconfig.Stage, planned stageLayout, ds *Diagnostics) *stageconfig.Document {
+	plan := make([]stageconfig.StageArgsPlan, len(planned.stages))
+	for i, s := range planned.stages {
 		plan[i] = stageconfig.StageArgsPlan{ID: s.id, Inputs: s.inputs, Topology: topology[s.base.id]}
 		switch s.role {
 		case RolePrefill:
@@ -98,15 +106,16 @@ func (p *planner) toStageArgs(doc *stageconfig.Document, topology map[int]stagec
 		}
 	}
 	out, dropped := doc.ToStageArgs(plan)
-	p.warnDropped(dropped, stageconfig.Stages)
+	warnDropped(dropped, stageconfig.Stages, stageconfig.StageArgs, ds)
 	return out
 }
 
-// warnDropped says, for each key a conversion did not write, which key it
-// is and why; keep is the base config's own dialect, in which it would be.
-func (p *planner) warnDropped(dropped []stageconfig.DroppedKey, keep stageconfig.Dialect) {
+// warnDropped says, for each key a conversion into the dialect to did not
+// write, which key it is and why; keep is the base config's own dialect,
+// in which it would be.
+func warnDropped(dropped []stageconfig.DroppedKey, keep, to stageconfig.Dialect, ds *Diagnostics) {
 	for _, k := range dropped {
-		p.ds.warnf(diagcode.FormatConversionDroppedKey, AttrPath("format"), "a key of the base config is not written in the "+string(p.format)+" dialect",
-			"the base config's %s (line %d) is not written: %s. Set format = %q to keep it, or move the setting where the %s dialect reads it.", k.Key, k.Line, k.Why, keep, p.format)
+		ds.warnf(diagcode.FormatConversionDroppedKey, AttrPath("format"), "a key of the base config is not written in the "+string(to)+" dialect",
+			"the base config's %s (line %d) is not written: %s. Set format = %q to keep it, or move the setting where the %s dialect reads it.", k.Key, k.Line, k.Why, keep, to)
 	}
 }

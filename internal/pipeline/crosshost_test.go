@@ -47,6 +47,17 @@ func TestMultiHost(t *testing.T) {
 	if g := portsByName(res); !reflect.DeepEqual(g, wantPorts) {
 		t.Errorf("ports = %v, want %v", g, wantPorts)
 	}
+	checkTwoHostLaunches(t, res)
+	if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
+		t.Errorf("planned config fails the checks: %v", errs)
+	}
+}
+
+// checkTwoHostLaunches holds TestMultiHost's launches: the head on
+// 10.0.0.1 serving stage 0, the worker on 10.0.0.2 one headless process
+// per stage, each with its ports, environment and devices.
+func checkTwoHostLaunches(t *testing.T, res *Result) {
+	t.Helper()
 	if len(res.Launches) != 2 {
 		t.Fatalf("%d launches, want one per host", len(res.Launches))
 	}
@@ -77,6 +88,14 @@ func TestMultiHost(t *testing.T) {
 	if len(head.Processes) != 1 || head.Processes[0].Role != ProcessHead {
 		t.Errorf("head processes = %+v", head.Processes)
 	}
+	checkTwoHostProcesses(t, res, head, worker)
+}
+
+// checkTwoHostProcesses: each host and process of TestMultiHost has what it
+// needs, the decode stage its side-channel port and address, the head the
+// API and master ports, each host its GPUs.
+func checkTwoHostProcesses(t *testing.T, res *Result, head, worker Launch) {
+	t.Helper()
 	if !reflect.DeepEqual(worker.Ports, []int{25201}) || worker.Env["VLLM_HOST_IP"] != "10.0.0.2" {
 		t.Errorf("worker ports %v env %v", worker.Ports, worker.Env)
 	}
@@ -92,9 +111,6 @@ func TestMultiHost(t *testing.T) {
 	}
 	if res.GPUCount != 2 || head.GPUCount != 1 || worker.GPUCount != 2 {
 		t.Errorf("gpu counts: pipeline %d, head %d, worker %d; want the most any host needs (2), 1, 2", res.GPUCount, head.GPUCount, worker.GPUCount)
-	}
-	if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
-		t.Errorf("planned config fails the checks: %v", errs)
 	}
 }
 

@@ -66,16 +66,27 @@ func tpSizes(p, d int) (RoleSpec, RoleSpec) {
 // reports.
 func runPlanDiagnostics(t *testing.T, tests []planDiagCase) {
 	t.Helper()
+	runStepDiagnostics(t, tests, func(t *testing.T, spec Spec) Diagnostics {
+		res, ds := Plan(spec)
+		if res != nil {
+			t.Fatalf("Plan succeeded (warnings %v)", ds.Codes())
+		}
+		return ds
+	})
+}
+
+// runStepDiagnostics is runPlanDiagnostics for the steps step runs on
+// each case's spec, without the rest of Plan: what they report must hold
+// the case's error.
+func runStepDiagnostics(t *testing.T, tests []planDiagCase, step func(t *testing.T, spec Spec) Diagnostics) {
+	t.Helper()
 	if len(tests) == 0 {
 		t.Fatal("no cases")
 	}
 	seen := map[string]bool{}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, ds := Plan(tc.spec(t))
-			if res != nil {
-				t.Fatalf("Plan succeeded (warnings %v); want %s at %s", ds.Codes(), tc.code, tc.path)
-			}
+			ds := step(t, tc.spec(t))
 			var found *Diagnostic
 			for i, d := range ds {
 				if d.Code.String() == tc.code && d.Path.String() == tc.path {

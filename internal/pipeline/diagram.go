@@ -7,12 +7,13 @@ import (
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// diagram draws the stage graph as a Mermaid flowchart: one box per stage
-// with its role and GPUs, the KV hand-off labelled with the connector.
-func (p *planner) diagram(res *Result) string {
+// diagram draws the planned stages and their edges as a Mermaid
+// flowchart: one box per stage with its role and GPUs, the KV hand-off
+// labelled with the connector.
+func diagram(planned stageLayout, edges []Edge, connector string) string {
 	var b strings.Builder
 	b.WriteString("flowchart LR\n")
-	for _, s := range p.planned.stages {
+	for _, s := range planned.stages {
 		name := s.base.modelStage
 		if name == "" {
 			name = s.key
@@ -24,10 +25,10 @@ func (p *planner) diagram(res *Result) string {
 		label += "<br/>GPU " + stageconfig.FormatDevices(s.devices) + describeHost(s.host)
 		fmt.Fprintf(&b, "  s%d[\"%s\"]\n", s.id, mermaidEscape(label))
 	}
-	pre, dec := p.planned.pdPair()
-	for _, e := range res.Edges {
+	pre, dec := planned.pdPair()
+	for _, e := range edges {
 		if e.From == pre.id && e.To == dec.id {
-			fmt.Fprintf(&b, "  s%d -- \"KV: %s\" --> s%d\n", e.From, mermaidEscape(p.conn.name), e.To)
+			fmt.Fprintf(&b, "  s%d -- \"KV: %s\" --> s%d\n", e.From, mermaidEscape(connector), e.To)
 			continue
 		}
 		fmt.Fprintf(&b, "  s%d --> s%d\n", e.From, e.To)

@@ -17,7 +17,7 @@ import "github.com/omnipd/terraform-provider-omni/internal/releases"
 func handshakePort(ports []sidePort, gate releases.HandoffGate) int {
 	best := -1
 	for i, sp := range ports {
-		if !sp.handshake {
+		if !sp.Handshake {
 			continue
 		}
 		if best < 0 || handshakeBefore(sp.class, ports[best].class, gate) {

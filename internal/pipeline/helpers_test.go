@@ -11,12 +11,23 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 )
 
 // update rewrites the golden files: go test ./internal/pipeline/ -run Golden -update.
 var update = flag.Bool("update", false, "rewrite testdata/golden files from the current output")
 
 const seedModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
+
+// The connector classes the tests name; the planner itself knows them
+// only as entries of kvconnector.Entries.
+const (
+	connectorMooncake = kvconnector.Mooncake
+	connectorNixl     = kvconnector.Nixl
+	connectorP2pNccl  = kvconnector.P2pNccl
+	connectorLMCache  = kvconnector.LMCache
+)
 
 // Where test inputs live. The shared folder sits beside the repository in
 // CI (<dir>/main and <dir>/shared); the stageconfig testdata is a copy of a
@@ -68,6 +79,23 @@ func mustPlan(t testing.TB, spec Spec) *Result {
 		t.Fatalf("Plan failed:\n%s", describeDiags(ds))
 	}
 	return res
+}
+
+// laidOut runs the steps before placement on spec, without Plan: the base
+// config read, the split chosen and the stages laid out. A problem on the
+// way fails the test.
+func laidOut(t *testing.T, spec Spec) (baseConfig, stageLayout) {
+	t.Helper()
+	var ds Diagnostics
+	base, ok := readBase(spec, &ds)
+	if !ok {
+		t.Fatal(describeDiags(ds))
+	}
+	split, ok := chooseSplit(base.g, spec.SplitStage, &ds)
+	if !ok {
+		t.Fatal(describeDiags(ds))
+	}
+	return base, layout(spec, base.g, split)
 }
 
 func describeDiags(ds Diagnostics) string {

@@ -15,9 +15,10 @@ import (
 // The launch plan: what every host runs, as processes, units and drop-ins,
 // made from a Result once its config, stages and ports are planned. This
 // file, units.go (the unit files) and preflight.go (the check script's
-// words) are the whole of it, and none of them reads the planner: a
-// launch is built from the Result, the planned config it describes, and
-// the launchInputs the Result does not hold.
+// words) are the whole of it, and none of them reads what the steps
+// before it decided but through the Result: a launch is built from the
+// Result, the planned config it describes, and the launchInputs the
+// Result does not hold.
 
 // ShellJoin renders argv as a shell command line that splits back into
 // exactly argv.
@@ -135,90 +136,17 @@ func stageUnitName(prefix string, id int) string {
 // differs: its options and its stage's environment. No shell supervises
 // several processes, so a stage that fails is restarted on its own.
 func launches(lp launchPlan) ([]Launch, UnitFile, error) {
-	svc := lp.service
-	head := lp.stages[0]
-	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
-		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress(), checks: lp.sharedChecks()}
+	c := lp.unitContext()
 	hosts := lp.hosts()
-	multi := len(hosts) > 1
-	if lp.stageBased {
-		c.headPort = lp.masterPort
-		c.headUnit = stageUnitName(svc.UnitPrefix, head.StageID)
-		// Every stage checks every stage's imports, in the template: the
-		// head's orchestrator runs every stage's input processor
-		// (stage_engine_core_client.py), so the head needs them all, and
-		// the stages beside it run from the same install, so the same
-		// paths resolve there. The connector's transport only its own
-		// stage's engine loads, so that stays the stage's own check.
-		c.checks = append(c.checks, importWords(mergeChecks(lp.checks).imports)...)
-		// The preflight waits only when the command it execs is headless.
-		c.wait = []string{"--head", hostPort(c.masterAddress, c.headPort), "--head-wait", strconv.Itoa(*svc.HeadWaitSeconds), "--head-unit", c.headUnit}
-	} else {
-		c.headUnit = svc.UnitPrefix + ".service"
-	}
 	out := make([]Launch, 0, len(hosts))
 	var unit UnitFile
 	for _, host := range hosts {
-		l := Launch{Host: firstNonEmpty(host, SingleHost), Env: map[string]string{}}
-		if multi {
-			l.Env["VLLM_HOST_IP"] = host
-		}
-		// The host's env is the one the units do not carry (the stages'
-		// config does): held to the same rule as theirs.
-		for k, v := range l.Env {
-			if err := envvar.Check(k, v); err != nil {
-				return nil, UnitFile{}, fmt.Errorf("environment %q of %s: %v", k, l.Host, err)
-			}
-		}
-		devices := map[int]bool{}
-		for i, s := range lp.stages {
-			if s.Host != host {
-				continue
-			}
-			l.StageIDs = append(l.StageIDs, s.StageID)
-			for _, d := range s.Devices {
-				devices[d] = true
-			}
-			if !lp.stageBased {
-				continue
-			}
-			id, role := s.StageID, ProcessHeadless
-			if i == 0 {
-				role = ProcessHead
-			}
-			checks := preflightChecks{transports: lp.checks[s.StageID].transports, edgeTransports: lp.checks[s.StageID].edgeTransports}
-			argv, own := lp.stageArgs(i)
-			l.Processes = append(l.Processes, Process{StageID: &id, Role: role, Argv: argv, ownArgs: own,
-				Env: lp.envs[id], Devices: s.Devices, Ports: processPorts(lp.ports, &id, role == ProcessHead),
-				UnitName: stageUnitName(svc.UnitPrefix, id), host: host, checks: checks})
+		l, whole, err := lp.launchOn(c, host, len(hosts) > 1)
+		if err != nil {
+			return nil, UnitFile{}, err
 		}
 		if !lp.stageBased {
-			l.Processes = []Process{{Role: ProcessHead, Argv: lp.serveArgs(), Env: map[string]string{},
-				Devices: sortedKeys(devices), Ports: processPorts(lp.ports, nil, true), UnitName: c.headUnit, host: host,
-				checks: mergeChecks(lp.checks)}}
-		}
-		for i := range l.Processes {
-			proc := &l.Processes[i]
-			proc.checkWords = processChecks(*proc)
-			proc.exec = append(append(append(append(preflightWords(c), c.wait...), proc.checkWords...), "--", svc.VLLMPath), proc.Argv[1:]...)
-			if !lp.stageBased {
-				var err error
-				if unit, err = wholeUnit(c, *proc); err != nil {
-					return nil, UnitFile{}, err
-				}
-				continue
-			}
-			dropIn, err := stageDropIn(c, *proc, l.Processes)
-			if err != nil {
-				return nil, UnitFile{}, err
-			}
-			proc.DropIn = &dropIn
-		}
-		l.Ports = portsOn(lp.ports, host)
-		// Devices are the host's GPU indices (no process narrows them), so
-		// the host needs as many GPUs as the highest index it uses, plus one.
-		for d := range devices {
-			l.GPUCount = max(l.GPUCount, d+1)
+			unit = whole
 		}
 		out = append(out, l)
 	}
@@ -229,6 +157,117 @@ func launches(lp launchPlan) ([]Launch, UnitFile, error) {
 		}
 	}
 	return out, unit, nil
+}
+
+// unitContext is what every unit of the launch shares: the model, the
+// release and config, the service settings, the head and, stage by stage,
+// the checks of every stage and the wait for the head.
+func (lp launchPlan) unitContext() unitContext {
+	svc := lp.service
+	head := lp.stages[0]
+	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
+		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress(), checks: lp.sharedChecks()}
+	if !lp.stageBased {
+		c.headUnit = svc.UnitPrefix + ".service"
+		return c
+	}
+	c.headPort = lp.masterPort
+	c.headUnit = stageUnitName(svc.UnitPrefix, head.StageID)
+	// Every stage checks every stage's imports, in the template: the
+	// head's orchestrator runs every stage's input processor
+	// (stage_engine_core_client.py), so the head needs them all, and the
+	// stages beside it run from the same install, so the same paths
+	// resolve there. The connector's transport only its own stage's engine
+	// loads, so that stays the stage's own check.
+	c.checks = append(c.checks, importWords(mergeChecks(lp.checks).imports)...)
+	// The preflight waits only when the command it execs is headless.
+	c.wait = []string{"--head", hostPort(c.masterAddress, c.headPort), "--head-wait", strconv.Itoa(*svc.HeadWaitSeconds), "--head-unit", c.headUnit}
+	return c
+}
+
+// launchOn is what host runs: its stages, as one process each or one
+// process for the whole pipeline, each with the command its unit runs
+// and, stage by stage, its drop-in; whole is a whole-pipeline process's
+// unit. multi says the pipeline spans hosts.
+func (lp launchPlan) launchOn(c unitContext, host string, multi bool) (l Launch, whole UnitFile, err error) {
+	l = Launch{Host: firstNonEmpty(host, SingleHost), Env: map[string]string{}}
+	if multi {
+		l.Env["VLLM_HOST_IP"] = host
+	}
+	// The host's env is the one the units do not carry (the stages'
+	// config does): held to the same rule as theirs.
+	for k, v := range l.Env {
+		if err := envvar.Check(k, v); err != nil {
+			return Launch{}, UnitFile{}, fmt.Errorf("environment %q of %s: %v", k, l.Host, err)
+		}
+	}
+	devices := map[int]bool{}
+	for i, s := range lp.stages {
+		if s.Host != host {
+			continue
+		}
+		l.StageIDs = append(l.StageIDs, s.StageID)
+		for _, d := range s.Devices {
+			devices[d] = true
+		}
+		if lp.stageBased {
+			l.Processes = append(l.Processes, lp.stageProcess(i, host))
+		}
+	}
+	if !lp.stageBased {
+		l.Processes = []Process{{Role: ProcessHead, Argv: lp.serveArgs(), Env: map[string]string{},
+			Devices: sortedKeys(devices), Ports: processPorts(lp.ports, nil, true), UnitName: c.headUnit, host: host,
+			checks: mergeChecks(lp.checks)}}
+	}
+	for i := range l.Processes {
+		proc := &l.Processes[i]
+		proc.checkWords = processChecks(*proc)
+		proc.exec = execWords(c, *proc)
+		if !lp.stageBased {
+			if whole, err = wholeUnit(c, *proc); err != nil {
+				return Launch{}, UnitFile{}, err
+			}
+			continue
+		}
+		dropIn, err := stageDropIn(c, *proc, l.Processes)
+		if err != nil {
+			return Launch{}, UnitFile{}, err
+		}
+		proc.DropIn = &dropIn
+	}
+	l.Ports = portsOn(lp.ports, host)
+	// Devices are the host's GPU indices (no process narrows them), so
+	// the host needs as many GPUs as the highest index it uses, plus one.
+	for d := range devices {
+		l.GPUCount = max(l.GPUCount, d+1)
+	}
+	return l, whole, nil
+}
+
+// stageProcess is the process that runs stage i, on host, in a
+// stage-based launch: the head (the first stage) or a headless one.
+func (lp launchPlan) stageProcess(i int, host string) Process {
+	s := lp.stages[i]
+	id, role := s.StageID, ProcessHeadless
+	if i == 0 {
+		role = ProcessHead
+	}
+	checks := preflightChecks{transports: lp.checks[s.StageID].transports, edgeTransports: lp.checks[s.StageID].edgeTransports}
+	argv, own := lp.stageArgs(i)
+	return Process{StageID: &id, Role: role, Argv: argv, ownArgs: own,
+		Env: lp.envs[id], Devices: s.Devices, Ports: processPorts(lp.ports, &id, role == ProcessHead),
+		UnitName: stageUnitName(lp.service.UnitPrefix, id), host: host, checks: checks}
+}
+
+// execWords is what a process's unit runs, as systemd expands it: the
+// preflight with the launch's and the process's checks (and the wait for
+// the head), then `--` and vllm with the process's arguments.
+func execWords(c unitContext, proc Process) []string {
+	words := preflightWords(c)
+	words = append(words, c.wait...)
+	words = append(words, proc.checkWords...)
+	words = append(words, "--", c.service.VLLMPath)
+	return append(words, proc.Argv[1:]...)
 }
 
 // serveArgs is the single-host launch: the recipe's

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -20,7 +21,11 @@ type plannedStage struct {
 	inputs    []int
 	host      string
 	path      Path // where the user configures it
-	override  *StageOverride
+	// pd is the prefill or decode attribute a side of the PD pair is
+	// configured by, override the stage_overrides entry of another stage;
+	// nil where there is none.
+	pd       *RoleSpec
+	override *StageOverride
 
 	// givenDevices are the devices the user lists for the stage
 	// (devicesGiven, even when the list is empty); devices are the ones it
@@ -74,7 +79,17 @@ func (s *plannedStage) describe() string {
 	return fmt.Sprintf("%s (stage %d)", s.role, s.id)
 }
 
-func (p *planner) stageIDs() []int { return p.g.ids() }
+// engineArgs are the engine_args the user gives the stage, merged over
+// its base stage's: its side's or its override's.
+func (s *plannedStage) engineArgs() map[string]any {
+	switch {
+	case s.pd != nil:
+		return s.pd.EngineArgs
+	case s.override != nil:
+		return s.override.EngineArgs
+	}
+	return nil
+}
 
 // ids lists the graph's stage ids, sorted.
 func (g *graph) ids() []int {
@@ -86,78 +101,68 @@ func (g *graph) ids() []int {
 	return ids
 }
 
+// stageLayout is what layout decides: the stage split into the PD pair,
+// and the output stages, in output order, with their ids, inputs, hosts
+// and the settings each takes from the user (the devices it lists among
+// them), and their hosts. The devices the stages run on and the pair's
+// ports are chosen after it, by place and allocatePorts; assemble puts
+// them on copies of these stages.
+type stageLayout struct {
+	split  graphStage // the base stage split into prefill and decode
+	stages []*plannedStage
+	hosts  []string // distinct, in stage order
+}
+
 // newID maps a base stage id to its id after the split; a reference to the
 // split stage itself means the decode stage, which now produces its output.
-func (p *planner) newID(old int) int {
-	k := p.split.id
-	if old >= k {
+func (l stageLayout) newID(old int) int {
+	if old >= l.split.id {
 		return old + 1
 	}
 	return old
 }
 
-// stageLayout is what layout decides: the output stages, in output order,
-// with their ids, inputs, hosts and the settings each takes from the user
-// (the devices it lists among them), and their hosts. The devices the
-// stages run on and the pair's ports are chosen after it, by place and
-// allocatePorts; assemble puts them on copies of these stages.
-type stageLayout struct {
-	stages []*plannedStage
-	hosts  []string // distinct, in stage order
-}
-
-// layout builds the output stages, in output order: ids, inputs, hosts
-// and the settings each one takes from the user. It reports nothing;
-// checkLayout judges what it returns.
-func (p *planner) layout() stageLayout {
-	k := p.split.id
-	overrides := p.spec.StageOverrides
-	stages := make([]*plannedStage, 0, len(p.g.stages)+1)
+// layout builds the output stages of the base graph g split at split, in
+// output order: ids, inputs, hosts and the settings each one takes from
+// the inputs. It reports nothing; checkLayout judges what it returns.
+func layout(spec Spec, g *graph, split graphStage) stageLayout {
+	lay := stageLayout{split: split, stages: make([]*plannedStage, 0, len(g.stages)+1)}
+	k := split.id
 	var pre, dec *plannedStage
-	for _, s := range p.g.stages {
+	for _, s := range g.stages {
 		if s.id == k {
 			pre = &plannedStage{role: RolePrefill, base: s, id: k, path: AttrPath(prefillKey)}
 			for _, in := range s.inputs {
-				pre.inputs = append(pre.inputs, p.newID(in))
+				pre.inputs = append(pre.inputs, lay.newID(in))
 			}
 			dec = &plannedStage{role: RoleDecode, base: s, id: k + 1, inputs: []int{k}, path: AttrPath(decodeKey)}
-			stages = append(stages, pre, dec)
+			lay.stages = append(lay.stages, pre, dec)
 			continue
 		}
-		ps := &plannedStage{role: RoleStage, base: s, id: p.newID(s.id)}
+		ps := &plannedStage{role: RoleStage, base: s, id: lay.newID(s.id)}
 		for _, in := range s.inputs {
-			ps.inputs = append(ps.inputs, p.newID(in))
+			ps.inputs = append(ps.inputs, lay.newID(in))
 		}
-		stages = append(stages, ps)
+		lay.stages = append(lay.stages, ps)
 	}
-	infos := make([]StageInfo, len(stages))
-	for i, s := range stages {
-		infos[i] = StageInfo{StageID: s.id, Role: s.role, ModelStage: s.base.modelStage}
-	}
-	for i, key := range stageKeys(infos) {
-		stages[i].key, stages[i].deviceKey = key.override, key.device
-	}
-	preRole, decRole := p.kvRoles()
-	for _, s := range stages {
-		switch s.role {
-		case RolePrefill:
-			p.configureRole(pre, p.spec.Prefill, DefaultPrefillMaxSeqs, preRole, 0)
-		case RoleDecode:
-			p.configureRole(dec, p.spec.Decode, DefaultDecodeMaxSeqs, decRole, 1)
-		default:
-			if o, ok := overrides[s.key]; ok {
-				o := o
+	nameStages(lay.stages)
+	preRole, decRole := kvRoles(spec.Connector.KVBoth)
+	configureRole(pre, spec.Prefill, DefaultPrefillMaxSeqs, preRole, 0)
+	configureRole(dec, spec.Decode, DefaultDecodeMaxSeqs, decRole, 1)
+	for _, s := range lay.stages {
+		if s.role == RoleStage {
+			if o, ok := spec.StageOverrides[s.key]; ok {
 				s.override = &o
 			}
 			s.path = AttrPath("stage_overrides", s.key)
-			p.configureStage(s)
+			configureStage(s)
 		}
 	}
 	// Hosts: the decode side defaults to the prefill host, and the other
 	// stages to the decode host, since they consume what decode produces.
-	pre.host = hostOrCanonical(p.spec.Prefill.Host)
-	dec.host = firstNonEmpty(hostOrCanonical(p.spec.Decode.Host), pre.host)
-	for _, s := range stages {
+	pre.host = hostOrCanonical(spec.Prefill.Host)
+	dec.host = firstNonEmpty(hostOrCanonical(spec.Decode.Host), pre.host)
+	for _, s := range lay.stages {
 		if s.role == RoleStage {
 			h := ""
 			if s.override != nil {
@@ -166,7 +171,20 @@ func (p *planner) layout() stageLayout {
 			s.host = firstNonEmpty(h, dec.host)
 		}
 	}
-	return stageLayout{stages: stages, hosts: stageHosts(stages)}
+	lay.hosts = stageHosts(lay.stages)
+	return lay
+}
+
+// nameStages gives each stage its stage_overrides key and its key in
+// Allocations.Devices (stageKeys).
+func nameStages(stages []*plannedStage) {
+	infos := make([]StageInfo, len(stages))
+	for i, s := range stages {
+		infos[i] = StageInfo{StageID: s.id, Role: s.role, ModelStage: s.base.modelStage}
+	}
+	for i, key := range stageKeys(infos) {
+		stages[i].key, stages[i].deviceKey = key.override, key.device
+	}
 }
 
 // edges are the edges of the planned input graph, sorted.
@@ -210,40 +228,38 @@ func (l stageLayout) pdPair() (pre, dec *plannedStage) {
 // parallel sizes that are not whole numbers (the layout keeps the config's
 // size for them), and a PD pair whose tensor-parallel sizes the connector
 // refuses.
-func (p *planner) checkLayout() {
-	p.checkOverrideKeys(p.laid.stages)
+func checkLayout(lay stageLayout, overrides map[string]StageOverride, conn connector, ds *Diagnostics) {
+	checkOverrideKeys(lay, overrides, ds)
 	var pre *plannedStage
-	for _, s := range p.laid.stages {
+	for _, s := range lay.stages {
+		if s.pd != nil || s.override != nil {
+			checkParallelArgs(ds, s.path, s.engineArgs())
+		}
 		switch s.role {
 		case RolePrefill:
-			checkParallelArgs(&p.ds, s.path, p.spec.Prefill.EngineArgs)
 			pre = s
 		case RoleDecode:
-			checkParallelArgs(&p.ds, s.path, p.spec.Decode.EngineArgs)
 			// A size below 1 is checkSpec's range error, not a mismatch.
-			if msg := tpProblem(p.conn, pre.par.tp, s.par.tp); msg != "" && pre.par.tp >= 1 && s.par.tp >= 1 {
-				p.ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
-			}
-		default:
-			if s.override != nil {
-				checkParallelArgs(&p.ds, s.path, s.override.EngineArgs)
+			if msg := tpProblem(conn.name(), pre.par.tp, s.par.tp); msg != "" && pre.par.tp >= 1 && s.par.tp >= 1 {
+				ds.errorf(diagcode.TPMismatch, AttrPath(decodeKey, "tensor_parallel_size"), "prefill and decode tensor_parallel_size do not fit the connector", "%s", msg)
 			}
 		}
 	}
 }
 
 // checkOverrideKeys reports the stage_overrides entries that address no
-// stage, or the split stage, or a model_stage several stages share.
-func (p *planner) checkOverrideKeys(stages []*plannedStage) {
-	for _, name := range sortedStrings(p.spec.StageOverrides) {
-		if h := p.spec.StageOverrides[name].Host; h != "" {
-			checkHost(&p.ds, AttrPath("stage_overrides", name, "host"), h)
+// stage of the layout, or its split stage, or a model_stage several stages
+// share.
+func checkOverrideKeys(lay stageLayout, overrides map[string]StageOverride, ds *Diagnostics) {
+	for _, name := range sortedStrings(overrides) {
+		if h := overrides[name].Host; h != "" {
+			checkHost(ds, AttrPath("stage_overrides", name, "host"), h)
 		}
 	}
 	known := map[string]bool{}
 	var names []string
 	shared := map[string][]string{}
-	for _, s := range stages {
+	for _, s := range lay.stages {
 		if s.role != RoleStage {
 			continue
 		}
@@ -253,23 +269,26 @@ func (p *planner) checkOverrideKeys(stages []*plannedStage) {
 			shared[ms] = append(shared[ms], s.key)
 		}
 	}
-	for _, name := range sortedStrings(p.spec.StageOverrides) {
+	for _, name := range sortedStrings(overrides) {
 		path := AttrPath("stage_overrides", name)
 		switch {
 		case len(shared[name]) > 1:
-			p.ds.errorf(diagcode.OverrideAmbiguous, path, "several stages have this model_stage",
+			ds.errorf(diagcode.OverrideAmbiguous, path, "several stages have this model_stage",
 				"%s is the model_stage of %s; use their ids in the base config as keys instead: %s.", name, strings.Join(shared[name], " and "), strings.Join(shared[name], ", "))
-		case name == p.split.modelStage || name == prefillKey || name == decodeKey:
-			p.ds.errorf(diagcode.OverrideSplitStage, path, "the split stage is configured through prefill and decode",
+		case name == lay.split.modelStage || name == prefillKey || name == decodeKey:
+			ds.errorf(diagcode.OverrideSplitStage, path, "the split stage is configured through prefill and decode",
 				"move these settings to the prefill and decode attributes.")
 		case !known[name]:
-			p.ds.errorf(diagcode.OverrideUnknownStage, path, "no stage has this model_stage",
+			ds.errorf(diagcode.OverrideUnknownStage, path, "no stage has this model_stage",
 				"use one of the stages that can be overridden: %s.", strings.Join(names, ", "))
 		}
 	}
 }
 
-func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, role string, rank int) {
+// configureRole gives a side of the PD pair the settings of its attribute
+// r, over the split stage's own.
+func configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, role string, rank int) {
+	s.pd = &r
 	// Unset, both sides keep the split stage's own tensor_parallel_size.
 	// Pipeline and data parallel sizes come from its engine args over the
 	// base's, as the merge into the config will write them.
@@ -294,7 +313,9 @@ func (p *planner) configureRole(s *plannedStage, r RoleSpec, defaultSeqs int, ro
 	s.kvRole, s.kvRank = &kvRole, rank
 }
 
-func (p *planner) configureStage(s *plannedStage) {
+// configureStage gives a stage outside the pair the settings of its
+// override, over its base stage's own.
+func configureStage(s *plannedStage) {
 	s.memory = baseMemory(s.base.stage)
 	o := s.override
 	if o == nil {
@@ -342,64 +363,70 @@ func (l stageLayout) head() string { return l.stages[0].host }
 
 func (l stageLayout) multiHost() bool { return len(l.hosts) > 1 }
 
-// multiHost reports whether the plan spans hosts; the layout decides it,
-// and assemble keeps the layout's hosts.
-func (p *planner) multiHost() bool { return p.laid.multiHost() }
+// stageBasedLaunch reports whether each stage of the layout runs as its
+// own process with vllm-omni's stage-based launch of release r: across
+// hosts, and on one host when r does not carry each stage's runtime.env
+// to its engine in a whole-pipeline process. Every connector the provider
+// wires gives the PD pair per-stage variables (NIXL's side-channel port
+// differs between prefill and decode), and two stages in one process share
+// one environment, so there each stage's variables reach it only as its
+// own process's environment.
+func stageBasedLaunch(lay stageLayout, r releases.Release) bool {
+	return lay.multiHost() || !r.StageEnv.Applied
+}
 
-// stageBased reports whether each stage runs as its own process with
-// vllm-omni's stage-based launch: across hosts, and on one host when the
-// release does not carry each stage's runtime.env to its engine in a
-// whole-pipeline process. Every connector the provider wires gives the PD
-// pair per-stage variables (NIXL's side-channel port differs between
-// prefill and decode), and two stages in one process share one
-// environment, so there each stage's variables reach it only as its own
-// process's environment. The release must be chosen.
-func (p *planner) stageBased() bool { return p.multiHost() || !p.release.Release.StageEnv.Applied }
-
-// checkIgnoredInputs warns of settings the layout leaves without effect, so
-// that none is dropped without a word. (Settings that contradict another,
-// such as pipeline with stage_args output, are errors where they are read.)
-func (p *planner) checkIgnoredInputs() {
-	if p.spec.Service.HeadWaitSeconds != nil && !p.stageBased() {
-		p.ds.warnf(diagcode.HeadWaitUnused, AttrPath("systemd", "head_wait_seconds"), "head_wait_seconds has no effect on this launch",
-			"only a headless process waits for the head, and vllm-omni %s runs every stage of this one-host plan in one process; remove head_wait_seconds, or give stages their hosts.", p.release.Release.Version)
+// checkIgnoredInputs warns of settings the launch leaves without effect,
+// so that none is dropped without a word. (Settings that contradict
+// another, such as pipeline with stage_args output, are errors where they
+// are read.)
+func checkIgnoredInputs(svc ServiceSpec, r releases.Release, stageBased bool, ds *Diagnostics) {
+	if svc.HeadWaitSeconds != nil && !stageBased {
+		ds.warnf(diagcode.HeadWaitUnused, AttrPath("systemd", "head_wait_seconds"), "head_wait_seconds has no effect on this launch",
+			"only a headless process waits for the head, and vllm-omni %s runs every stage of this one-host plan in one process; remove head_wait_seconds, or give stages their hosts.", r.Version)
 	}
 }
 
 // checkHosts rejects, across hosts, addresses the other side cannot reach.
-func (p *planner) checkHosts() {
-	if !p.multiHost() {
+func checkHosts(lay stageLayout, ds *Diagnostics) {
+	if !lay.multiHost() {
 		return
 	}
 	// Hosts that are not addresses are checkHost's errors; where no stage
 	// has a usable one, the stages without a host are not the cause.
 	usable := false
-	for _, h := range p.laid.hosts {
+	for _, h := range lay.hosts {
 		if _, why := canonicalHost(h); h != "" && why == "" {
 			usable = true
 		}
 	}
-	for _, s := range p.laid.stages {
+	for _, s := range lay.stages {
 		if s.host == "" {
-			if !usable {
-				continue
+			if usable {
+				ds.errorf(diagcode.HostMissing, s.path.Attr("host"), "a stage has no host while others do",
+					"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(lay.hosts))
 			}
-			p.ds.errorf(diagcode.HostMissing, s.path.Attr("host"), "a stage has no host while others do",
-				"%s has no host but the pipeline spans %d hosts; set its host.", s.describe(), len(p.laid.hosts))
 			continue
 		}
 		explicit := s.role != RoleStage || s.override != nil && s.override.Host != ""
-		if isLoopback(s.host) && explicit {
-			p.ds.errorf(diagcode.HostUnreachable, s.path.Attr("host"), "this address cannot be reached from another host",
-				"%s: %q is a loopback address, but the pipeline spans hosts; use the address other hosts reach it at.", s.describe(), s.host)
+		if explicit {
+			checkReachable(s, ds)
 		}
-		// vllm-omni writes its omni master's and stages' ZMQ endpoints as
-		// tcp://<address>:<port>, with no brackets
-		// (vllm_omni/engine/stage_engine_startup.py, OmniMasterServer), which
-		// ZMQ cannot parse for an IPv6 address.
-		if strings.Contains(s.host, ":") && explicit {
-			p.ds.errorf(diagcode.HostIPv6Unsupported, s.path.Attr("host"), "vllm-omni's stage-based launch cannot use an IPv6 address",
-				"%s: %q is IPv6, but vllm-omni builds its ZMQ endpoints as tcp://<address>:<port> without brackets, which fails for IPv6; use the machine's private IPv4 address.", s.describe(), s.host)
-		}
+	}
+}
+
+// checkReachable refuses a host the user gave a stage that the stages on
+// other hosts cannot reach it at.
+func checkReachable(s *plannedStage, ds *Diagnostics) {
+	if isLoopback(s.host) {
+		ds.errorf(diagcode.HostUnreachable, s.path.Attr("host"), "this address cannot be reached from another host",
+			"%s: %q is a loopback address, but the pipeline spans hosts; use the address other hosts reach it at.", s.describe(), s.host)
+	}
+	// vllm-omni writes its omni master's and stages' ZMQ endpoints as
+	// tcp://<address>:<port>, with no brackets
+	// (vllm_omni/engine/stage_engine_startup.py, OmniMasterServer), which
+	// ZMQ cannot parse for an IPv6 address.
+	if strings.Contains(s.host, ":") {
+		ds.errorf(diagcode.HostIPv6Unsupported, s.path.Attr("host"), "vllm-omni's stage-based launch cannot use an IPv6 address",
+			"%s: %q is IPv6, but vllm-omni builds its ZMQ endpoints as tcp://<address>:<port> without brackets, which fails for IPv6; use the machine's private IPv4 address.", s.describe(), s.host)
 	}
 }

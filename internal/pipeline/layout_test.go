@@ -5,13 +5,14 @@ import (
 	"testing"
 )
 
-// layout refuses what the stages it lays out cannot be: an override it
-// cannot place on one stage, TP sizes the connector cannot pair, hosts that
-// cannot reach each other.
+// The checks of a layout refuse what the stages it lays out cannot be: an
+// override it cannot place on one stage, TP sizes the connector cannot
+// pair, hosts that cannot reach each other. The steps run alone, on the
+// layout and the connector, without the rest of Plan.
 func TestLayoutDiagnostics(t *testing.T) {
 	m := seedModel
 	tp := tpSizes
-	runPlanDiagnostics(t, []planDiagCase{
+	runStepDiagnostics(t, []planDiagCase{
 		{"loopback across hosts, mapped spelling", func(*testing.T) Spec {
 			return Spec{Model: m, Prefill: RoleSpec{Host: "::ffff:127.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 		}, "host_unreachable", "prefill.host"},
@@ -49,6 +50,13 @@ func TestLayoutDiagnostics(t *testing.T) {
 		{"loopback across hosts", func(*testing.T) Spec {
 			return Spec{Model: m, Prefill: RoleSpec{Host: "127.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
 		}, "host_unreachable", "prefill.host"},
+	}, func(t *testing.T, spec Spec) Diagnostics {
+		_, laid := laidOut(t, spec)
+		var ds Diagnostics
+		conn := chooseConnector(spec.Connector, &ds)
+		checkLayout(laid, spec.StageOverrides, conn, &ds)
+		checkHosts(laid, &ds)
+		return ds
 	})
 }
 

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -12,16 +14,18 @@ import (
 // host. Beside the API port, the given bootstrap ports and the allocated
 // ones (allocatePorts), it holds the ports the plan accepts from elsewhere:
 //
-//   - P2pNcclConnector's proxy (connector.extra_config, or a MultiConnector
-//     child's kv_connector_extra_config): on the host its proxy_ip names,
-//     a port no stage may take there, nor the API;
+//   - the proxy a class dials (kvconnector.Entry.ProxyPort; in
+//     connector.extra_config, or a MultiConnector child's
+//     kv_connector_extra_config): on the host its proxy_ip names, a port
+//     no stage may take there, nor the API;
 //   - the ports a base config (or a stage override's engine_args) writes in
 //     the kv_transfer_config of a stage outside the PD pair, which the plan
-//     keeps as written: P2pNccl's kv_port block is a listener of the
-//     stage's host, a proxy_port its proxy's, and any other setting named
-//     like a port (but http_port, which names the API port) is kept out of
-//     what the allocator hands out there and refused as a given port there
-//     (the config does not say whether the stage binds or dials it);
+//     keeps as written: the block of a port its class binds once per worker
+//     rank (Entry.RankPorts) is a listener of the stage's host, a
+//     proxy_port its proxy's, and any other setting named like a port (but
+//     one that names the API port, Entry.APIPort) is kept out of what the
+//     allocator hands out there and refused as a given port there (the
+//     config does not say whether the stage binds or dials it);
 //   - the ports of the base's connector definitions (zmq_port, ...), the
 //     same on every host: the definition does not say which stage binds
 //     them.
@@ -29,24 +33,26 @@ import (
 // The split stage's own kv_transfer_config is rewritten for the PD pair's
 // connector, which reads none of the base's ports there.
 
-// foreignPorts records those ports: it returns the ones the ledger holds
-// as listeners of a host (claimed after the given ports, so a clash names
-// them), and marks the others on t as ports the allocator avoids.
-func (p *planner) foreignPorts(ds *Diagnostics, t *portTable) []*portRequest {
+// foreignPorts records those ports, of the base, the layout's stages and
+// the proxy the pair's connector dials (nil for none): it returns the ones
+// the ledger holds as listeners of a host (claimed after the given ports,
+// so a clash names them), and marks the others on t as ports the
+// allocator avoids.
+func foreignPorts(ds *Diagnostics, t *portTable, base baseConfig, lay stageLayout, proxy *p2pProxy) []*portRequest {
 	var out []*portRequest
-	if pr := p.conn.proxy; pr != nil {
-		pre, dec := p.laid.pdPair()
-		out = append(out, p.proxyRequest(ds, t, pr.ip, pr.port, pr.ipPath, pr.portPath, "p2p_nccl_proxy", []string{pre.host, dec.host})...)
+	if pr := proxy; pr != nil {
+		pre, dec := lay.pdPair()
+		out = append(out, proxyRequest(ds, t, lay.hosts, pr.ip, pr.port, pr.ipPath, pr.portPath, pr.name, []string{pre.host, dec.host})...)
 	}
-	for _, s := range p.laid.stages {
+	for _, s := range lay.stages {
 		if s.role == RoleStage {
-			out = append(out, p.stagePorts(ds, t, s)...)
+			out = append(out, stagePorts(ds, t, lay.hosts, base.path, s)...)
 		}
 	}
-	for _, def := range p.base.ConnectorDefinitions() {
+	for _, def := range base.doc.ConnectorDefinitions() {
 		for _, ps := range def.Settings.Ports() {
 			what := fmt.Sprintf("connector %s's %s", def.Name, ps.Path)
-			if checkBasePort(ds, p.basePath, what, ps) && t.avoidAll[ps.Port] == "" {
+			if checkBasePort(ds, base.path, what, ps) && t.avoidAll[ps.Port] == "" {
 				t.avoidAll[ps.Port] = "the base config's " + what
 			}
 		}
@@ -54,10 +60,10 @@ func (p *planner) foreignPorts(ds *Diagnostics, t *portTable) []*portRequest {
 	return out
 }
 
-// proxyRequest puts a proxy's port in the ledger of its host, or keeps the
-// allocator off it where the proxy may run.
-func (p *planner) proxyRequest(ds *Diagnostics, t *portTable, ip string, port int, ipPath, path Path, name string, dialers []string) []*portRequest {
-	host, known, maybe, across := p.proxyHost(ip, dialers)
+// proxyRequest puts a proxy's port in the ledger of its host among the
+// plan's hosts, or keeps the allocator off it where the proxy may run.
+func proxyRequest(ds *Diagnostics, t *portTable, hosts []string, ip string, port int, ipPath, path Path, name string, dialers []string) []*portRequest {
+	host, known, maybe, across := proxyHost(hosts, ip, dialers)
 	switch {
 	case across:
 		ds.errorf(diagcode.ConnectorProxyLoopback, ipPath, "every side would dial a proxy on its own host",
@@ -72,10 +78,11 @@ func (p *planner) proxyRequest(ds *Diagnostics, t *portTable, ip string, port in
 
 // stagePorts reads the ports of a stage outside the PD pair from the
 // kv_transfer_config the plan writes for it: the base's, with the stage
-// override's engine_args merged in.
-func (p *planner) stagePorts(ds *Diagnostics, t *portTable, s *plannedStage) []*portRequest {
+// override's engine_args merged in. hosts are the plan's, where a proxy
+// the stage dials may run.
+func stagePorts(ds *Diagnostics, t *portTable, hosts []string, basePath Path, s *plannedStage) []*portRequest {
 	var override any
-	path := p.basePath
+	path := basePath
 	if s.override != nil {
 		if v, ok := s.override.EngineArgs["kv_transfer_config"]; ok {
 			override, path = v, s.path.Attr("engine_args").Attr("kv_transfer_config")
@@ -94,22 +101,39 @@ func (p *planner) stagePorts(ds *Diagnostics, t *portTable, s *plannedStage) []*
 		switch key := lastKey(ps.Path); {
 		case key == "proxy_port":
 			ip, _ := ps.In.String("proxy_ip")
-			out = append(out, p.proxyRequest(ds, t, ip, ps.Port, path, path, what, []string{s.host})...)
-		case key == "kv_port" && ps.Connector == connectorP2pNccl:
-			port, count := ps.Port, s.par.tp*s.par.pp*s.par.dp
+			out = append(out, proxyRequest(ds, t, hosts, ip, ps.Port, path, path, what, []string{s.host})...)
+		case rankPort(ps.Connector, key):
+			port, count := ps.Port, sideOf(s).WorkerRanks()
 			if port+count-1 > 65535 {
 				ds.errorf(diagcode.BasePortInvalid, path, "a port in the config is not a port",
-					"%s (line %d) is %d, and P2pNcclConnector binds it plus each of the stage's %d worker ranks, up to %d; use a port at most %d.", what, ps.Line, port, count, port+count-1, 65536-count)
+					"%s (line %d) is %d, and %s binds it plus each of the stage's %d worker ranks, up to %d; use a port at most %d.", what, ps.Line, port, ps.Connector, count, port+count-1, 65536-count)
 				continue
 			}
 			out = append(out, &portRequest{name: what, host: s.host, count: count, given: &port, path: path, out: new(int), external: true})
-		case key == "http_port":
-			// P2pNccl's http_port names the API port, by design.
+		case apiPortKey(key):
+			// A class's name for the API port (kvconnector.Entry.APIPort).
 		default:
 			t.avoidOn(s.host, ps.Port, "the base config's "+what)
 		}
 	}
 	return out
+}
+
+// apiPortKey reports whether key is where a class reads the API port.
+func apiPortKey(key string) bool {
+	for _, e := range kvconnector.Entries {
+		if e.APIPort != "" && e.APIPort == key {
+			return true
+		}
+	}
+	return false
+}
+
+// rankPort reports whether class binds key's port once per worker rank
+// (kvconnector.Entry.RankPorts).
+func rankPort(class, key string) bool {
+	e, _ := kvconnector.Lookup(class)
+	return slices.Contains(e.RankPorts, key)
 }
 
 // checkBasePort reports a port setting that is a number but no port; true
@@ -153,8 +177,8 @@ func joinHosts(hs []string) string {
 // checkConfigPorts checks the ports a config writes itself, in every
 // stage's kv_transfer_config and every connector definition, wherever the
 // config comes from (a base config, or one handed to validate_stage_config):
-// each must be a port, and P2pNccl's proxy_port text, since vLLM joins
-// proxy_ip + ":" + proxy_port and fails on a number (p2pProxy).
+// each must be a port, and one its class reads as text text
+// (kvconnector.Entry.TextPorts).
 func checkConfigPorts(g *graph, ds *Diagnostics, path Path) {
 	check := func(what string, ps stageconfig.PortSetting) {
 		if !ps.Number {
@@ -169,9 +193,13 @@ func checkConfigPorts(g *graph, ds *Diagnostics, path Path) {
 				"%s (line %d) is %s; use a port in 1-65535.", what, ps.Line, shown)
 			return
 		}
-		if ps.Connector == connectorP2pNccl && lastKey(ps.Path) == "proxy_port" && !ps.Text {
-			ds.errorf(diagcode.BasePortInvalid, path, "P2pNccl's proxy_port must be text",
-				"%s (line %d) is the number %d, but vLLM's P2pNcclConnector joins proxy_ip + \":\" + proxy_port and fails on a number; write it as text: proxy_port: \"%d\".", what, ps.Line, ps.Port, ps.Port)
+		if ps.Text {
+			return
+		}
+		key := lastKey(ps.Path)
+		if e, _ := kvconnector.Lookup(ps.Connector); e.TextPorts[key] != "" {
+			ds.errorf(diagcode.BasePortInvalid, path, ps.Connector+"'s "+key+" must be text",
+				"%s (line %d) is the number %d, but %s; write it as text: %s: \"%d\".", what, ps.Line, ps.Port, e.TextPorts[key], key, ps.Port)
 		}
 	}
 	for _, s := range g.stages {

@@ -82,8 +82,7 @@ func (m machinePath) name() string {
 // machine against the others, and config_path, environment_file and
 // check_script_path as files. A value a check of its own refuses is not
 // judged again.
-func (p *planner) checkMachinePaths() {
-	s := p.spec
+func checkMachinePaths(s Spec, ds *Diagnostics) {
 	svc := s.Service.withDefaults()
 	systemdPath := AttrPath("systemd")
 	var paths []machinePath
@@ -92,10 +91,10 @@ func (p *planner) checkMachinePaths() {
 	add := func(m machinePath, plain bool) {
 		v := m.value
 		if m.unchecked {
-			var ds Diagnostics
-			checkPathString(&ds, m.attr, v, m.attr.String(), diagcode.PathNotAFile, diagcode.PathNotAFile)
-			if len(ds) > 0 {
-				p.ds = append(p.ds, ds...)
+			var own Diagnostics
+			checkPathString(&own, m.attr, v, m.attr.String(), diagcode.PathNotAFile, diagcode.PathNotAFile)
+			if len(own) > 0 {
+				*ds = append(*ds, own...)
 				return
 			}
 		}
@@ -106,12 +105,12 @@ func (p *planner) checkMachinePaths() {
 			return // refused by the check of the value alone
 		case m.dir && m.given && systemDirs[cleanPath(v)]:
 			return // refused as a system directory (cache_dir_system)
-		case !m.dir && !m.runs && !p.checkIsFile(m):
+		case !m.dir && !m.runs && !checkIsFile(m, ds):
 			return
 		}
 		paths = append(paths, m)
 	}
-	add(machinePath{attr: AttrPath("config_path"), what: "the deploy config the plan writes", value: p.configPath(), given: s.ConfigPath != "",
+	add(machinePath{attr: AttrPath("config_path"), what: "the deploy config the plan writes", value: s.configPath(), given: s.ConfigPath != "",
 		example: DefaultConfigPath}, false)
 	add(machinePath{attr: systemdPath.Attr("environment_file"), what: "the secrets file systemd reads", value: svc.EnvironmentFile, given: s.Service.EnvironmentFile != "",
 		example: DefaultEnvironmentFile}, true)
@@ -133,7 +132,7 @@ func (p *planner) checkMachinePaths() {
 
 	for i, a := range paths {
 		for _, b := range paths[i+1:] {
-			p.judgePair(a, b, svc.UnitPrefix)
+			judgePair(a, b, svc.UnitPrefix, ds)
 		}
 	}
 }
@@ -147,16 +146,16 @@ func pathCharsOK(v string) bool {
 
 // checkIsFile refuses a file's path that names a directory or reads
 // otherwise than it is written, and reports whether it names one file.
-func (p *planner) checkIsFile(m machinePath) bool {
+func checkIsFile(m machinePath, ds *Diagnostics) bool {
 	v, name := m.value, m.attr.String()
 	switch clean := path.Clean(v); {
 	case v == "/":
-		p.ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not a file", `it is "/", the root directory; %s.`, m.fix())
+		ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not a file", `it is "/", the root directory; %s.`, m.fix())
 	case strings.HasSuffix(v, "/"):
-		p.ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not a file",
+		ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not a file",
 			"%q ends in /, so it names a directory; write the path of %s with the file's own name last, such as %q.", v, m.what, path.Join(clean, path.Base(m.example)))
 	case clean != v:
-		p.ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not normalized",
+		ds.errorf(diagcode.PathNotAFile, m.attr, name+" is not normalized",
 			"%q holds //, a . or a .. component, so it reads otherwise than it is written; write it as %q, if that is the file meant.", v, clean)
 	default:
 		return true
@@ -166,7 +165,7 @@ func (p *planner) checkIsFile(m machinePath) bool {
 
 // judgePair reports a collision of two paths, at the first one the user
 // set (the other is then a default or set after it).
-func (p *planner) judgePair(a, b machinePath, prefix string) {
+func judgePair(a, b machinePath, prefix string, ds *Diagnostics) {
 	if a.runs && b.runs {
 		return
 	}
@@ -181,40 +180,40 @@ func (p *planner) judgePair(a, b machinePath, prefix string) {
 	switch {
 	case a.value == b.value && a.dir && b.dir:
 		// The cache is the units' directory.
-		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
+		ds.errorf(diagcode.PathCollision, blamed.attr, summary,
 			"%q is also %s, where the plan writes its units, and the units let their processes write cache_dir, so a process could rewrite them; %s.", blamed.value, other.describe(prefix, blamed.value), blamed.fix())
 	case a.value == b.value && (a.dir || b.dir):
 		kinds := "a directory, which cannot also be a file"
 		if blamed.dir {
 			kinds = "a file, which cannot also be a directory"
 		}
-		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
+		ds.errorf(diagcode.PathCollision, blamed.attr, summary,
 			"%q is also %s, %s; %s.", blamed.value, other.describe(prefix, blamed.value), kinds, blamed.fix())
 	case a.value == b.value:
-		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
+		ds.errorf(diagcode.PathCollision, blamed.attr, summary,
 			"%q is also %s, so writing one would overwrite the other; %s.", blamed.value, other.describe(prefix, blamed.value), blamed.fix())
 	case under(b.value, a.value):
-		p.judgeUnder(blamed, other, a, b, prefix, summary)
+		judgeUnder(blamed, other, a, b, prefix, summary, ds)
 	case under(a.value, b.value):
-		p.judgeUnder(blamed, other, b, a, prefix, summary)
+		judgeUnder(blamed, other, b, a, prefix, summary, ds)
 	}
 }
 
 // judgeUnder judges inner, which lies under outer.
-func (p *planner) judgeUnder(blamed, other, outer, inner machinePath, prefix, summary string) {
+func judgeUnder(blamed, other, outer, inner machinePath, prefix, summary string, ds *Diagnostics) {
 	blamedOuter := blamed.value == outer.value
 	switch {
 	case !outer.dir:
 		if blamedOuter {
-			p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
+			ds.errorf(diagcode.PathCollision, blamed.attr, summary,
 				"%q is %s, a file, but %s lies under it (%q); %s.", blamed.value, blamed.what, other.describe(prefix, inner.value), inner.value, blamed.fix())
 			return
 		}
-		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
+		ds.errorf(diagcode.PathCollision, blamed.attr, summary,
 			"%q lies under %q, %s, which is a file, not a directory; %s.", blamed.value, outer.value, other.describeShort(), blamed.fix())
 	case outer.attr == nil:
 		// A path in the units' directory that is not one of the units.
-		p.ds.errorf(diagcode.PathCollision, blamed.attr, blamed.attr.String()+" is in systemd's unit directory",
+		ds.errorf(diagcode.PathCollision, blamed.attr, blamed.attr.String()+" is in systemd's unit directory",
 			"%q is %s: systemd reads %s and each unit's .d directory as unit configuration, and only the plan's units belong there; %s.",
 			inner.value, outer.describe(prefix, inner.value), UnitDir, blamed.fix())
 	case inner.trusted:
@@ -223,7 +222,7 @@ func (p *planner) judgeUnder(blamed, other, outer, inner machinePath, prefix, su
 		if inner.attr == nil {
 			what = "the units the plan writes in " + UnitDir
 		}
-		p.ds.errorf(diagcode.PathCollision, blamed.attr, summary,
+		ds.errorf(diagcode.PathCollision, blamed.attr, summary,
 			"%q holds %s, and the units let their processes write cache_dir, so a process could rewrite what systemd and the units run before any check; %s.", outer.value, what, blamed.fix())
 	}
 }

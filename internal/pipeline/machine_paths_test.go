@@ -212,7 +212,7 @@ func FuzzMachinePathPairs(f *testing.F) {
 			}
 		}
 		if res != nil {
-			checkMachinePaths(t, spec, res)
+			holdsMachinePaths(t, spec, res)
 		}
 		plain := func(v string) bool { return systemd.PlainPath(v) == nil && v != "/" }
 		away := func(v string) bool {
@@ -231,9 +231,9 @@ func FuzzMachinePathPairs(f *testing.F) {
 	})
 }
 
-// checkMachinePaths holds a successful plan to its promise: every path it
+// holdsMachinePaths holds a successful plan to its promise: every path it
 // writes or names on the machine is its own.
-func checkMachinePaths(t *testing.T, spec Spec, res *Result) {
+func holdsMachinePaths(t *testing.T, spec Spec, res *Result) {
 	t.Helper()
 	svc := spec.Service.withDefaults()
 	config := res.ConfigPath

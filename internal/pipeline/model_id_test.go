@@ -14,12 +14,12 @@ import (
 
 // modelRefusal is checkModel's one diagnostic for m, or nil.
 func modelRefusal(m string) *Diagnostic {
-	p := &planner{spec: Spec{Model: m}}
-	p.checkModel()
-	if len(p.ds) == 0 {
+	var ds Diagnostics
+	checkModel(m, &ds)
+	if len(ds) == 0 {
 		return nil
 	}
-	return &p.ds[0]
+	return &ds[0]
 }
 
 // Ids of the provider's org/name form that huggingface_hub refuses, each

@@ -20,11 +20,12 @@ type placement map[string][]int
 // together on one GPU. Every device an earlier plan chose that still fits
 // on its host is kept before anything is chosen afresh, so that a stage
 // new to a host (moved there, or a host added) takes what is free rather
-// than what a stage staying there holds. place reports nothing: the
-// stages' sizes must be within bounds (checkWorldBounds), and
+// than what a stage staying there holds; prev is that plan's, nil for
+// none, and gpus bounds the indices it may keep. place reports nothing:
+// the stages' sizes must be within bounds (checkWorldBounds), and
 // checkPlacement judges what it chose.
-func (p *planner) place() placement {
-	stages := p.laid.stages
+func place(lay stageLayout, prev *Allocations, gpus *int) placement {
+	stages := lay.stages
 	chosen := make(placement, len(stages))
 	used := map[string]map[int]bool{} // host -> devices taken by P and D
 	take := func(into map[string]map[int]bool, host string, devs []int) {
@@ -35,7 +36,8 @@ func (p *planner) place() placement {
 			into[host][d] = true
 		}
 	}
-	pre, dec := p.laid.pdPair()
+	kept := func(s *plannedStage) ([]int, bool) { return previousDevices(prev, gpus, lay.head(), s) }
+	pre, dec := lay.pdPair()
 	pair := []*plannedStage{pre, dec}
 	for _, s := range pair {
 		if s.devicesGiven {
@@ -44,26 +46,26 @@ func (p *planner) place() placement {
 		}
 	}
 	for _, s := range pair {
-		if prev, ok := p.previousDevices(s); ok && !s.devicesGiven && !anyUsed(used[s.host], prev) {
-			chosen[s.key] = prev
-			take(used, s.host, prev)
+		if devs, ok := kept(s); ok && !s.devicesGiven && !anyUsed(used[s.host], devs) {
+			chosen[s.key] = devs
+			take(used, s.host, devs)
 		}
 	}
 	// The other stages keep theirs next: they share GPUs among themselves
 	// but never the PD pair's, so a side new to the host must not take them.
-	kept := map[string]map[int]bool{} // host -> devices the other stages keep
+	others := map[string]map[int]bool{} // host -> devices the other stages keep
 	for _, s := range stages {
 		if s.role != RoleStage || s.devicesGiven {
 			continue
 		}
-		if prev, ok := p.previousDevices(s); ok && !anyUsed(used[s.host], prev) {
-			chosen[s.key] = prev
-			take(kept, s.host, prev)
+		if devs, ok := kept(s); ok && !anyUsed(used[s.host], devs) {
+			chosen[s.key] = devs
+			take(others, s.host, devs)
 		}
 	}
 	for _, s := range pair {
 		if chosen[s.key] == nil {
-			chosen[s.key] = lowestFree(used[s.host], kept[s.host], s.par.world())
+			chosen[s.key] = lowestFree(used[s.host], others[s.host], s.par.world())
 			take(used, s.host, chosen[s.key])
 		}
 	}
@@ -83,32 +85,34 @@ func (p *planner) place() placement {
 	return chosen
 }
 
-// checkPlacement judges the devices place chose: a list the user gave
-// that does not match the stage's parallel sizes, prefill and decode on
-// the same GPUs of one host, a host with fewer GPUs than the layout needs,
-// and GPUs whose stages ask for more than their memory.
-func (p *planner) checkPlacement(devices placement) {
-	stages := p.laid.stages
-	pre, dec := p.laid.pdPair()
+// checkPlacement judges the devices place chose for the layout's stages:
+// a list the user gave that does not match the stage's parallel sizes,
+// prefill and decode on the same GPUs of one host, a host with fewer GPUs
+// (gpus, nil for no limit) than the layout needs, and GPUs whose stages
+// ask for more than their memory.
+func checkPlacement(lay stageLayout, devices placement, gpus *int, ds *Diagnostics) {
+	pre, dec := lay.pdPair()
 	for _, s := range []*plannedStage{pre, dec} {
 		if s.devicesGiven {
-			p.checkWorld(s)
+			checkWorld(s, ds)
 		}
 	}
 	if pre.host == dec.host {
 		if shared := intersect(devices[pre.key], devices[dec.key]); len(shared) > 0 {
-			p.ds.errorf(diagcode.PDDevicesOverlap, dec.path.Attr("devices"), "prefill and decode share GPUs",
+			ds.errorf(diagcode.PDDevicesOverlap, dec.path.Attr("devices"), "prefill and decode share GPUs",
 				"device(s) %s are in both prefill.devices and decode.devices; give each side its own GPUs (they run as separate engines).",
 				stageconfig.FormatDevices(shared))
 		}
 	}
-	for _, s := range stages {
+	for _, s := range lay.stages {
 		if s.role == RoleStage && s.devicesGiven {
-			p.checkWorld(s)
+			checkWorld(s, ds)
 		}
 	}
-	p.checkGPULimit(stages, devices)
-	p.checkMemory(stages, devices)
+	if gpus != nil {
+		checkGPULimit(lay, devices, *gpus, ds)
+	}
+	checkGPUMemory(lay.stages, devices, ds)
 }
 
 // maxWorldSize bounds the devices one stage may span on a host. Placement
@@ -117,21 +121,22 @@ func (p *planner) checkPlacement(devices placement) {
 const maxWorldSize = 1024
 
 // checkWorldBounds reports stages whose parallel sizes ask for more devices
-// than any host has, blaming the attribute the size came from.
-func (p *planner) checkWorldBounds() bool {
+// than any host has, blaming the attribute the size came from (basePath
+// for the base config).
+func checkWorldBounds(lay stageLayout, basePath Path, ds *Diagnostics) bool {
 	ok := true
-	for _, s := range p.laid.stages {
+	for _, s := range lay.stages {
 		if s.par.world() >= 1 && s.par.world() <= maxWorldSize {
 			continue
 		}
-		path := p.worldBlame(s)
+		path := worldBlame(s, basePath)
 		if s.par.world() < 1 {
 			// Zero or negative sizes come only from a base config (the
 			// attributes are checked to be at least 1).
-			p.ds.errorf(diagcode.WorldSizeRange, path, "a stage's parallel sizes are not positive",
+			ds.errorf(diagcode.WorldSizeRange, path, "a stage's parallel sizes are not positive",
 				"%s has %s; set each of them to 1 or more.", s.describe(), s.par)
 		} else {
-			p.ds.errorf(diagcode.WorldSizeRange, path, "a stage asks for more GPUs than a host has",
+			ds.errorf(diagcode.WorldSizeRange, path, "a stage asks for more GPUs than a host has",
 				"%s needs %s (%s); use at most %d.", s.describe(), s.par.needs(), s.par, maxWorldSize)
 		}
 		ok = false
@@ -143,52 +148,47 @@ func (p *planner) checkWorldBounds() bool {
 // from: a stage override as a whole; on the PD pair a tensor_parallel_size
 // beyond any host by itself, else engine_args when it sets the other sizes,
 // else tensor_parallel_size when set; otherwise the base config.
-func (p *planner) worldBlame(s *plannedStage) Path {
-	if s.role == RoleStage {
-		if s.override != nil {
-			return s.path
-		}
-		return p.basePath
+func worldBlame(s *plannedStage, basePath Path) Path {
+	if s.override != nil {
+		return s.path
 	}
-	role := p.spec.Prefill
-	if s.role == RoleDecode {
-		role = p.spec.Decode
+	if s.pd == nil {
+		return basePath
 	}
-	tp := role.TensorParallelSize
+	tp := s.pd.TensorParallelSize
 	switch {
 	case tp != nil && *tp > maxWorldSize:
 		return s.path.Attr("tensor_parallel_size")
-	case role.EngineArgs["pipeline_parallel_size"] != nil || role.EngineArgs["data_parallel_size"] != nil:
+	case s.pd.EngineArgs["pipeline_parallel_size"] != nil || s.pd.EngineArgs["data_parallel_size"] != nil:
 		return s.path.Attr("engine_args")
 	case tp != nil:
 		return s.path.Attr("tensor_parallel_size")
 	}
-	return p.basePath
+	return basePath
 }
 
-func (p *planner) checkWorld(s *plannedStage) {
+func checkWorld(s *plannedStage, ds *Diagnostics) {
 	if len(s.givenDevices) != s.par.world() {
-		p.ds.errorf(diagcode.DevicesWorldSize, s.path.Attr("devices"), "the device count does not match the parallelism",
+		ds.errorf(diagcode.DevicesWorldSize, s.path.Attr("devices"), "the device count does not match the parallelism",
 			"%s lists %d device(s) but %s needs %s; list %s or change the parallel sizes.",
 			s.describe(), len(s.givenDevices), s.par, s.par.needs(), s.par.needs())
 	}
 }
 
-// previousDevices returns the devices an earlier plan chose for the stage
-// on the host it runs on now, when they still fit its size and the host's
-// GPUs.
-func (p *planner) previousDevices(s *plannedStage) ([]int, bool) {
-	prev := p.spec.Previous
+// previousDevices returns the devices an earlier plan prev chose for the
+// stage on the host it runs on now (head is the new plan's head), when
+// they still fit its size and the host's GPUs.
+func previousDevices(prev *Allocations, gpus *int, head string, s *plannedStage) ([]int, bool) {
 	if prev == nil {
 		return nil, false
 	}
-	devs, ok := prev.Devices[HostKey{prev.HostOf(s.host, p.laid.head()), s.deviceKey}]
+	devs, ok := prev.Devices[HostKey{prev.HostOf(s.host, head), s.deviceKey}]
 	if !ok || len(devs) != s.par.world() {
 		return nil, false
 	}
 	seen := map[int]bool{}
 	for _, d := range devs {
-		if d < 0 || seen[d] || (p.spec.GPUs != nil && d >= *p.spec.GPUs) {
+		if d < 0 || seen[d] || (gpus != nil && d >= *gpus) {
 			return nil, false
 		}
 		seen[d] = true
@@ -217,19 +217,15 @@ func lowestFree(used, avoid map[int]bool, n int) []int {
 	return out
 }
 
-// checkGPULimit reports a layout that needs more GPUs than a host has,
-// saying which stage sits where so the user sees what to shrink.
-func (p *planner) checkGPULimit(stages []*plannedStage, devices placement) {
-	if p.spec.GPUs == nil {
-		return
-	}
-	limit := *p.spec.GPUs
-	for _, host := range p.laid.hosts {
+// checkGPULimit reports a layout that needs more GPUs than a host has
+// (limit), saying which stage sits where so the user sees what to shrink.
+func checkGPULimit(lay stageLayout, devices placement, limit int, ds *Diagnostics) {
+	for _, host := range lay.hosts {
 		need := 0
 		var where []string
 		var blame Path
 		var listed *plannedStage // the stage whose own devices ask for the highest GPU
-		for _, s := range stages {
+		for _, s := range lay.stages {
 			if s.host != host {
 				continue
 			}
@@ -246,21 +242,21 @@ func (p *planner) checkGPULimit(stages []*plannedStage, devices placement) {
 		}
 		if need > limit && listed != nil {
 			// The cause is an index that does not exist, not the count.
-			p.ds.errorf(diagcode.GPUsExceeded, blame, "a listed device does not exist on the host",
+			ds.errorf(diagcode.GPUsExceeded, blame, "a listed device does not exist on the host",
 				"%s is placed on GPU %d%s, but gpus = %d gives each host GPUs 0-%d: list devices that exist there, or raise gpus if the host has more.",
 				listed.describe(), need-1, onHost(host), limit, limit-1)
 			continue
 		}
 		if need > limit {
-			p.ds.errorf(diagcode.GPUsExceeded, blame, "the layout needs more GPUs than the host has",
+			ds.errorf(diagcode.GPUsExceeded, blame, "the layout needs more GPUs than the host has",
 				"the layout needs devices 0-%d (%d GPUs)%s but gpus = %d: %s. Raise gpus, lower tensor_parallel_size, or list devices that exist.",
 				need-1, need, onHost(host), limit, strings.Join(where, "; "))
 		}
 	}
 }
 
-// checkMemory adds up the memory share of the stages on each device.
-func (p *planner) checkMemory(stages []*plannedStage, devices placement) {
+// checkGPUMemory adds up the memory share of the stages on each device.
+func checkGPUMemory(stages []*plannedStage, devices placement, ds *Diagnostics) {
 	type share struct {
 		total  float64
 		stages []string
@@ -284,6 +280,6 @@ func (p *planner) checkMemory(stages []*plannedStage, devices placement) {
 	}
 	for _, key := range order {
 		sh := byDevice[key]
-		reportShare(&p.ds, sh.last.path.Attr("gpu_memory_utilization"), key, sh.total, sh.stages)
+		reportShare(ds, sh.last.path.Attr("gpu_memory_utilization"), key, sh.total, sh.stages)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omnipd/terraform-provider-omni/internal/presets"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
 // configDevices reads runtime.devices of each stage in the rendered config,
@@ -172,8 +173,14 @@ func TestPlacementKeepsPrevious(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := mustPlan(t, tc.spec)
-			if got := configDevices(t, res); !reflect.DeepEqual(got, tc.devices) {
+			// place alone, on the layout, the earlier plan and the GPUs.
+			_, laid := laidOut(t, tc.spec)
+			devices := place(laid, tc.spec.Previous, tc.spec.GPUs)
+			var got []string
+			for _, s := range laid.stages {
+				got = append(got, stageconfig.FormatDevices(devices[s.key]))
+			}
+			if !reflect.DeepEqual(got, tc.devices) {
 				t.Errorf("devices = %v, want %v", got, tc.devices)
 			}
 		})
@@ -206,11 +213,12 @@ func readPreset(t *testing.T, name string) string {
 	return string(b)
 }
 
-// place refuses devices and parallel sizes the GPUs cannot hold.
+// The checks of a placement refuse devices and parallel sizes the GPUs
+// cannot hold; they run alone here, on the layout and what place chose.
 func TestPlaceDiagnostics(t *testing.T) {
 	m := seedModel
 	tp := tpSizes
-	runPlanDiagnostics(t, []planDiagCase{
+	runStepDiagnostics(t, []planDiagCase{
 		{"gpus too few", func(*testing.T) Spec { return Spec{Model: m, GPUs: ptr(2)} }, "gpus_exceeded", "gpus"},
 		{"override devices of the wrong size", func(*testing.T) Spec {
 			return Spec{Model: m, StageOverrides: map[string]StageOverride{"code2wav": {Devices: []int{2, 3}}}}
@@ -238,5 +246,12 @@ func TestPlaceDiagnostics(t *testing.T) {
 		{"absurd replicas of a stage", func(*testing.T) Spec {
 			return Spec{Model: m, StageOverrides: map[string]StageOverride{"talker": {NumReplicas: ptr(1 << 30)}}}
 		}, "world_size_range", "stage_overrides.talker"},
+	}, func(t *testing.T, spec Spec) Diagnostics {
+		base, laid := laidOut(t, spec)
+		var ds Diagnostics
+		if checkWorldBounds(laid, base.path, &ds) {
+			checkPlacement(laid, place(laid, spec.Previous, spec.GPUs), spec.GPUs, &ds)
+		}
+		return ds
 	})
 }

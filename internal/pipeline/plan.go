@@ -14,139 +14,172 @@ import (
 // when the user does not say.
 const DefaultConfigPath = "/etc/vllm-omni/deploy-config.yaml"
 
-// planner carries one plan's state through its steps. Each check appends
-// what it finds to ds and the plan goes on where it can, so that one plan
-// reports every problem. The steps that build the plan (layout, place,
-// allocatePorts, assemble, apply) write nothing into it: each returns what
-// it decided, Plan keeps it in a field, and a check step judges it.
-type planner struct {
-	spec     Spec
-	ds       Diagnostics
-	base     *stageconfig.Document
-	basePath Path
-	preset   string // the preset loaded as the base; "" for the user's base config
-	g        *graph
-	split    graphStage
-	format   stageconfig.Dialect // the output's, once the release is chosen
-	release  releases.Choice
-	conn     connector
-	// laid is what layout decides: the steps up to assemble read its
-	// stages, and every step its hosts (multiHost).
-	laid stageLayout
-	// planned is what assemble makes of the layout, the placement and the
-	// ports: the stages apply, convert and result read.
-	planned stageLayout
-	ports   portPlan
+// baseConfig is the base config as the steps read it: the document, the
+// attribute its problems are reported at, the preset it is and its stage
+// graph, read once. The steps only read it; apply edits a copy.
+type baseConfig struct {
+	doc    *stageconfig.Document
+	path   Path
+	preset string // the preset loaded; "" for the user's base_config
+	g      *graph
 }
 
-// newPlanner checks the inputs that need no base config and makes the
-// choice they settle alone: the connector.
-func newPlanner(spec Spec) *planner {
-	p := &planner{spec: spec}
-	p.checkSpec()
-	p.conn = p.chooseConnector()
-	return p
+// user reports whether the base is the user's base_config, not a preset.
+func (b baseConfig) user() bool { return b.preset == "" }
+
+// decisions are what the steps of a plan decided, each kept for the steps
+// after it: the pair's connector, the base, the release and the output it
+// writes, whether each stage runs as its own process, and the planned
+// stages with their devices and ports.
+type decisions struct {
+	conn       connector
+	base       baseConfig
+	release    releases.Choice
+	out        output
+	stageBased bool
+	planned    stageLayout
+	ports      portPlan
 }
 
 // Plan computes a pipeline from a Spec. When the returned Diagnostics hold
-// an error the Result is nil; warnings come with a Result.
+// an error the Result is nil; warnings come with a Result. Each check
+// appends what it finds to one list and the plan goes on where it can, so
+// that one plan reports every problem.
 func Plan(spec Spec) (*Result, Diagnostics) {
-	p := newPlanner(spec)
-	// Problems with the inputs alone do not stop the plan here: the split,
-	// the layout and the release are still judged, so one plan reports
-	// them all. Problems with the base config do, since nothing after can
-	// read it.
-	p.checkInputSecrets()
-	specErrors := len(p.ds.Errors())
-	p.base, p.basePath, p.preset = loadBase(spec, &p.ds)
-	if p.base == nil {
-		return nil, p.ds
+	var ds Diagnostics
+	d, ok := decide(spec, &ds)
+	if !ok {
+		return nil, ds
 	}
-	p.g = readGraph(p.base, &p.ds, p.basePath)
+	res := write(spec, d, &ds)
+	return res, ds
+}
+
+// decide runs the steps that decide the plan. Each takes what it reads
+// and returns what it decides; a check step after each judges it, so the
+// diagnostics come in the order of the checks below, wherever a step's
+// own work happens. ok is false when a problem stops the plan.
+func decide(spec Spec, ds *Diagnostics) (decisions, bool) {
+	// The units' sandbox, which the steps that judge paths read.
+	sandbox := sandboxOf(spec.Service)
+	checkSpec(spec, sandbox, ds)
+	conn := chooseConnector(spec.Connector, ds)
+	checkInputSecrets(spec, ds)
+	base, ok := readBase(spec, ds)
+	if !ok {
+		return decisions{}, false
+	}
+	split, ok := chooseSplit(base.g, spec.SplitStage, ds)
+	if !ok {
+		return decisions{}, false
+	}
+	checkArchitecture(spec, base, split, ds)
+	checkVariant(spec, base.preset, ds)
+	laid := layout(spec, base.g, split)
+	checkLayout(laid, spec.StageOverrides, conn, ds)
+	checkStagePaths(laid, base.path, sandbox, ds)
+	checkStageEnv(base, sandbox, ds)
+	checkBaseSecrets(base, spec.Service, ds)
+	checkHosts(laid, ds)
+	release, out, ok := chooseRelease(spec, base, laid, conn, ds)
+	if !ok {
+		return decisions{}, false
+	}
+	stageBased := stageBasedLaunch(laid, release.Release)
+	checkIgnoredInputs(spec.Service, release.Release, stageBased, ds)
+	checkReplicas(laid, release.Release, stageBased, base.path, ds)
+	devices, ports := allocateGPUsAndPorts(spec, base, laid, conn, release.Release.Handoff, stageBased, ds)
+	if ds.HasErrors() {
+		return decisions{}, false
+	}
+	return decisions{conn: conn, base: base, release: release, out: out, stageBased: stageBased,
+		planned: assemble(laid, devices, ports), ports: ports}, true
+}
+
+// readBase loads the base config and reads its graph, and checks both.
+// Problems with the inputs alone do not stop the plan here: the split,
+// the layout and the release are still judged, so one plan reports them
+// all. Problems with the base config do, since nothing after can read it.
+func readBase(spec Spec, ds *Diagnostics) (baseConfig, bool) {
+	specErrors := len(ds.Errors())
+	var base baseConfig
+	base.doc, base.path, base.preset = loadBase(spec, ds)
+	if base.doc == nil {
+		return base, false
+	}
+	base.g = readGraph(base.doc, ds, base.path)
 	// A base that is already split is the wrong input as a whole; checked
 	// first, before checkGraph's advice on completing a half-made PD pair.
-	if !p.checkNotSplit() {
-		return nil, p.ds
+	if !checkNotSplit(base, ds) {
+		return base, false
 	}
-	checkGraph(p.g, &p.ds, p.basePath, false)
-	if len(p.ds.Errors()) > specErrors {
-		return nil, p.ds
-	}
-	var ok bool
-	if p.split, ok = p.chooseSplit(); !ok {
-		return nil, p.ds
-	}
-	p.checkArchitecture()
-	p.checkVariant()
-	// From here each builder is followed by the checks of what it returned,
-	// so the diagnostics come in the order of the checks below, wherever
-	// the builders' own work happens.
-	p.laid = p.layout()
-	p.checkLayout()
-	p.checkStagePaths()
-	p.checkStageEnv()
-	p.checkBaseSecrets()
-	p.checkHosts()
-	p.release, ok = p.chooseRelease()
-	if !ok {
-		return nil, p.ds
-	}
-	p.checkIgnoredInputs()
-	p.checkReplicas()
-	p.format = outputDialect(p.release, p.base.Dialect)
-	// Placement and ports are judged even when inputs they do not read are
-	// wrong (a relative config_path, a connector typo), so that one plan
-	// reports those problems and the GPUs' together; with an input they
-	// read wrong they would only add problems that follow from it.
+	checkGraph(base.g, ds, base.path, false)
+	return base, len(ds.Errors()) == specErrors
+}
+
+// allocateGPUsAndPorts places the layout's stages on GPUs and hands out their ports,
+// each followed by its checks. Placement and ports are judged even when
+// inputs they do not read are wrong (a relative config_path, a connector
+// typo), so that one plan reports those problems and the GPUs' together;
+// with an input they read wrong they would only add problems that follow
+// from it.
+func allocateGPUsAndPorts(spec Spec, base baseConfig, laid stageLayout, conn connector, handoff releases.HandoffGate, stageBased bool, ds *Diagnostics) (placement, portPlan) {
 	var devices placement
-	if !p.ds.ErrorsUnder(placementInputs...) && p.checkWorldBounds() {
-		devices = p.place()
-		p.checkPlacement(devices)
+	if !ds.ErrorsUnder(placementInputs...) && checkWorldBounds(laid, base.path, ds) {
+		devices = place(laid, spec.Previous, spec.GPUs)
+		checkPlacement(laid, devices, spec.GPUs, ds)
 	}
-	if !p.ds.ErrorsUnder(portInputs...) {
-		p.ports = p.allocatePorts()
-		p.checkPorts(p.ports)
+	var ports portPlan
+	if !ds.ErrorsUnder(portInputs...) {
+		ports = allocatePorts(spec, base, laid, conn, handoff, stageBased)
+		checkPorts(laid, conn, handoff, base.path, ports, ds)
 	}
-	if p.ds.HasErrors() {
-		return nil, p.ds
-	}
-	p.planned = assemble(p.laid, devices, p.ports)
-	doc, problems, err := p.apply()
-	p.ds = append(p.ds, problems...)
+	return devices, ports
+}
+
+// write makes the planned config from the decisions and the Result from
+// it: apply, convert and the release's key rules, the post-check, then
+// the Result and release conformance. nil when a problem stops it.
+func write(spec Spec, d decisions, ds *Diagnostics) *Result {
+	doc, problems, err := apply(spec.Connector, d.base, d.planned, d.conn, d.ports)
+	*ds = append(*ds, problems...)
 	if err != nil {
-		p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
-		return nil, p.ds
+		ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
+		return nil
 	}
-	doc = p.convert(doc)
-	p.translateIgnoredKeys(doc)
-	p.writeRequiredKeys(doc)
-	if p.ds.HasErrors() {
-		return nil, p.ds
+	doc = convert(doc, d.out, d.planned, ds)
+	translateIgnoredKeys(doc, d.release.Release, d.base, ds)
+	writeRequiredKeys(doc, d.release.Release, ds)
+	if ds.HasErrors() || !postCheck(doc, ds) {
+		return nil
 	}
-	// The planned config must pass the same checks as any config; a failure
-	// here means an input combination the earlier steps did not catch.
-	var post Diagnostics
-	checkGraph(readGraph(doc, &post, nil), &post, nil, false)
-	if post.HasErrors() {
-		for _, d := range post.Errors() {
-			d.Summary = "the planned config fails a check: " + d.Summary
-			p.ds = append(p.ds, d)
-		}
-		return nil, p.ds
-	}
-	res, err := p.result(doc)
+	res, err := result(spec, d, doc)
 	if err != nil {
-		p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
-		return nil, p.ds
+		ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
+		return nil
 	}
 	// And what the machines run must be what the release starts.
-	if vs := releases.Conform(p.release.Release, deploymentOf(doc, res.Stages, res.Launches, p.release.UserPipeline)); len(vs) > 0 {
+	if vs := releases.Conform(d.release.Release, deploymentOf(doc, res.Stages, res.Launches, d.release.UserPipeline)); len(vs) > 0 {
 		for _, v := range vs {
-			p.ds.errorf(diagcode.ReleaseConformance, AttrPath("vllm_omni_version"), "the plan fails vllm-omni "+p.release.Release.Version+"'s checks", "%s", v)
+			ds.errorf(diagcode.ReleaseConformance, AttrPath("vllm_omni_version"), "the plan fails vllm-omni "+d.release.Release.Version+"'s checks", "%s", v)
 		}
-		return nil, p.ds
+		return nil
 	}
-	return res, p.ds
+	return res
+}
+
+// postCheck holds the planned config to the same checks as any config; a
+// failure here means an input combination the earlier steps did not
+// catch. Its errors are added with "the planned config fails a check: "
+// in front.
+func postCheck(doc *stageconfig.Document, ds *Diagnostics) bool {
+	var post Diagnostics
+	checkGraph(readGraph(doc, &post, nil), &post, nil, false)
+	for _, d := range post.Errors() {
+		d.Summary = "the planned config fails a check: " + d.Summary
+		*ds = append(*ds, d)
+	}
+	return !post.HasErrors()
 }
 
 // assemble makes the planned stages from what the steps decided: copies of
@@ -155,7 +188,7 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 // layout is left as it is.
 func assemble(lay stageLayout, devices placement, ports portPlan) stageLayout {
 	stages := make([]plannedStage, len(lay.stages))
-	out := stageLayout{stages: make([]*plannedStage, len(lay.stages)), hosts: lay.hosts}
+	out := stageLayout{split: lay.split, stages: make([]*plannedStage, len(lay.stages)), hosts: lay.hosts}
 	for i, s := range lay.stages {
 		c := &stages[i]
 		*c = *s
@@ -222,7 +255,9 @@ func processEnv(l Launch, proc Process) map[string]string {
 	return env
 }
 
-func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
+// result is the Result of the planned config doc: its YAML, the planned
+// stages, ports and launches, and the settings the plan used.
+func result(spec Spec, d decisions, doc *stageconfig.Document) (*Result, error) {
 	yamlBytes, err := doc.Render()
 	if err != nil {
 		return nil, err
@@ -233,59 +268,47 @@ func (p *planner) result(doc *stageconfig.Document) (*Result, error) {
 	id.Write(yamlBytes)
 	sum := id.Sum(nil)
 	res := &Result{
-		Release:      p.release.Release.Version,
-		Preset:       p.preset,
-		Version:      p.effectiveVersion(),
+		Release:      d.release.Release.Version,
+		Preset:       d.base.preset,
+		Version:      firstNonEmpty(spec.VLLMOmniVersion, d.release.Release.Version),
 		Format:       string(doc.Dialect),
-		ConfigPath:   p.configPath(),
-		APIPort:      p.ports.api,
+		ConfigPath:   spec.configPath(),
+		APIPort:      d.ports.api,
 		ConfigYAML:   string(yamlBytes),
 		ConfigSHA256: hex.EncodeToString(sum),
-		Ports:        p.ports.list,
+		Ports:        d.ports.list,
 	}
-	for _, s := range p.planned.stages {
+	for _, s := range d.planned.stages {
 		res.Stages = append(res.Stages, s.info())
 	}
-	res.Edges = p.planned.edges()
-	if err := addLaunches(res, doc, p.launchInputs()); err != nil {
+	res.Edges = d.planned.edges()
+	if err := addLaunches(res, doc, launchInputsOf(spec, d)); err != nil {
 		return nil, err
 	}
-	res.Diagram = p.diagram(res)
-	res.Allocations = p.allocations()
-	res.Connector = p.conn.name
+	res.Diagram = diagram(d.planned, res.Edges, d.conn.name())
+	res.Allocations = allocations(d.planned, d.ports.list, d.release.Release.Version)
+	res.Connector = d.conn.name()
 	res.PortRange = PortRange{First: DefaultPortRangeFirst, Last: DefaultPortRangeLast}
-	if p.spec.PortRange != nil {
-		res.PortRange = *p.spec.PortRange
+	if spec.PortRange != nil {
+		res.PortRange = *spec.PortRange
 	}
-	pre, dec := p.planned.pdPair()
+	pre, dec := d.planned.pdPair()
 	res.Prefill, res.Decode = pre.settings(), dec.settings()
 	res.ID = contentID(id, res)
 	return res, nil
 }
 
-// launchInputs are the plan's choices a launch needs beyond the Result.
-func (p *planner) launchInputs() launchInputs {
+// launchInputsOf are the inputs and decisions a launch needs beyond the
+// Result.
+func launchInputsOf(spec Spec, d decisions) launchInputs {
 	return launchInputs{
-		model: p.spec.Model, release: p.release.Release, asked: p.spec.VLLMOmniVersion,
-		service: p.spec.Service, rdma: p.needsMemlock(), stageBased: p.stageBased(), connectors: p.connectorClasses(),
+		model: spec.Model, release: d.release.Release, asked: spec.VLLMOmniVersion, service: spec.Service,
+		rdma: d.conn.memlock(connectorSettings(spec.Connector)), stageBased: d.stageBased, connectors: d.conn.classes(),
 	}
 }
 
-func (p *planner) configPath() string {
-	if p.spec.ConfigPath != "" {
-		return p.spec.ConfigPath
-	}
-	return DefaultConfigPath
-}
-
-// effectiveVersion is vllm_omni_version as the user wrote it, or the
-// release chosen for them.
-func (p *planner) effectiveVersion() string {
-	if p.spec.VLLMOmniVersion != "" {
-		return p.spec.VLLMOmniVersion
-	}
-	return p.release.Release.Version
-}
+// configPath is config_path as given, or the default.
+func (s Spec) configPath() string { return firstNonEmpty(s.ConfigPath, DefaultConfigPath) }
 
 // contentID hashes what a machine runs: the config, the check script and
 // every unit file, so that an id change means the machines must change. A

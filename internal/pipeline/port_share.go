@@ -48,12 +48,11 @@ var wellKnownPorts = map[int]string{
 // range, or a well-known service's. Warnings, not errors: a host may have
 // moved its ephemeral range (or reserved the ports in
 // net.ipv4.ip_local_reserved_ports) or run none of those services.
-func (p *planner) warnSharedPorts() {
-	s := p.spec
+func warnSharedPorts(s Spec, ds *Diagnostics) {
 	if r := s.PortRange; r != nil && r.First >= 1 && r.Last <= 65535 && r.First <= r.Last {
 		path := AttrPath("port_range")
 		if lo, hi := max(r.First, ephemeralFirst), min(r.Last, ephemeralLast); lo <= hi {
-			p.ds.warnf(diagcode.PortEphemeral, path, "port_range is inside the kernel's ephemeral range",
+			ds.warnf(diagcode.PortEphemeral, path, "port_range is inside the kernel's ephemeral range",
 				"%d-%d of port_range %d-%d is in Linux's default net.ipv4.ip_local_port_range, %d-%d, from which the kernel hands ports to outgoing connections and to binds of port 0, as vLLM makes for its own sockets: a planned port there can be taken before its stage starts, which then fails with EADDRINUSE. Move port_range below %d (the default is %d-%d), or, where this host's range differs or lists these ports in net.ipv4.ip_local_reserved_ports, ignore this.",
 				lo, hi, r.First, r.Last, ephemeralFirst, ephemeralLast, ephemeralFirst, DefaultPortRangeFirst, DefaultPortRangeLast)
 		}
@@ -64,7 +63,7 @@ func (p *planner) warnSharedPorts() {
 			}
 		}
 		if len(covered) > 0 {
-			p.ds.warnf(diagcode.PortWellKnown, path, "port_range covers a well-known service's port",
+			ds.warnf(diagcode.PortWellKnown, path, "port_range covers a well-known service's port",
 				"port_range %d-%d holds %s: the plan may hand it to a stage, which then fails to bind, or takes it from the service. List it in reserved_ports, which the plan keeps free, or move port_range.",
 				r.First, r.Last, strings.Join(covered, ", "))
 		}
@@ -82,12 +81,12 @@ func (p *planner) warnSharedPorts() {
 		}
 		port, name := *given.v, given.path.String()
 		if port >= ephemeralFirst && port <= ephemeralLast {
-			p.ds.warnf(diagcode.PortEphemeral, given.path, name+" is inside the kernel's ephemeral range",
+			ds.warnf(diagcode.PortEphemeral, given.path, name+" is inside the kernel's ephemeral range",
 				"%d is in Linux's default net.ipv4.ip_local_port_range, %d-%d, from which the kernel hands ports to outgoing connections and to binds of port 0, as vLLM makes for its own sockets: it can be taken before the stage binds it, which then fails with EADDRINUSE. Choose a port below %d, or, where this host's range differs or lists it in net.ipv4.ip_local_reserved_ports, ignore this.",
 				port, ephemeralFirst, ephemeralLast, ephemeralFirst)
 		}
 		if svc, ok := wellKnownPorts[port]; ok {
-			p.ds.warnf(diagcode.PortWellKnown, given.path, name+" is a well-known service's port",
+			ds.warnf(diagcode.PortWellKnown, given.path, name+" is a well-known service's port",
 				"%d is the port of %s: where the host runs it, the stage fails to bind, or takes the port from it. Choose another port unless this host runs no such service.", port, svc)
 		}
 	}

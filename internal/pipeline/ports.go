@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
-	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 // Port names, as reported for firewall rules and kept stable by name.
@@ -140,36 +140,39 @@ type portPlan struct {
 	problems Diagnostics
 }
 
-// allocatePorts claims every port the user gave, then hands out the rest
-// from port_range, preferring the ports an earlier plan chose. It reports
-// nothing: what it cannot do is in the plan's problems, for checkPorts.
-func (p *planner) allocatePorts() portPlan {
+// allocatePorts claims every port the inputs give, then hands out the
+// rest from port_range, preferring the ports an earlier plan chose: the
+// ports the layout's stages, its head and the connector conn need, beside
+// those the base writes (foreignPorts). handoff is the release's handoff
+// gate, which says which port a side's bootstrap_port is (handshakePort);
+// stageBased asks for the omni master's. It reports nothing: what it
+// cannot do is in the plan's problems, for checkPorts.
+func allocatePorts(spec Spec, base baseConfig, lay stageLayout, conn connector, handoff releases.HandoffGate, stageBased bool) portPlan {
 	pp := portPlan{edges: map[Edge]int{}, sides: map[string]map[string]int{}, handshake: map[string]int{}, head: map[string]int{}}
-	t := newPortTable(p.spec)
-	head := p.laid.head()
-	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: p.spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
-	if p.spec.APIPort == nil {
+	t := newPortTable(spec)
+	head := lay.head()
+	reqs := []*portRequest{{name: portAPI, host: head, count: 1, given: spec.APIPort, path: AttrPath("api_port"), out: &pp.api}}
+	if spec.APIPort == nil {
 		api := DefaultAPIPort
 		reqs[0].given = &api
 	}
 	// The PD pair's ports come first, so that prefill's and decode's are
 	// the first two of the range whatever else the launch needs.
-	pre, dec := p.laid.pdPair()
+	pre, dec := lay.pdPair()
 	for _, s := range []*plannedStage{pre, dec} {
-		p.sidePortRequests(s, &pp, &reqs)
+		reqs = append(reqs, sidePortRequests(s, conn, handoff, &pp)...)
 	}
-	if p.stageBased() {
+	if stageBased {
 		reqs = append(reqs, &portRequest{name: portOmniMaster, host: head, count: 1, out: &pp.master})
 	}
-	for _, class := range p.connectorClasses() {
-		e, _ := kvconnector.Lookup(class)
+	for _, e := range conn.entries() {
 		for _, name := range e.HeadPorts {
 			reqs = append(reqs, &portRequest{name: name, host: head, count: 1, out: new(int), done: func(port int) { pp.head[name] = port }})
 		}
 	}
-	p.edgePortRequests(pp.edges, &reqs)
+	reqs = append(reqs, edgePortRequests(lay, pp.edges)...)
 	ds := &pp.problems
-	reqs = append(reqs, p.foreignPorts(ds, t)...)
+	reqs = append(reqs, foreignPorts(ds, t, base, lay, conn.proxy)...)
 	for _, r := range reqs {
 		if r.given != nil {
 			claim(ds, t, r)
@@ -180,7 +183,7 @@ func (p *planner) allocatePorts() portPlan {
 	// rest come from the lowest free ports after them.
 	for _, r := range reqs {
 		if r.given == nil {
-			p.keepPrevious(t, r)
+			keepPrevious(t, spec.Previous, head, r)
 		}
 	}
 	for _, r := range reqs {
@@ -188,6 +191,15 @@ func (p *planner) allocatePorts() portPlan {
 			allocate(ds, t, r)
 		}
 	}
+	pp.list = listPorts(reqs)
+	return pp
+}
+
+// listPorts lists the ports the requests were given, in request order,
+// recording each where the plan needs it; the ports of something else
+// (external) are left out.
+func listPorts(reqs []*portRequest) []Port {
+	var list []Port
 	for _, r := range reqs {
 		if *r.out == 0 || r.external {
 			continue
@@ -202,21 +214,23 @@ func (p *planner) allocatePorts() portPlan {
 		}
 		for i := 0; i < r.count; i++ {
 			name := portName(r.name, i, r.count, r.index)
-			pp.list = append(pp.list, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
+			list = append(list, Port{Name: name, Port: *r.out + i, StageID: stageID, Host: r.host})
 		}
 	}
-	return pp
+	return list
 }
 
 // edgePortRequests asks, for every edge between two hosts, for the port
 // its connector's sender listens on (zmq_port of
-// MooncakeTransferEngineConnector, on the sending host).
-func (p *planner) edgePortRequests(into map[Edge]int, reqs *[]*portRequest) {
-	for _, e := range p.laid.crossHostEdges() {
-		src := p.laid.stageByID(e.From)
-		*reqs = append(*reqs, &portRequest{name: edgePortName(e), host: src.host, stage: src, count: 1, out: new(int),
+// MooncakeTransferEngineConnector, on the sending host), recorded in into.
+func edgePortRequests(lay stageLayout, into map[Edge]int) []*portRequest {
+	var reqs []*portRequest
+	for _, e := range lay.crossHostEdges() {
+		src := lay.stageByID(e.From)
+		reqs = append(reqs, &portRequest{name: edgePortName(e), host: src.host, stage: src, count: 1, out: new(int),
 			done: func(port int) { into[e] = port }})
 	}
+	return reqs
 }
 
 func edgePortName(e Edge) string { return fmt.Sprintf("edge_%d_%d", e.From, e.To) }
@@ -224,71 +238,72 @@ func edgePortName(e Edge) string { return fmt.Sprintf("edge_%d_%d", e.From, e.To
 // checkSides asks each connector class the pair loads whether it can run
 // its sides (kvconnector.Entry.CheckSide: NIXL refuses replicas). Both
 // sides are copies of the base's split stage and share what such a check
-// reads, so one error per class says it.
-func (p *planner) checkSides(sides ...*plannedStage) {
-	for _, class := range p.connectorClasses() {
-		e, _ := kvconnector.Lookup(class)
+// reads, so one error per class says it, at the base config.
+func checkSides(conn connector, basePath Path, ds *Diagnostics, sides ...*plannedStage) {
+	for _, e := range conn.entries() {
 		if e.CheckSide == nil {
 			continue
 		}
 		for _, s := range sides {
 			if f := e.CheckSide(sideOf(s)); f != nil {
-				p.ds.errorf(f.Code, p.basePath, f.Summary, "%s", f.Detail)
+				ds.errorf(f.Code, basePath, f.Summary, "%s", f.Detail)
 				break
 			}
 		}
 	}
 }
 
-// sidePortRequests asks for the ports one side of the PD pair listens on.
-// The side's bootstrap_port, when set, gives the port its peer dials for
-// the KV handoff (handshakePort).
-func (p *planner) sidePortRequests(s *plannedStage, pp *portPlan, reqs *[]*portRequest) {
+// sidePortRequests asks for the ports one side of the PD pair listens on
+// over conn, recording them in pp. The side's bootstrap_port, when set,
+// gives the port its peer dials for the KV handoff (handshakePort).
+func sidePortRequests(s *plannedStage, conn connector, handoff releases.HandoffGate, pp *portPlan) []*portRequest {
 	ports := map[string]int{}
 	pp.sides[s.key] = ports
-	given := p.bootstrapPort(s)
-	sps := p.conn.sidePorts(s)
-	hs := handshakePort(sps, p.release.Release.Handoff)
+	given := s.bootstrapPort()
+	sps := conn.sidePorts(s)
+	hs := handshakePort(sps, handoff)
+	reqs := make([]*portRequest, 0, len(sps))
 	for i, sp := range sps {
-		r := &portRequest{name: s.key + sp.suffix, host: s.host, stage: s, count: sp.count, index: sp.index, out: new(int)}
+		r := &portRequest{name: s.key + sp.Suffix, host: s.host, stage: s, count: sp.Count, index: sp.Index, out: new(int)}
 		isHandshake := i == hs
 		if isHandshake {
 			r.given, r.path = given, s.path.Attr("bootstrap_port")
 		}
-		suffix := sp.suffix
+		suffix := sp.Suffix
 		r.done = func(port int) {
 			ports[suffix] = port
 			if isHandshake {
 				pp.handshake[s.key] = port
 			}
 		}
-		*reqs = append(*reqs, r)
+		reqs = append(reqs, r)
 	}
+	return reqs
 }
 
 // bootstrapPort is the bootstrap_port given for a side of the PD pair, nil
-// when unset.
-func (p *planner) bootstrapPort(s *plannedStage) *int {
-	if s.role == RoleDecode {
-		return p.spec.Decode.BootstrapPort
+// when unset or off the pair.
+func (s *plannedStage) bootstrapPort() *int {
+	if s.pd == nil {
+		return nil
 	}
-	return p.spec.Prefill.BootstrapPort
+	return s.pd.BootstrapPort
 }
 
 // checkPorts reports what the ports of the plan cannot be: a side of the
-// pair its connector cannot run (checkSides), a bootstrap_port on a side
-// that listens on no port, then what allocatePorts could not do (its
-// problems, proxy addresses included), in the order it met it.
-func (p *planner) checkPorts(pp portPlan) {
-	pre, dec := p.laid.pdPair()
-	p.checkSides(pre, dec)
+// layout's pair its connector cannot run (checkSides), a bootstrap_port on
+// a side that listens on no port, then what allocatePorts could not do
+// (its problems, proxy addresses included), in the order it met it.
+func checkPorts(lay stageLayout, conn connector, handoff releases.HandoffGate, basePath Path, pp portPlan, ds *Diagnostics) {
+	pre, dec := lay.pdPair()
+	checkSides(conn, basePath, ds, pre, dec)
 	for _, s := range []*plannedStage{pre, dec} {
-		if p.bootstrapPort(s) != nil && handshakePort(p.conn.sidePorts(s), p.release.Release.Handoff) < 0 {
-			p.ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
-				"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, p.conn.name, s.key)
+		if s.bootstrapPort() != nil && handshakePort(conn.sidePorts(s), handoff) < 0 {
+			ds.errorf(diagcode.BootstrapPortUnused, s.path.Attr("bootstrap_port"), "this side of the connector listens on no port",
+				"the %s side of %s dials its peer and listens on nothing; remove %s.bootstrap_port.", s.key, conn.name(), s.key)
 		}
 	}
-	p.ds = append(p.ds, pp.problems...)
+	*ds = append(*ds, pp.problems...)
 }
 
 func claim(ds *Diagnostics, t *portTable, r *portRequest) {
@@ -319,10 +334,10 @@ func claim(ds *Diagnostics, t *portTable, r *portRequest) {
 	}
 }
 
-// keepPrevious gives a request the block an earlier plan chose for it,
-// when the whole block is still free.
-func (p *planner) keepPrevious(t *portTable, r *portRequest) {
-	prefer := p.previousPort(r)
+// keepPrevious gives a request the block an earlier plan prev chose for
+// it, when the whole block is still free; head is the new plan's head.
+func keepPrevious(t *portTable, prev *Allocations, head string, r *portRequest) {
+	prefer := previousPort(prev, head, r)
 	if prefer == 0 || !t.fits(r.host, r.count, prefer) {
 		return
 	}
@@ -336,12 +351,11 @@ func (p *planner) keepPrevious(t *portTable, r *portRequest) {
 // the same host, 0 for none. A NIXL block is found under its name before
 // one port per data-parallel rank replaced one per tensor-parallel rank
 // (<name>_rank0).
-func (p *planner) previousPort(r *portRequest) int {
-	prev := p.spec.Previous
+func previousPort(prev *Allocations, head string, r *portRequest) int {
 	if prev == nil {
 		return 0
 	}
-	host := prev.HostOf(r.host, p.laid.head())
+	host := prev.HostOf(r.host, head)
 	if port := prev.Ports[HostKey{host, portName(r.name, 0, r.count, r.index)}]; port != 0 {
 		return port
 	}
@@ -371,13 +385,14 @@ func onHost(h string) string {
 	return " on host " + h
 }
 
-// allocations reports the choices a resource keeps stable.
-func (p *planner) allocations() Allocations {
-	a := Allocations{Ports: map[HostKey]int{}, Devices: map[HostKey][]int{}, Head: p.planned.head(), Release: p.release.Release.Version}
-	for _, port := range p.ports.list {
+// allocations reports the choices a resource keeps stable: the planned
+// stages' devices, the ports and the release.
+func allocations(planned stageLayout, ports []Port, release string) Allocations {
+	a := Allocations{Ports: map[HostKey]int{}, Devices: map[HostKey][]int{}, Head: planned.head(), Release: release}
+	for _, port := range ports {
 		a.Ports[HostKey{port.Host, port.Name}] = port.Port
 	}
-	for _, s := range p.planned.stages {
+	for _, s := range planned.stages {
 		a.Devices[HostKey{s.host, s.deviceKey}] = s.devices
 	}
 	return a

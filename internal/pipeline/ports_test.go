@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 // portList renders Result.Ports as name=port for comparison.
@@ -233,11 +235,12 @@ func TestNixlSideChannelBlocks(t *testing.T) {
 	}
 }
 
-// allocatePorts refuses ports that collide, are reserved, do not fit the
-// range, or are not used.
+// allocatePorts and checkPorts refuse ports that collide, are reserved,
+// do not fit the range, or are not used; they run alone here, on the
+// layout, the connector and the release.
 func TestPortDiagnostics(t *testing.T) {
 	m := seedModel
-	runPlanDiagnostics(t, []planDiagCase{
+	runStepDiagnostics(t, []planDiagCase{
 		{"api_port is a bootstrap port", func(*testing.T) Spec {
 			return Spec{Model: m, APIPort: ptr(25300), Decode: RoleSpec{BootstrapPort: ptr(25300)}}
 		}, "port_collision", "decode.bootstrap_port"},
@@ -253,6 +256,18 @@ func TestPortDiagnostics(t *testing.T) {
 				Connector: ConnectorSpec{Name: "MultiConnector", ExtraConfig: map[string]any{"connectors": []any{
 					map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}}}
 		}, "nixl_replicas_one_port", "base_config"},
+	}, func(t *testing.T, spec Spec) Diagnostics {
+		base, laid := laidOut(t, spec)
+		var ds Diagnostics
+		conn := chooseConnector(spec.Connector, &ds)
+		release, _, ok := chooseRelease(spec, base, laid, conn, &ds)
+		if !ok {
+			t.Fatal(describeDiags(ds))
+		}
+		handoff := release.Release.Handoff
+		ports := allocatePorts(spec, base, laid, conn, handoff, stageBasedLaunch(laid, release.Release))
+		checkPorts(laid, conn, handoff, base.path, ports, &ds)
+		return ds
 	})
 }
 
@@ -276,17 +291,17 @@ func TestMultiConnectorHandshakeFromAnyChild(t *testing.T) {
 // that passes the handoff gate has such a side today (NIXL's both listen),
 // so the step is called directly with LMCache, whose prefill only dials.
 func TestBootstrapPortOnASideWithNoPort(t *testing.T) {
-	p := newPlanner(Spec{Model: seedModel, Connector: ConnectorSpec{Name: connectorLMCache}, Prefill: RoleSpec{BootstrapPort: ptr(26000)}})
-	p.ds = nil // the handoff gate is judged later, with the release
-	pre := &plannedStage{key: prefillKey, role: RolePrefill, path: AttrPath("prefill"), par: parallel{tp: 1, pp: 1, dp: 1, replicas: 1}}
+	conn, _ := lookupConnector(connectorLMCache)
+	handoff := releases.NewestFinal().Handoff
+	one := parallel{tp: 1, pp: 1, dp: 1, replicas: 1}
+	pre := &plannedStage{key: prefillKey, role: RolePrefill, path: AttrPath("prefill"), par: one, pd: &RoleSpec{BootstrapPort: ptr(26000)}}
+	dec := &plannedStage{key: decodeKey, role: RoleDecode, path: AttrPath("decode"), par: one, pd: &RoleSpec{}}
 	pp := portPlan{sides: map[string]map[string]int{}, handshake: map[string]int{}}
-	var reqs []*portRequest
-	p.sidePortRequests(pre, &pp, &reqs)
-	dec := &plannedStage{key: decodeKey, role: RoleDecode, path: AttrPath("decode"), par: pre.par}
-	p.laid = stageLayout{stages: []*plannedStage{pre, dec}}
-	p.checkPorts(pp)
-	if len(reqs) != 0 || !hasCode(p.ds, "bootstrap_port_unused", "prefill.bootstrap_port") {
-		t.Errorf("want bootstrap_port_unused at prefill.bootstrap_port and no port requested; got %d requests, %v", len(reqs), p.ds)
+	reqs := sidePortRequests(pre, conn, handoff, &pp)
+	var ds Diagnostics
+	checkPorts(stageLayout{stages: []*plannedStage{pre, dec}}, conn, handoff, AttrPath("preset"), pp, &ds)
+	if len(reqs) != 0 || !hasCode(ds, "bootstrap_port_unused", "prefill.bootstrap_port") {
+		t.Errorf("want bootstrap_port_unused at prefill.bootstrap_port and no port requested; got %d requests, %v", len(reqs), ds)
 	}
 }
 

@@ -65,29 +65,7 @@ func TestPreflightWaitsForTheHead(t *testing.T) {
 	run := func(t *testing.T, proc Process) (string, int, time.Duration) {
 		t.Helper()
 		argv := withLocalPaths(execArgv(proc, spec.Service.withDefaults()), local)
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(argv) && argv[i] != "--"; i++ {
-			switch argv[i] {
-			case "--head":
-				if !strings.HasPrefix(argv[i+1], "127.0.0.1:") {
-					t.Errorf("--head %s, want the master on loopback", argv[i+1])
-				}
-				argv[i+1], seen["head"] = addr, true
-			case "--head-wait":
-				if argv[i+1] != strconv.Itoa(DefaultHeadWaitSeconds) {
-					t.Errorf("--head-wait %s, want %d", argv[i+1], DefaultHeadWaitSeconds)
-				}
-				argv[i+1], seen["wait"] = "4", true
-			case "--head-unit":
-				if argv[i+1] != head.UnitName {
-					t.Errorf("--head-unit %s, want %s", argv[i+1], head.UnitName)
-				}
-				seen["unit"] = true
-			}
-		}
-		if len(seen) != 3 {
-			t.Fatalf("the headless main process has not all of --head, --head-wait, --head-unit: %q", argv[3:])
-		}
+		pointWaitAt(t, argv, addr, head.UnitName)
 		os.Remove(record)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = preflightEnv(t, site, bin)
@@ -121,5 +99,35 @@ func TestPreflightWaitsForTheHead(t *testing.T) {
 	// It waited the whole bound, not a count of tries, and not much longer.
 	if took < 4*time.Second || took > 12*time.Second {
 		t.Errorf("the failed wait took %v for a bound of 4 s", took)
+	}
+}
+
+// pointWaitAt checks the wait for the head in a main process's argv (the
+// master on loopback, the default bound, the head's unit) and points it at
+// addr, bounded to four seconds.
+func pointWaitAt(t *testing.T, argv []string, addr, headUnit string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(argv) && argv[i] != "--"; i++ {
+		switch argv[i] {
+		case "--head":
+			if !strings.HasPrefix(argv[i+1], "127.0.0.1:") {
+				t.Errorf("--head %s, want the master on loopback", argv[i+1])
+			}
+			argv[i+1], seen["head"] = addr, true
+		case "--head-wait":
+			if argv[i+1] != strconv.Itoa(DefaultHeadWaitSeconds) {
+				t.Errorf("--head-wait %s, want %d", argv[i+1], DefaultHeadWaitSeconds)
+			}
+			argv[i+1], seen["wait"] = "4", true
+		case "--head-unit":
+			if argv[i+1] != headUnit {
+				t.Errorf("--head-unit %s, want %s", argv[i+1], headUnit)
+			}
+			seen["unit"] = true
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("the headless main process has not all of --head, --head-wait, --head-unit: %q", argv[3:])
 	}
 }

@@ -6,32 +6,32 @@ import (
 	"strconv"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
-// p2pProxy is where a P2pNcclConnector dials its proxy: the proxy the user
-// runs beside the pipeline, which listens on port at ip. vLLM joins the
-// two as text, proxy_ip + ":" + proxy_port
-// (vllm/distributed/kv_transfer/kv_connector/v1/p2p/p2p_nccl_engine.py
-// @28be48fa :102-108), so the port must reach it as text and the address
-// cannot be IPv6, which would need brackets.
+// p2pProxy is where a class dials its proxy (kvconnector.Entry.ProxyPort):
+// the proxy the user runs beside the pipeline, which listens on port at
+// ip. The class joins the two as text, proxy_ip + ":" + proxy_port (its
+// TextPorts), so the address cannot be IPv6, which would need brackets.
 type p2pProxy struct {
+	name             string // the proxy's port in the ledger (Entry.ProxyPort)
 	ip               string
 	port             int
 	ipPath, portPath Path
 }
 
-// readProxy checks a P2pNccl configuration's proxy_ip and proxy_port (at
-// path, an extra_config mapping). nil when either is missing, which
-// ConnectorExtraMissing reports, or wrong, reported here.
-func readProxy(ds *Diagnostics, extra map[string]any, path Path) *p2pProxy {
+// readProxy checks the proxy_ip and proxy_port of a class that dials a
+// proxy (at path, an extra_config mapping). nil when either is missing,
+// which ConnectorExtraMissing reports, or wrong, reported here.
+func readProxy(ds *Diagnostics, e kvconnector.Entry, extra map[string]any, path Path) *p2pProxy {
 	ipV, hasIP := extra["proxy_ip"]
 	portV, hasPort := extra["proxy_port"]
 	ok := true
 	ip, _ := ipV.(string)
 	if hasIP && ipV != nil && !proxyAddress(ip) {
 		ds.errorf(diagcode.ConnectorProxyInvalid, path.Attr("proxy_ip"), "proxy_ip is not an IPv4 address",
-			"%s: P2pNcclConnector dials proxy_ip:proxy_port, joined as text without brackets; give the IPv4 address of the machine that runs the proxy (or localhost).", describeValue(ipV))
+			"%s: %s dials proxy_ip:proxy_port, joined as text without brackets; give the IPv4 address of the machine that runs the proxy (or localhost).", describeValue(ipV), e.Name)
 		ok = false
 	}
 	port, portOK := proxyPort(portV)
@@ -43,7 +43,7 @@ func readProxy(ds *Diagnostics, extra map[string]any, path Path) *p2pProxy {
 	if !ok || ipV == nil || portV == nil {
 		return nil
 	}
-	return &p2pProxy{ip: ip, port: port, ipPath: path.Attr("proxy_ip"), portPath: path.Attr("proxy_port")}
+	return &p2pProxy{name: e.ProxyPort, ip: ip, port: port, ipPath: path.Attr("proxy_ip"), portPath: path.Attr("proxy_port")}
 }
 
 // proxyAddress reports whether a proxy_ip is one vLLM can join with a
@@ -91,10 +91,10 @@ func describeValue(v any) string {
 }
 
 // extraValue is the value the plan writes for an extra_config key of a
-// connector class: P2pNccl's proxy_port as text, which vLLM joins to the
-// address (p2pProxy); everything else as given.
-func extraValue(class, key string, v any) any {
-	if class == connectorP2pNccl && key == "proxy_port" {
+// connector class: a port the class reads as text (Entry.TextPorts) as
+// text; everything else as given.
+func extraValue(e kvconnector.Entry, key string, v any) any {
+	if _, text := e.TextPorts[key]; text {
 		if port, ok := proxyPort(v); ok {
 			return strconv.Itoa(port)
 		}
@@ -108,7 +108,7 @@ func extraValue(class, key string, v any) any {
 // that names no address may or may not be the proxy's (maybe), it is not
 // in any host's ledger. across is true when a loopback or unspecified
 // address is dialed from different hosts: each would reach its own.
-func (p *planner) proxyHost(ip string, dialers []string) (host string, known, maybe, across bool) {
+func proxyHost(hosts []string, ip string, dialers []string) (host string, known, maybe, across bool) {
 	local := ip == "localhost"
 	if addr, err := netip.ParseAddr(ip); err == nil && (addr.IsLoopback() || addr.IsUnspecified()) {
 		local = true
@@ -122,12 +122,12 @@ func (p *planner) proxyHost(ip string, dialers []string) (host string, known, ma
 		return dialers[0], true, false, false
 	}
 	canonical := hostOrCanonical(ip)
-	for _, h := range p.laid.hosts {
+	for _, h := range hosts {
 		if h != "" && h == canonical {
 			return h, true, false, false
 		}
 	}
-	if len(p.laid.hosts) == 1 && p.laid.hosts[0] == "" {
+	if len(hosts) == 1 && hosts[0] == "" {
 		return "", false, true, false
 	}
 	return "", false, false, false

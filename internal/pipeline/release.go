@@ -10,40 +10,18 @@ import (
 )
 
 // chooseRelease picks the vllm-omni release the plan is made for, and with
-// it the output dialect and the `pipeline:` key. It runs once the layout
-// knows the hosts, since a multi-host plan needs the stage-based launch.
-// ok is false, with the problem reported, when no release runs the plan.
-func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
-	need := releases.Need{
-		Dialect:      string(requestedFormat(p.spec)),
-		BaseDialect:  string(p.base.Dialect),
-		BasePipeline: p.basePipeline(),
-		Pipeline:     p.spec.Pipeline,
-		MultiHost:    p.multiHost(),
-		Connectors:   p.connectorClasses(),
-		Processors:   releases.ProcessorsOf(p.base),
+// it the output: its dialect, its `pipeline:` key and, for a stages base
+// written as stage_args, the preset stages each stage takes its topology
+// from (nil otherwise). It runs once the layout knows the hosts, since a
+// multi-host plan needs the stage-based launch. ok is false, with the
+// problem reported, when no release runs the plan.
+func chooseRelease(spec Spec, base baseConfig, lay stageLayout, conn connector, ds *Diagnostics) (c releases.Choice, out output, ok bool) {
+	need, topology, ok := releaseNeed(spec, base, lay, conn, ds)
+	if !ok {
+		return releases.Choice{}, output{}, false
 	}
-	if need.Dialect == "" && p.spec.Pipeline != "" {
-		need.Dialect = releases.Stages // a pipeline key only exists in that dialect
-	}
-	if p.base.Dialect == stageconfig.Stages {
-		var topology map[int]stageconfig.Stage
-		topology, need.ToStageArgs = p.topologyPreset()
-		// Written as stage_args, each stage takes its processor from the
-		// preset's stage with its id (toStageArgs).
-		for _, id := range sortedKeys(topology) {
-			if ref, ok := releases.ProcessorOf(topology[id]); ok {
-				need.Processors = append(need.Processors, ref)
-			}
-		}
-		if need.Dialect == releases.StageArgs && !need.ToStageArgs {
-			p.ds.errorf(diagcode.FormatConversionUnsupported, AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
-				"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")
-			return releases.Choice{}, false
-		}
-	}
-	c, problem := releases.Choose(p.spec.VLLMOmniVersion, need)
-	if prev := p.spec.Previous; p.spec.VLLMOmniVersion == "" && prev != nil && prev.Release != "" {
+	c, problem := releases.Choose(spec.VLLMOmniVersion, need)
+	if prev := spec.Previous; spec.VLLMOmniVersion == "" && prev != nil && prev.Release != "" {
 		// Unset, the resource keeps the release it planned for while that
 		// still runs the plan, as it keeps its ports.
 		if kept, kp := releases.Choose(prev.Release, need); kp == nil && kept.UserPipeline == c.UserPipeline {
@@ -51,78 +29,113 @@ func (p *planner) chooseRelease() (c releases.Choice, ok bool) {
 		}
 	}
 	if problem != nil {
-		p.ds.errorf(problem.Code, AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
-		return releases.Choice{}, false
+		ds.errorf(problem.Code, AttrPath("vllm_omni_version"), problem.Summary, "%s", problem.Detail)
+		return releases.Choice{}, output{}, false
 	}
-	p.checkHandoffGate(c.Release)
+	checkHandoffGate(conn, c.Release, ds)
+	checkChoice(spec, base.path, lay.split, c, ds)
+	return c, output{dialect: outputDialect(c, base.doc.Dialect), pipeline: c.PipelineKey, topology: topology}, true
+}
+
+// releaseNeed is what the plan needs of a release, and the preset stages
+// that give a stages base its topology when written as stage_args (nil
+// for a stage_args base). ok is false, with the problem reported, when
+// the format asked for cannot be written.
+func releaseNeed(spec Spec, base baseConfig, lay stageLayout, conn connector, ds *Diagnostics) (releases.Need, map[int]stageconfig.Stage, bool) {
+	need := releases.Need{
+		Dialect:      string(requestedFormat(spec)),
+		BaseDialect:  string(base.doc.Dialect),
+		BasePipeline: basePipeline(base),
+		Pipeline:     spec.Pipeline,
+		MultiHost:    lay.multiHost(),
+		Connectors:   conn.classes(),
+		Processors:   releases.ProcessorsOf(base.doc),
+	}
+	if need.Dialect == "" && spec.Pipeline != "" {
+		need.Dialect = releases.Stages // a pipeline key only exists in that dialect
+	}
+	if base.doc.Dialect != stageconfig.Stages {
+		return need, nil, true
+	}
+	topology, found := topologyPreset(spec, base)
+	need.ToStageArgs = found
+	// Written as stage_args, each stage takes its processor from the
+	// preset's stage with its id (toStageArgs).
+	for _, id := range sortedKeys(topology) {
+		if ref, ok := releases.ProcessorOf(topology[id]); ok {
+			need.Processors = append(need.Processors, ref)
+		}
+	}
+	if need.Dialect == releases.StageArgs && !need.ToStageArgs {
+		ds.errorf(diagcode.FormatConversionUnsupported, AttrPath("format"), "a stages-dialect base config cannot be written as stage_args here",
+			"the stages dialect keeps the topology (model_stage, processors, final outputs) in vllm-omni's Python pipeline definitions, and no embedded preset with the same stage ids describes this pipeline; set format = \"stages\", set preset to the pipeline's preset, or pass a stage_args base config.")
+		return need, nil, false
+	}
+	return need, topology, true
+}
+
+// checkChoice reports what the chosen release c says of the plan: a row
+// whose code was not read, a pipeline key it does not write or register,
+// and a split stage its validator does not take as the prefill stage.
+func checkChoice(spec Spec, basePath Path, split graphStage, c releases.Choice, ds *Diagnostics) {
 	if r := c.Release; r.Commit == "" {
-		p.ds.warnf(diagcode.ReleaseRowUnread, AttrPath("vllm_omni_version"), "this release's code was not read at its own commit",
+		ds.warnf(diagcode.ReleaseRowUnread, AttrPath("vllm_omni_version"), "this release's code was not read at its own commit",
 			"vllm-omni %s: %s Check the plan against that release before you rely on it, or target a release whose code was read (%s).", r.Version, r.Unread, strings.Join(releases.ReadVersions(), ", "))
 	}
-	if p.spec.Pipeline != "" && c.Dialect != releases.Stages {
-		p.ds.errorf(diagcode.PipelineUnused, AttrPath("pipeline"), "pipeline applies to the stages dialect only",
+	if spec.Pipeline != "" && c.Dialect != releases.Stages {
+		ds.errorf(diagcode.PipelineUnused, AttrPath("pipeline"), "pipeline applies to the stages dialect only",
 			"the output is stage_args, which selects PD with the stages' own is_prefill_only / is_decode_only; remove pipeline, or set format = \"stages\".")
 	}
 	if c.UserPipeline {
-		p.ds.warnf(diagcode.PipelineUserRegistered, AttrPath("pipeline"), "vllm-omni does not register this pipeline",
+		ds.warnf(diagcode.PipelineUserRegistered, AttrPath("pipeline"), "vllm-omni does not register this pipeline",
 			"vllm-omni %s registers no pipeline %q; the deploy loader raises KeyError unless your own register_pipeline() call provides it, with its PD stages, before vllm serve starts.", c.Release.Version, c.PipelineKey)
 	}
-	if v := c.Release.Validator; v.Has(releases.CheckPrefillEntry) && (p.split.id != 0 || len(p.split.inputs) > 0) {
+	if v := c.Release.Validator; v.Has(releases.CheckPrefillEntry) && (split.id != 0 || len(split.inputs) > 0) {
 		path := AttrPath("split_stage")
-		if p.spec.SplitStage == nil {
-			path = p.basePath
+		if spec.SplitStage == nil {
+			path = basePath
 		}
-		p.ds.errorf(diagcode.SplitNotEntry, path, "the split stage is not the pipeline's first stage",
-			"vllm-omni %s sends every request to stage 0 and holds the prefill stage to one token only there, but stage %d is split; split stage 0 (the thinker in vllm-omni's pipelines).", c.Release.Version, p.split.id)
+		ds.errorf(diagcode.SplitNotEntry, path, "the split stage is not the pipeline's first stage",
+			"vllm-omni %s sends every request to stage 0 and holds the prefill stage to one token only there, but stage %d is split; split stage 0 (the thinker in vllm-omni's pipelines).", c.Release.Version, split.id)
 	}
-	return c, true
 }
 
 // checkHandoffGate: the PD pair's connector must return the
 // remote_request_id the release's orchestrator needs of every PD request
 // (releases.HandoffGate), or every request fails once the server is up.
-func (p *planner) checkHandoffGate(r releases.Release) {
-	var children []string
-	for _, c := range p.conn.children {
-		children = append(children, c.name)
+func checkHandoffGate(conn connector, r releases.Release, ds *Diagnostics) {
+	if conn.childrenRefused {
+		return // the children are refused where they are written
 	}
-	why := r.Handoff.Failure(p.conn.name, children)
+	classes := conn.classes()
+	why := r.Handoff.Failure(classes[0], classes[1:])
 	if why == "" {
 		return
 	}
-	p.ds.errorf(diagcode.ConnectorHandoffGate, AttrPath("connector", "name"), "this KV connector fails every PD request",
+	ds.errorf(diagcode.ConnectorHandoffGate, AttrPath("connector", "name"), "this KV connector fails every PD request",
 		"vllm-omni %s's orchestrator sends a request on to decode only when prefill's kv_transfer_params carry remote_request_id, and raises otherwise (%s); %s. Use %s (the default), or MultiConnector with a %s child.",
 		r.Version, r.Handoff.Source, why, DefaultConnector, DefaultConnector)
 }
 
 // basePipeline names the pipeline the base describes, for the registered
 // PD variant: the preset loaded, or the base's `pipeline:` key.
-func (p *planner) basePipeline() string {
-	if p.preset != "" {
-		return p.preset
+func basePipeline(base baseConfig) string {
+	if base.preset != "" {
+		return base.preset
 	}
-	key, _ := p.base.TopString("pipeline")
+	key, _ := base.doc.TopString("pipeline")
 	return key
 }
 
-// connectorClasses are the KV connector classes the PD pair loads.
-func (p *planner) connectorClasses() []string {
-	out := []string{p.conn.name}
-	for _, c := range p.conn.children {
-		out = append(out, c.name)
-	}
-	return out
-}
-
 // translateIgnoredKeys moves, in a stage_args output, what a stage sets
-// under a key the release's runtime never reads to the key it does read
+// under a key the runtime of release r never reads to the key it does read
 // (releases.StageArgsRuntime.Ignored). When the stage already sets that
 // key, it wins and the ignored one goes. A value may change on the way
 // (IgnoredKey.Value: the recipe's _token_only processors). A user's base
 // config gets a warning for each key moved; the presets' are listed in the
 // docs.
-func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
-	rt := p.release.Release.StageArgs
+func translateIgnoredKeys(doc *stageconfig.Document, r releases.Release, base baseConfig, ds *Diagnostics) {
+	rt := r.StageArgs
 	if rt == nil || doc.Dialect != stageconfig.StageArgs {
 		return
 	}
@@ -144,10 +157,10 @@ func (p *planner) translateIgnoredKeys(doc *stageconfig.Document) {
 			}
 			// Only what the user wrote is reported: a preset's keys, or the
 			// topology a preset gave a stages base, are in the docs.
-			if p.spec.BaseConfig != "" && p.base.Dialect == stageconfig.StageArgs {
-				p.ds.warnf(diagcode.IgnoredKeyTranslated, p.basePath, "a stage key vllm-omni never reads was translated",
+			if base.user() && base.doc.Dialect == stageconfig.StageArgs {
+				ds.warnf(diagcode.IgnoredKeyTranslated, base.path, "a stage key vllm-omni never reads was translated",
 					"%s: vllm-omni %s's stage_args runtime reads %s, not %s, so %s (%s).",
-					st.Describe(), p.release.Release.Version, to, from, what, ig.Source)
+					st.Describe(), r.Version, to, from, what, ig.Source)
 			}
 		}
 	}
@@ -165,12 +178,12 @@ var requiredKeyDefaults = map[string]any{
 	"is_comprehension":    false,
 }
 
-// writeRequiredKeys writes, in a stage_args output, each key the release's
-// stage init reads with no default on every stage that leaves it out, with
-// the value the stage init used to assume, so that the stage starts as it
-// did on the releases before.
-func (p *planner) writeRequiredKeys(doc *stageconfig.Document) {
-	keys := p.release.Release.RequiredStageKeys.Names
+// writeRequiredKeys writes, in a stage_args output, each key the stage
+// init of release r reads with no default on every stage that leaves it
+// out, with the value the stage init used to assume, so that the stage
+// starts as it did on the releases before.
+func writeRequiredKeys(doc *stageconfig.Document, r releases.Release, ds *Diagnostics) {
+	keys := r.RequiredStageKeys.Names
 	if doc.Dialect != stageconfig.StageArgs || len(keys) == 0 {
 		return
 	}
@@ -181,7 +194,7 @@ func (p *planner) writeRequiredKeys(doc *stageconfig.Document) {
 				continue // TestRequiredKeysHaveDefaults holds the table to the map
 			}
 			if _, err := st.WriteIfAbsent(k, v); err != nil {
-				p.ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%s: %v", st.Describe(), err)
+				ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%s: %v", st.Describe(), err)
 			}
 		}
 	}

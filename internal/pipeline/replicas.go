@@ -23,22 +23,23 @@ import (
 // for an LLM stage with num_replicas > 1 (async_omni_engine.py@eb4e60ee
 // :445-469) and would need one headless process per diffusion replica
 // (run_headless --replica-id, serve.py@eb4e60ee :566), which a plan does
-// not write. The release must be chosen.
-func (p *planner) checkReplicas() {
-	if !p.stageBased() || p.release.Release.StageCLI.Has(releases.FlagOmniDPSizeLocal) {
+// not write. stageBased says whether release r runs the layout stage by
+// stage (stageBasedLaunch).
+func checkReplicas(lay stageLayout, r releases.Release, stageBased bool, basePath Path, ds *Diagnostics) {
+	if !stageBased || r.StageCLI.Has(releases.FlagOmniDPSizeLocal) {
 		return
 	}
-	for _, s := range p.laid.stages {
+	for _, s := range lay.stages {
 		if s.par.replicas <= 1 {
 			continue
 		}
-		path := p.basePath
+		path := basePath
 		if s.override != nil && s.override.NumReplicas != nil {
 			path = s.path.Attr("num_replicas")
 		}
-		p.ds.errorf(diagcode.NumReplicasUnsupported, path, "this release cannot run the stage's replicas",
+		ds.errorf(diagcode.NumReplicasUnsupported, path, "this release cannot run the stage's replicas",
 			"%s has num_replicas %d, but vllm-omni %s runs each stage of this plan as its own process, which starts one replica: it has no %s (vllm-omni 0.22.0 added it). Plan for vllm-omni 0.22.0 or later, or set num_replicas to 1.",
-			s.describe(), s.par.replicas, p.release.Release.Version, releases.FlagOmniDPSizeLocal)
+			s.describe(), s.par.replicas, r.Version, releases.FlagOmniDPSizeLocal)
 	}
 }
 

@@ -35,13 +35,24 @@ func unitSandbox(s ServiceSpec) (systemd.Sandbox, error) {
 	return systemd.SandboxOf(sandboxDirectives(s.withDefaults(), nil))
 }
 
+// unitsSandbox is unitSandbox read once for a plan, for the steps that
+// judge paths against it: the sandbox, or why it cannot be read.
+type unitsSandbox struct {
+	sandbox systemd.Sandbox
+	err     error
+}
+
+func sandboxOf(s ServiceSpec) unitsSandbox {
+	sb, err := unitSandbox(s)
+	return unitsSandbox{sb, err}
+}
+
 // checkSandboxPaths judges the paths the inputs give the processes: the
 // deploy config, a local model, and the systemd paths but
 // environment_file, which the service manager reads before it sets the
 // sandbox up (systemd.exec(5), EnvironmentFile=). A value another check
 // refuses (not absolute, not plain) is not judged again.
-func (p *planner) checkSandboxPaths() {
-	s := p.spec
+func checkSandboxPaths(s Spec, sb unitsSandbox, ds *Diagnostics) {
 	svc := AttrPath("systemd")
 	paths := []reachedPath{
 		{attr: AttrPath("config_path"), what: "config_path", value: s.ConfigPath, need: systemd.Read, fix: "write the deploy config elsewhere, such as " + DefaultConfigPath},
@@ -61,7 +72,7 @@ func (p *planner) checkSandboxPaths() {
 		}
 		paths = append(paths, reachedPath{attr: svc.Attr(f.name), what: f.name, value: f.v, need: f.need, fix: f.fix})
 	}
-	p.judgePaths(paths)
+	judgePaths(sb, paths, ds)
 }
 
 // engineArgPaths are the engine settings vLLM reads as a local path when
@@ -74,22 +85,15 @@ var engineArgPaths = []struct {
 	need systemd.Access
 }{{"model", systemd.Read}, {"tokenizer", systemd.Read}, {"hf_config_path", systemd.Read}, {"download_dir", systemd.Write}}
 
-// checkStagePaths judges the local paths of the planned stages' engine
-// settings: where the user's engine_args set one, that attribute; where the
-// base config does, the base config and its stage (once per base stage).
-func (p *planner) checkStagePaths() {
+// checkStagePaths judges, against the units' sandbox, the local paths of
+// the layout's stages' engine settings: where the user's engine_args set
+// one, that attribute; where the base config does, the base config
+// (basePath) and its stage (once per base stage).
+func checkStagePaths(lay stageLayout, basePath Path, sb unitsSandbox, ds *Diagnostics) {
 	var paths []reachedPath
 	seen := map[string]bool{}
-	for _, st := range p.laid.stages {
-		var args map[string]any
-		switch {
-		case st.role == RolePrefill:
-			args = p.spec.Prefill.EngineArgs
-		case st.role == RoleDecode:
-			args = p.spec.Decode.EngineArgs
-		case st.override != nil:
-			args = st.override.EngineArgs
-		}
+	for _, st := range lay.stages {
+		args := st.engineArgs()
 		for _, k := range engineArgPaths {
 			r := reachedPath{what: k.key, need: k.need, fix: "keep it where the units can " + accessVerb(k.need), setting: "engine setting "}
 			if k.need == systemd.Write {
@@ -104,20 +108,20 @@ func (p *planner) checkStagePaths() {
 					continue
 				}
 				seen[st.base.stage.Describe()+"\x00"+k.key] = true
-				r.attr, r.value, r.stage = p.basePath, text, st.base.stage.Describe()
+				r.attr, r.value, r.stage = basePath, text, st.base.stage.Describe()
 			}
 			paths = append(paths, r)
 		}
 	}
-	p.judgePaths(paths)
-	p.checkStageModelIDs(paths)
+	judgePaths(sb, paths, ds)
+	checkStageModelIDs(paths, ds)
 }
 
 // checkStageModelIDs holds a stage's own model and tokenizer, where they
 // are hub ids rather than local paths, to the rule the pipeline's model is
 // held to (hubIDProblems): vLLM hands each to huggingface_hub before it
 // downloads, and a stage whose id the hub refuses fails at start.
-func (p *planner) checkStageModelIDs(paths []reachedPath) {
+func checkStageModelIDs(paths []reachedPath, ds *Diagnostics) {
 	for _, r := range paths {
 		if r.what != "model" && r.what != "tokenizer" || !modelID.MatchString(r.value) {
 			continue
@@ -130,7 +134,7 @@ func (p *planner) checkStageModelIDs(paths []reachedPath) {
 		if r.stage != "" {
 			where = r.stage + "'s engine setting " + r.what
 		}
-		p.ds.errorf(diagcode.ModelInvalid, r.attr, where+" is not an id the Hugging Face hub accepts",
+		ds.errorf(diagcode.ModelInvalid, r.attr, where+" is not an id the Hugging Face hub accepts",
 			"%q: %s. huggingface_hub refuses such an id (validate_repo_id), so vLLM fails when it starts the stage: write the id as the model's page shows it, or an absolute local path.",
 			r.value, strings.Join(problems, "; "))
 	}
@@ -138,14 +142,14 @@ func (p *planner) checkStageModelIDs(paths []reachedPath) {
 
 // judgePaths reports each absolute path the units' sandbox keeps from the
 // access its process needs.
-func (p *planner) judgePaths(paths []reachedPath) {
-	sandbox, err := unitSandbox(p.spec.Service)
+func judgePaths(sb unitsSandbox, paths []reachedPath, ds *Diagnostics) {
+	sandbox, err := sb.sandbox, sb.err
 	if err != nil {
 		// A systemd path that cannot be written into a unit, which
 		// checkService reports; otherwise a unit setting the sandbox reader
 		// does not know, which no input can cause.
-		if !p.ds.ErrorsUnder("systemd") {
-			p.ds.errorf(diagcode.RenderFailed, nil, "the units' sandbox cannot be read", "%v", err)
+		if !ds.ErrorsUnder("systemd") {
+			ds.errorf(diagcode.RenderFailed, nil, "the units' sandbox cannot be read", "%v", err)
 		}
 		return
 	}
@@ -163,11 +167,11 @@ func (p *planner) judgePaths(paths []reachedPath) {
 		}
 		summary, verb := r.what+" is where the units cannot "+accessVerb(r.need), accessVerb(r.need)
 		if d.Root == "/" {
-			p.ds.errorf(diagcode.SystemdPathProtected, r.attr, summary,
+			ds.errorf(diagcode.SystemdPathProtected, r.attr, summary,
 				"%s%q is in no directory the units open for writing, and their %s makes the rest read-only, so their processes cannot %s it; %s.", where, r.value, d.Setting, verb, r.fix)
 			continue
 		}
-		p.ds.errorf(diagcode.SystemdPathProtected, r.attr, summary,
+		ds.errorf(diagcode.SystemdPathProtected, r.attr, summary,
 			"%s%q is under %s, which the units' %s %s, so their processes cannot %s it; %s.", where, r.value, d.Root, d.Setting, d.Reason, verb, r.fix)
 	}
 }

@@ -21,32 +21,33 @@ import (
 // checkInputSecrets judges the free-form inputs: prefill's and decode's
 // engine_args, each stage override's engine_args, and the connector's
 // extra_config.
-func (p *planner) checkInputSecrets() {
+func checkInputSecrets(spec Spec, ds *Diagnostics) {
 	roots := []struct {
 		path Path
 		v    any
 	}{
-		{AttrPath("prefill", "engine_args"), p.spec.Prefill.EngineArgs},
-		{AttrPath("decode", "engine_args"), p.spec.Decode.EngineArgs},
-		{AttrPath("connector", "extra_config"), p.spec.Connector.ExtraConfig},
+		{AttrPath("prefill", "engine_args"), spec.Prefill.EngineArgs},
+		{AttrPath("decode", "engine_args"), spec.Decode.EngineArgs},
+		{AttrPath("connector", "extra_config"), spec.Connector.ExtraConfig},
 	}
-	for _, name := range sortedStrings(p.spec.StageOverrides) {
+	for _, name := range sortedStrings(spec.StageOverrides) {
 		roots = append(roots, struct {
 			path Path
 			v    any
-		}{AttrPath("stage_overrides", name, "engine_args"), p.spec.StageOverrides[name].EngineArgs})
+		}{AttrPath("stage_overrides", name, "engine_args"), spec.StageOverrides[name].EngineArgs})
 	}
 	for _, r := range roots {
-		p.walkSecrets(r.path, "", r.v)
+		walkSecrets(spec.Service, r.path, "", r.v, ds)
 	}
 }
 
-// walkSecrets judges every text under v, key being the nearest key.
-func (p *planner) walkSecrets(at Path, key string, v any) {
+// walkSecrets judges every text under v, key being the nearest key; svc
+// says where the secrets belong.
+func walkSecrets(svc ServiceSpec, at Path, key string, v any, ds *Diagnostics) {
 	switch x := v.(type) {
 	case string:
 		if key != "" {
-			p.judgeSecret(at, at.String(), key, x)
+			judgeSecret(svc, at, at.String(), key, x, ds)
 		}
 	case map[string]any:
 		keys := make([]string, 0, len(x))
@@ -55,37 +56,38 @@ func (p *planner) walkSecrets(at Path, key string, v any) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			p.walkSecrets(at.Attr(k), k, x[k])
+			walkSecrets(svc, at.Attr(k), k, x[k], ds)
 		}
 	case []any:
 		for i, e := range x {
-			p.walkSecrets(at.Index(i), key, e)
+			walkSecrets(svc, at.Index(i), key, e, ds)
 		}
 	}
 }
 
 // checkBaseSecrets judges every text value of the user's base config; the
 // presets hold none.
-func (p *planner) checkBaseSecrets() {
-	if p.spec.BaseConfig == "" {
+func checkBaseSecrets(base baseConfig, svc ServiceSpec, ds *Diagnostics) {
+	if !base.user() {
 		return
 	}
-	for _, t := range p.base.Texts() {
-		p.judgeSecret(p.basePath, fmt.Sprintf("line %d: %s", t.Line, t.Path), t.Key, t.Value)
+	for _, t := range base.doc.Texts() {
+		judgeSecret(svc, base.path, fmt.Sprintf("line %d: %s", t.Line, t.Path), t.Key, t.Value, ds)
 	}
 }
 
-// judgeSecret reports one value, named by where, at the attribute at.
-func (p *planner) judgeSecret(at Path, where, key, value string) {
+// judgeSecret reports one value, named by where, at the attribute at; the
+// units of svc read secrets from its environment file.
+func judgeSecret(svc ServiceSpec, at Path, where, key, value string, ds *Diagnostics) {
 	s, why := envvar.Secret(key, value)
-	file := p.spec.Service.withDefaults().EnvironmentFile
+	file := svc.withDefaults().EnvironmentFile
 	switch s {
 	case envvar.PlainSecret:
-		p.ds.errorf(diagcode.SecretInState, at, "a secret would be stored in Terraform state",
+		ds.errorf(diagcode.SecretInState, at, "a secret would be stored in Terraform state",
 			"%s %s. Terraform stores this value in its state and shows it in the plan, and the plan writes it into the deploy config and the machines' user_data: put it in systemd.environment_file (%s) on the machine, such as HF_TOKEN=... for a Hugging Face token, which the units read and Terraform never sees, and remove it here.",
 			where, why, file)
 	case envvar.SecretByName:
-		p.ds.warnf(diagcode.SecretByName, at, "a value under a credential's name is stored in Terraform state",
+		ds.warnf(diagcode.SecretByName, at, "a value under a credential's name is stored in Terraform state",
 			"%s %s, and Terraform stores its value in its state and the machines' user_data. If it is a secret, put it in systemd.environment_file (%s) on the machine, which the units read and Terraform never sees, and remove it here; a placeholder such as EMPTY, or a path to a file, gives no warning.",
 			where, why, file)
 	}

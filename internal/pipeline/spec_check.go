@@ -55,39 +55,35 @@ func hubIDProblems(id string) []string {
 	return out
 }
 
-// checkSpec checks the inputs that need no base config; it decides nothing.
+// checkSpec checks the inputs that need no base config, the paths they
+// give the processes against the units' sandbox sb; it decides nothing.
 // It never stops early: every problem is reported.
-func (p *planner) checkSpec() {
-	s := p.spec
-	p.checkModel()
+func checkSpec(s Spec, sb unitsSandbox, ds *Diagnostics) {
+	checkModel(s.Model, ds)
 	if s.Format != "" {
 		if _, err := stageconfig.ParseDialect(s.Format); err != nil {
-			p.ds.errorf(diagcode.FormatUnknown, AttrPath("format"), "unknown format", "%v.", err)
+			ds.errorf(diagcode.FormatUnknown, AttrPath("format"), "unknown format", "%v.", err)
 		}
 	}
 	if s.Preset != "" && s.BaseConfig != "" {
-		p.ds.errorf(diagcode.PresetAndBaseConfig, AttrPath("base_config"), "preset and base_config both set",
+		ds.errorf(diagcode.PresetAndBaseConfig, AttrPath("base_config"), "preset and base_config both set",
 			"base_config replaces the preset; remove one of them.")
 	}
 	if s.ConfigPath != "" {
-		checkPathString(&p.ds, AttrPath("config_path"), s.ConfigPath, "config_path", diagcode.ConfigPathNotAbsolute, diagcode.ConfigPathControlCharacter)
+		checkPathString(ds, AttrPath("config_path"), s.ConfigPath, "config_path", diagcode.ConfigPathNotAbsolute, diagcode.ConfigPathControlCharacter)
 	}
-	for _, r := range []struct {
-		name string
-		spec RoleSpec
-	}{{prefillKey, s.Prefill}, {decodeKey, s.Decode}} {
-		checkRole(&p.ds, AttrPath(r.name), r.spec)
-	}
+	checkRole(ds, AttrPath(prefillKey), s.Prefill)
+	checkRole(ds, AttrPath(decodeKey), s.Decode)
 	if s.GPUs != nil && *s.GPUs < 1 {
-		p.ds.errorf(diagcode.GPUsRange, AttrPath("gpus"), "gpus must be at least 1", "gpus is %d; set the number of GPUs on each host.", *s.GPUs)
+		ds.errorf(diagcode.GPUsRange, AttrPath("gpus"), "gpus must be at least 1", "gpus is %d; set the number of GPUs on each host.", *s.GPUs)
 	}
 	if s.SplitStage != nil && *s.SplitStage < 0 {
-		p.ds.errorf(diagcode.SplitStageRange, AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0: set it to the id of the stage to split.", *s.SplitStage)
+		ds.errorf(diagcode.SplitStageRange, AttrPath("split_stage"), "split_stage must be a stage id", "split_stage is %d; stage ids start at 0: set it to the id of the stage to split.", *s.SplitStage)
 	}
-	p.checkPortInputs()
-	checkService(&p.ds, s.Service)
-	p.checkSandboxPaths()
-	p.checkMachinePaths()
+	checkPortInputs(s, ds)
+	checkService(ds, s.Service)
+	checkSandboxPaths(s, sb, ds)
+	checkMachinePaths(s, ds)
 }
 
 // requestedFormat is the dialect format asks for, or "" for the base
@@ -101,20 +97,19 @@ func requestedFormat(spec Spec) stageconfig.Dialect {
 	return f
 }
 
-func (p *planner) checkModel() {
-	m := p.spec.Model
+func checkModel(m string, ds *Diagnostics) {
 	path := AttrPath("model")
 	switch {
 	case m == "":
-		p.ds.errorf(diagcode.ModelEmpty, path, "model is empty", "set model to a Hugging Face id such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\" or an absolute local path.")
+		ds.errorf(diagcode.ModelEmpty, path, "model is empty", "set model to a Hugging Face id such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\" or an absolute local path.")
 	case strings.HasPrefix(m, "/"):
-		checkPathChars(&p.ds, path, m, "model", diagcode.ModelControlCharacter)
+		checkPathChars(ds, path, m, "model", diagcode.ModelControlCharacter)
 	case !modelID.MatchString(m):
-		p.ds.errorf(diagcode.ModelInvalid, path, "model is not a model id or an absolute path",
+		ds.errorf(diagcode.ModelInvalid, path, "model is not a model id or an absolute path",
 			"%q: use an id of the form org/name (letters, digits, '.', '_', '-') such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.", m)
 	default:
 		if problems := hubIDProblems(m); len(problems) > 0 {
-			p.ds.errorf(diagcode.ModelInvalid, path, "model is not an id the Hugging Face hub accepts",
+			ds.errorf(diagcode.ModelInvalid, path, "model is not an id the Hugging Face hub accepts",
 				"%q: %s. huggingface_hub refuses such an id (validate_repo_id: each part starts and ends with a letter, digit or '_', no \"--\" or \"..\", no \".git\" ending, a name of at most %d characters), so vLLM fails at start: write the id as the model's page shows it, such as \"Qwen/Qwen3-Omni-30B-A3B-Instruct\", or an absolute local path.",
 				m, strings.Join(problems, "; "), hubNameMax)
 		}
@@ -219,34 +214,33 @@ func checkEngineArgs(ds *Diagnostics, path Path, args map[string]any, managed ma
 	}
 }
 
-func (p *planner) checkPortInputs() {
-	s := p.spec
+func checkPortInputs(s Spec, ds *Diagnostics) {
 	if s.PortRange != nil {
 		r := *s.PortRange
 		path := AttrPath("port_range")
 		switch {
 		case r.First < 1 || r.First > 65535:
-			p.ds.errorf(diagcode.PortRangeInvalid, path.Attr("first"), "port_range.first is not a port", "it is %d; use 1-65535 (1024 and above avoids privileged ports).", r.First)
+			ds.errorf(diagcode.PortRangeInvalid, path.Attr("first"), "port_range.first is not a port", "it is %d; use 1-65535 (1024 and above avoids privileged ports).", r.First)
 		case r.Last < 1 || r.Last > 65535:
-			p.ds.errorf(diagcode.PortRangeInvalid, path.Attr("last"), "port_range.last is not a port", "it is %d; use 1-65535.", r.Last)
+			ds.errorf(diagcode.PortRangeInvalid, path.Attr("last"), "port_range.last is not a port", "it is %d; use 1-65535.", r.Last)
 		case r.First > r.Last:
-			p.ds.errorf(diagcode.PortRangeInverted, path, "port_range is empty", "first (%d) is above last (%d); swap them.", r.First, r.Last)
+			ds.errorf(diagcode.PortRangeInverted, path, "port_range is empty", "first (%d) is above last (%d); swap them.", r.First, r.Last)
 		}
 	}
 	for _, v := range s.ReservedPorts {
 		if v < 1 || v > 65535 {
-			p.ds.errorf(diagcode.ReservedPortInvalid, AttrPath("reserved_ports"), "a reserved port is not a port", "%d is outside 1-65535; use a port in that range.", v)
+			ds.errorf(diagcode.ReservedPortInvalid, AttrPath("reserved_ports"), "a reserved port is not a port", "%d is outside 1-65535; use a port in that range.", v)
 		}
 	}
 	check := func(path Path, v *int) {
 		if v != nil && (*v < 1 || *v > 65535) {
-			p.ds.errorf(diagcode.PortInvalid, path, "not a port", "%d is outside 1-65535; use a port in that range.", *v)
+			ds.errorf(diagcode.PortInvalid, path, "not a port", "%d is outside 1-65535; use a port in that range.", *v)
 		}
 	}
 	check(AttrPath("api_port"), s.APIPort)
 	check(AttrPath(prefillKey, "bootstrap_port"), s.Prefill.BootstrapPort)
 	check(AttrPath(decodeKey, "bootstrap_port"), s.Decode.BootstrapPort)
-	p.warnSharedPorts()
+	warnSharedPorts(s, ds)
 }
 
 func sortedStrings[V any](m map[string]V) []string {

@@ -219,7 +219,8 @@ func TestSplitStagesDialectPlatforms(t *testing.T) {
 }
 
 // TestSplitStageSelection checks which stage is split when split_stage is
-// unset, and that split_stage overrides the choice.
+// unset, and that split_stage overrides the choice: the layout, made from
+// the base and the split alone, has the PD pair there.
 func TestSplitStageSelection(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -233,18 +234,10 @@ func TestSplitStageSelection(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := mustPlan(t, tc.spec)
-			var pre, dec = -1, -1
-			for _, s := range res.Stages {
-				switch s.Role {
-				case RolePrefill:
-					pre = s.StageID
-				case RoleDecode:
-					dec = s.StageID
-				}
-			}
-			if pre != tc.split || dec != tc.split+1 {
-				t.Errorf("prefill %d, decode %d; want %d, %d", pre, dec, tc.split, tc.split+1)
+			_, laid := laidOut(t, tc.spec)
+			pre, dec := laid.pdPair()
+			if pre.id != tc.split || dec.id != tc.split+1 || dec.inputs[0] != pre.id {
+				t.Errorf("prefill %d, decode %d reading %v; want %d, %d", pre.id, dec.id, dec.inputs, tc.split, tc.split+1)
 			}
 		})
 	}

@@ -46,19 +46,20 @@ func inferPreset(model string, ds *Diagnostics) (string, bool) {
 // stages beyond it would fail to load on the machine. A preset with fewer
 // stages than the model's (the thinker alone for the Instruct model, for
 // text only) is the user's choice. As for the architecture, only a Hugging
-// Face id says which model it is.
-func (p *planner) checkVariant() {
-	if p.preset == "" || p.spec.Preset == "" || !presets.HubModel(p.spec.Model) {
+// Face id says which model it is. preset is the preset loaded as the base
+// ("" for the user's base config).
+func checkVariant(spec Spec, preset string, ds *Diagnostics) {
+	if preset == "" || spec.Preset == "" || !presets.HubModel(spec.Model) {
 		return
 	}
-	m := presets.ForModel(p.spec.Model)
+	m := presets.ForModel(spec.Model)
 	own, ok := m.Preset()
-	if !ok || own == p.preset || presets.Architecture(own) != presets.Architecture(p.preset) {
+	if !ok || own == preset || presets.Architecture(own) != presets.Architecture(preset) {
 		return // the same pipeline, or another model's, which checkArchitecture refuses
 	}
 	have := presets.ModelStages(own)
 	var extra []string
-	for _, s := range presets.ModelStages(p.preset) {
+	for _, s := range presets.ModelStages(preset) {
 		if !slices.Contains(have, s) {
 			extra = append(extra, s)
 		}
@@ -66,9 +67,9 @@ func (p *planner) checkVariant() {
 	if len(extra) == 0 {
 		return
 	}
-	p.ds.errorf(diagcode.PresetVariantMismatch, AttrPath("preset"), "the preset runs stages this model does not have",
+	ds.errorf(diagcode.PresetVariantMismatch, AttrPath("preset"), "the preset runs stages this model does not have",
 		"model %q is published with the pipeline of preset %q, %s (%s); preset %q also runs %s, which the model has no weights for, so vllm-omni would fail to start them. Set preset = %q, or leave preset unset to infer it from model.",
-		p.spec.Model, own, presets.Pipeline(own), m.Variant.Source, p.preset, strings.Join(extra, " and "), own)
+		spec.Model, own, presets.Pipeline(own), m.Variant.Source, preset, strings.Join(extra, " and "), own)
 }
 
 // familyVariants are the published models of a family, in table order.

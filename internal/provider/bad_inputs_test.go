@@ -500,6 +500,8 @@ func badInputs() []badInput {
 			attr: `base_config`, fix: `line \d+.*needs a whole-number stage_id`, code: "stage_id_missing"},
 		{name: "base_config duplicate stage ids", body: []string{baseConfig(strings.Replace(goodBase, "stage_id: 1", "stage_id: 0", 1))},
 			attr: `base_config`, fix: `give each stage its own id`, code: "stage_id_duplicate"},
+		{name: "MultiConnector children as class names", body: []string{`connector = { name = "MultiConnector", extra_config = { connectors = ["NixlConnector", "MooncakeConnector"] } }`},
+			attr: `connector.extra_config.connectors\[0\]`, fix: `this entry is the string "NixlConnector"; write it as \{ kv_connector = "NixlConnector" \}`, code: "multi_connector_children"},
 	}
 }
 

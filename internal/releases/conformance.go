@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
+	"github.com/omnipd/terraform-provider-omni/internal/kvconnector"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
 )
 
@@ -88,7 +89,7 @@ func Conform(r Release, d Deployment) []Violation {
 	c.handoffGate()
 	c.processors()
 	c.crossHostEdges()
-	c.mooncakeEnv()
+	c.envPorts()
 	c.commandLines()
 	c.stageEnv()
 	return c.out
@@ -517,26 +518,28 @@ func connectorRef(s stageconfig.Stage, key, prefix string, other int) string {
 	return ""
 }
 
-// mooncakeEnv: vLLM's bootstrap server binds VLLM_MOONCAKE_BOOTSTRAP_PORT
-// (8998 when unset) while vllm-omni points decode at
-// kv_connector_extra_config.mooncake_bootstrap_port, and its patch refuses
-// a port already taken (vllm_omni/distributed/kv_transfer/mooncake_pd_patch.py@3ba7024e;
-// vllm/distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_connector.py@00f4240e).
-// Each PD stage must set the two equal.
-func (c *conformance) mooncakeEnv() {
+// envPorts: a class that binds a port from an environment variable while
+// its peer dials the port its extra config names (kvconnector.Entry.EnvPort,
+// with the sources: Mooncake's bootstrap port) needs the two equal on each
+// PD stage that loads it.
+func (c *conformance) envPorts() {
 	pre, dec := c.pdSides()
 	for _, side := range append(pre, dec...) {
 		s := side.stage
-		// Mooncake alone, or as a MultiConnector child.
+		// The class alone, or as a MultiConnector child.
 		configs := append([]stageconfig.Settings{side.kv}, side.kv.Get("kv_connector_extra_config").Entries("connectors")...)
 		for _, kv := range configs {
-			if name, _ := kv.String("kv_connector"); name != "MooncakeConnector" {
+			name, _ := kv.String("kv_connector")
+			e, _ := kvconnector.Lookup(name)
+			bound := e.EnvPort
+			if bound == nil {
 				continue
 			}
-			port, ok := kv.Get("kv_connector_extra_config").String("mooncake_bootstrap_port")
-			env, _ := s.EnvVar("VLLM_MOONCAKE_BOOTSTRAP_PORT")
+			port, ok := kv.Get("kv_connector_extra_config").String(bound.Extra)
+			env, _ := s.EnvVar(bound.Env)
 			if ok && env != port {
-				c.add(diagcode.ReleaseMooncakeBootstrapEnv, "%s has mooncake_bootstrap_port %s but VLLM_MOONCAKE_BOOTSTRAP_PORT %q: vLLM binds the variable (8998 when unset) and decode dials the other", s.Describe(), port, env)
+				c.add(diagcode.ReleaseMooncakeBootstrapEnv, "%s has %s %s but %s %q: vLLM binds the variable (%d when unset) and decode dials the other",
+					s.Describe(), bound.Extra, port, bound.Env, env, bound.Default)
 			}
 		}
 	}
