@@ -39,6 +39,10 @@ type exampleRoot struct {
 	// one, one that is unknown at plan time, or a check without an output
 	// fails the test.
 	outputs map[string]outputCheck
+	// vars are -var arguments of the first plan, such as a value with every
+	// character a shell reads specially, which the outputs must carry
+	// through a shell as it is.
+	vars []string
 	// replans, when set, apply the plan (every resource of the folder is an
 	// omni_pd_pipeline or a terraform_data, so nothing leaves the copy) and
 	// plan again once per entry: what a later change replaces.
@@ -143,6 +147,13 @@ output "checked_config" {
 		"deploy_config": equalsFile(seedGolden),
 		"launch":        isJSON(`"vllm serve Qwen/Qwen3-Omni-30B-A3B-Instruct --omni --port 8091 --stage-configs-path /etc/vllm-omni/deploy-config.yaml --stage-id 0 --omni-master-address 127.0.0.1 --omni-master-port 25203"`),
 	}},
+	// The machines guide's runners: each host's script, run with stand-ins
+	// for srun and docker, starts every process with the engine's argv
+	// and environment, every word as planned.
+	"runners/slurm": {vars: []string{"config_path=" + hostileConfigPath},
+		outputs: map[string]outputCheck{"sbatch_scripts": runsAsPlanned(slurmStep)}},
+	"runners/docker": {vars: []string{"config_path=" + hostileConfigPath},
+		outputs: map[string]outputCheck{"docker_scripts": runsAsPlanned(dockerRun)}},
 	"deployments/gpu-vm": {
 		cloudConfigs: 1,
 		outputs: map[string]outputCheck{
@@ -808,7 +819,11 @@ func planExample(t *testing.T, tf, cliConfig, dir string, want exampleRoot) {
 	t.Helper()
 	cli := exampleCLI{t: t, tf: tf, cliConfig: cliConfig, dir: dir}
 	cli.run("init", "-input=false", "-backend=false", "-no-color")
-	if out := cli.run("plan", "-input=false", "-no-color", "-out=plan.bin"); strings.Contains(string(out), "Warning:") {
+	args := []string{"plan", "-input=false", "-no-color", "-out=plan.bin"}
+	for _, v := range want.vars {
+		args = append(args, "-var", v)
+	}
+	if out := cli.run(args...); strings.Contains(string(out), "Warning:") {
 		t.Errorf("the plan warns:\n%s", out)
 	}
 	var plan examplePlan

@@ -103,15 +103,18 @@ func upgradePipelineState(ctx context.Context, req resource.UpgradeStateRequest,
 // and the current one does not, each because another output holds its
 // value (version 3): the upgrade drops them, and the next plan computes
 // what replaces them. Only outputs can be here, never an input: dropping
-// one loses nothing a user wrote.
+// one loses nothing a user wrote. A process's argv, env, devices and ports
+// came back after version 3, with version 2's types, as what a runner
+// other than systemd needs: the current schema has them, so a version 2
+// state carries them over, and the next plan computes them again.
 var retiredOutputs = map[string]bool{
 	"launches[*].argv":                           true, // processes[*] (the head's is serve_args)
 	"launches[*].command":                        true,
-	"launches[*].processes[*].argv":              true, // systemd_unit and the process's drop-in
+	"launches[*].processes[*].argv":              true, // back after version 3
 	"launches[*].processes[*].command":           true,
-	"launches[*].processes[*].env":               true, // the drop-in's Environment=
-	"launches[*].processes[*].devices":           true, // stages[*].devices
-	"launches[*].processes[*].ports":             true, // ports[*] with the stage's id
+	"launches[*].processes[*].env":               true, // back after version 3
+	"launches[*].processes[*].devices":           true, // back after version 3
+	"launches[*].processes[*].ports":             true, // back after version 3
 	"launches[*].processes[*].systemd_unit":      true, // systemd_unit with systemd_dropin
 	"launches[*].processes[*].preflight":         true, // check_script_path, called by the units
 	"launches[*].processes[*].preflight_command": true,
