@@ -171,6 +171,22 @@ func TestRunArgvOrder(t *testing.T) {
 	}
 }
 
+// Memlock locks memory as RDMA does, without the InfiniBand devices a
+// machine without them cannot hand a container.
+func TestRunArgvMemlock(t *testing.T) {
+	s := stage(Docker, NVIDIARuntime, true)
+	s.Memlock = true
+	argv := RunArgv(s)
+	at := slices.Index(argv, "--cap-add")
+	if at < 0 || !slices.Equal(argv[at:at+4], []string{"--cap-add", "IPC_LOCK", "--ulimit", "memlock=-1:-1"}) || slices.Contains(argv, "/dev/infiniband") {
+		t.Errorf("%q: want --cap-add IPC_LOCK --ulimit memlock=-1:-1 and no /dev/infiniband", argv)
+	}
+	s.RDMA = true
+	if n := strings.Count(strings.Join(RunArgv(s), " "), "memlock="); n != 1 {
+		t.Errorf("RDMA with Memlock asks for memlock %d times, want once", n)
+	}
+}
+
 // systemdArgv reads a command line as systemd does for a unit
 // (systemd.service(5), "Command lines"; systemd.unit(5), "Specifiers"):
 // words split at blanks, a double-quoted word unquoted with its \\ and \"

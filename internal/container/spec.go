@@ -100,6 +100,11 @@ type Spec struct {
 	// RDMA gives the container the machine's InfiniBand devices and lets
 	// it lock memory without limit, as an RDMA transfer engine needs.
 	RDMA bool
+	// Memlock lets the container lock memory without limit, as a KV
+	// connector that registers GPU memory with a NIC needs (NIXL does
+	// whatever it runs over), without the InfiniBand devices, which a
+	// machine without them cannot hand a container: RDMA implies it.
+	Memlock bool
 	// Options are a user's extra run options, words as they would follow
 	// `run` on a command line, put after the planned ones and before the
 	// image. Check refuses those that would undo what the plan sets.
