@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,6 +11,7 @@ import (
 
 	"github.com/omnipd/terraform-provider-omni/internal/container"
 	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
 // containerGoldenCases are plans that run each process in a container of
@@ -231,5 +235,52 @@ func TestContainerPaths(t *testing.T) {
 	run := res.Launches[0].Processes[0].run
 	if m := run.Mounts[len(run.Mounts)-1]; m != (container.Mount{Source: spec.Model, Target: spec.Model, ReadOnly: true}) {
 		t.Errorf("the local model is not mounted read-only: %+v", run.Mounts)
+	}
+}
+
+// Every container unit is one systemd-analyze verify accepts, with the
+// runtime's client at a path this machine has.
+func TestContainerUnitsVerify(t *testing.T) {
+	analyze := testtool.Need(t, "systemd-analyze")
+	for _, tc := range containerGoldenCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec(t)
+			client, err := exec.LookPath(spec.Container.withDefaults("").Runtime)
+			if err != nil {
+				t.Skipf("no %s client: %v", spec.Container.Runtime, err)
+			}
+			c := *spec.Container
+			c.RuntimePath = client
+			spec.Container = &c
+			res := mustPlan(t, spec)
+			// Each host's drop-ins, which its head wants, and the daemon
+			// docker's units require, as a machine has them.
+			for _, l := range res.Launches {
+				dir := t.TempDir()
+				stub := "[Unit]\nDescription=stands in for dockerd\n[Service]\nExecStart=/bin/true\n"
+				if err := os.WriteFile(filepath.Join(dir, "docker.service"), []byte(stub), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				for _, proc := range l.Processes {
+					writeDropIn(t, dir, proc)
+				}
+				for _, proc := range l.Processes {
+					verifyUnit(t, analyze, dir, res, proc)
+				}
+			}
+		})
+	}
+}
+
+// writeDropIn writes proc's drop-in where systemd reads it beside its
+// unit in dir.
+func writeDropIn(t *testing.T, dir string, proc Process) {
+	t.Helper()
+	path := filepath.Join(dir, proc.UnitName+".d", filepath.Base(proc.DropIn.Path))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(proc.DropIn.Content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
