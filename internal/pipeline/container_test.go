@@ -222,7 +222,7 @@ func TestContainerDiagnostics(t *testing.T) {
 // writable where written; a local model is mounted by the plan itself.
 func TestContainerPaths(t *testing.T) {
 	spec := Spec{Model: "/srv/models/Qwen3-Omni-30B-A3B-Instruct", Preset: "qwen3_omni_moe",
-		Prefill: RoleSpec{EngineArgs: map[string]any{"tokenizer": "/opt/tok", "download_dir": "/data/dl"}},
+		Prefill:   RoleSpec{EngineArgs: map[string]any{"tokenizer": "/opt/tok", "download_dir": "/data/dl"}},
 		Container: &ContainerSpec{Mounts: []container.Mount{{Source: "/data", Target: "/data", ReadOnly: true}}}}
 	_, ds := Plan(spec)
 	for _, p := range []string{"prefill.engine_args.tokenizer", "prefill.engine_args.download_dir"} {
