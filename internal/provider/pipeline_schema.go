@@ -220,6 +220,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 				},
 			},
 		},
+		"container": containerAttribute(),
 		"config_path": schema.StringAttribute{
 			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`. Unset, it reads back as the default, so `write_files` and the like can use it. " +
 				"It must be a normalized file path of its own (no trailing `/`, `//`, `.` or `..`): not `check_script_path`, `systemd.environment_file`, `systemd.cache_dir`, `systemd.vllm_path` or `systemd.python_path`, not under any of those files, not a directory another of them lies in, and not in `/etc/systemd/system`, where the plan writes its units. Two pipelines on one machine need distinct config paths; the provider sees one pipeline at a time.",
