@@ -175,7 +175,7 @@ func (p planned) conflict(o option) string {
 			return "the plan mounts " + t
 		}
 	case "ulimit":
-		if strings.HasPrefix(o.value, "nofile=") && p.spec.NoFile > 0 || strings.HasPrefix(o.value, "memlock=") && (p.spec.RDMA || p.spec.Memlock) {
+		if strings.HasPrefix(o.value, "nofile=") && p.spec.NoFile > 0 || strings.HasPrefix(o.value, "memlock=") && p.spec.RDMA {
 			return "the plan sets this limit"
 		}
 	}
