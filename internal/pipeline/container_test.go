@@ -284,3 +284,28 @@ func writeDropIn(t *testing.T, dir string, proc Process) {
 		t.Fatal(err)
 	}
 }
+
+// Docker's client parses every command of a docker plan's units, the GPU
+// request in NVIDIA's form among them, before it needs a daemon: pointed
+// at none, it fails on the connection, not on a word. What a daemon and
+// NVIDIA's runtime would do with them cannot run here. Skipped where no
+// docker client is installed.
+func TestContainerDockerParsesThePlan(t *testing.T) {
+	docker, err := exec.LookPath("docker")
+	if err != nil {
+		t.Skip("no docker client")
+	}
+	res := mustPlan(t, Spec{Model: seedModel, Container: &ContainerSpec{}})
+	for _, l := range res.Launches {
+		for _, p := range l.Processes {
+			for _, argv := range [][]string{container.RunArgv(*p.run), container.StopArgv(*p.run), container.RemoveArgv(*p.run)} {
+				cmd := exec.Command(docker, argv[1:]...)
+				cmd.Env = append(os.Environ(), "DOCKER_HOST=unix://"+filepath.Join(t.TempDir(), "no-daemon.sock"))
+				out, err := cmd.CombinedOutput()
+				if err == nil || !strings.Contains(string(out), "Cannot connect to the Docker daemon") {
+					t.Errorf("%s: docker %s: %v, want no daemon to connect to:\n%s", p.UnitName, strings.Join(argv[1:], " "), err, out)
+				}
+			}
+		}
+	}
+}
