@@ -88,6 +88,42 @@ func yamlScalar(t *testing.T, s string, quoted bool) string {
 // and are the plan's, and the name is none the plan writes itself
 // (envvar.Lookup) and the value no plain secret (envvar.Secret).
 func FuzzStageEnv(f *testing.F) {
+	addStageEnvSeeds(f)
+	f.Fuzz(func(t *testing.T, name, value string, quoted bool) {
+		if strings.ContainsAny(name+value, "\n\r") && !quoted || len(name)+len(value) > 200 {
+			return
+		}
+		line := yamlScalar(t, name, true) + ": " + yamlScalar(t, value, quoted)
+		spec := Spec{Model: seedModel, BaseConfig: baseWithEnv(t, line), Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
+		res, ds := Plan(spec)
+		special, isSpecial := envvar.Lookup(name)
+		secret := baseSecrecy(spec.BaseConfig, name, value)
+		if res == nil {
+			checkRefusedAtBaseConfig(t, line, ds)
+			return
+		}
+		// What the plan accepts is no name it writes itself, and no secret.
+		if isSpecial && special.Treatment == envvar.Refused || secret == envvar.PlainSecret {
+			t.Fatalf("%s: planned:\n%s", line, describeDiags(ds))
+		}
+		want := plannedStageEnv(t, line, res, name)
+		if len(want) != 2 { // prefill and decode, both from the thinker
+			t.Fatalf("%s: %d stages carry %q", line, len(want), name)
+		}
+		cachePath := isSpecial && special.Treatment == envvar.WritablePath
+		for _, l := range res.Launches {
+			for _, proc := range l.Processes {
+				if v, ok := want[*proc.StageID]; ok {
+					checkProcessSetsEnv(t, line, res, proc, name, v, cachePath)
+				}
+			}
+		}
+	})
+}
+
+// addStageEnvSeeds seeds FuzzStageEnv: names and values of each kind, and
+// every special name with a value of each kind it is judged by.
+func addStageEnvSeeds(f *testing.F) {
 	for _, s := range []struct {
 		name, value string
 		quoted      bool
@@ -97,95 +133,90 @@ func FuzzStageEnv(f *testing.F) {
 		{"HF_TOKEN", "0", false}} {
 		f.Add(s.name, s.value, s.quoted)
 	}
-	// Every special name, with a value of each kind it is judged by.
 	for _, s := range envvar.Specials() {
 		for _, v := range []string{"1", "/var/cache/vllm-omni/x", "/home/x", "rel"} {
 			f.Add(s.Name, v, true)
 		}
 	}
-	f.Fuzz(func(t *testing.T, name, value string, quoted bool) {
-		if strings.ContainsAny(name+value, "\n\r") && !quoted || len(name)+len(value) > 200 {
-			return
-		}
-		line := yamlScalar(t, name, true) + ": " + yamlScalar(t, value, quoted)
-		spec := Spec{Model: seedModel, BaseConfig: baseWithEnv(t, line), Prefill: RoleSpec{Host: "10.0.0.1"}, Decode: RoleSpec{Host: "10.0.0.2"}}
-		res, ds := Plan(spec)
-		special, isSpecial := envvar.Lookup(name)
-		// A secret is text: an unquoted 0 or yes is read as a number or a
-		// boolean, which the rule does not judge.
-		var secret envvar.Secrecy
-		if base, err := stageconfig.Parse([]byte(spec.BaseConfig)); err == nil {
-			for _, txt := range base.Texts() {
-				if txt.Key == name && txt.Value == value {
-					secret, _ = envvar.Secret(name, value)
-				}
+}
+
+// baseSecrecy judges value as a secret only where the base config reads
+// it as text, as the planner does: an unquoted 0 or yes is a number or a
+// boolean, which the rule does not judge.
+func baseSecrecy(baseConfig, name, value string) envvar.Secrecy {
+	var secret envvar.Secrecy
+	if base, err := stageconfig.Parse([]byte(baseConfig)); err == nil {
+		for _, txt := range base.Texts() {
+			if txt.Key == name && txt.Value == value {
+				secret, _ = envvar.Secret(name, value)
 			}
 		}
-		if res == nil {
-			if len(codesOf(ds, "render_failed")) > 0 {
-				t.Fatalf("%s: render_failed:\n%s", line, describeDiags(ds))
-			}
-			for _, d := range ds.Errors() {
-				if d.Path.String() != "base_config" {
-					t.Fatalf("%s: an error not of base_config:\n%s", line, describeDiags(ds))
-				}
-			}
-			return
+	}
+	return secret
+}
+
+// checkRefusedAtBaseConfig: a refused variable is the base config's
+// problem alone, never a rendering failure.
+func checkRefusedAtBaseConfig(t *testing.T, line string, ds Diagnostics) {
+	t.Helper()
+	if len(codesOf(ds, "render_failed")) > 0 {
+		t.Fatalf("%s: render_failed:\n%s", line, describeDiags(ds))
+	}
+	for _, d := range ds.Errors() {
+		if d.Path.String() != "base_config" {
+			t.Fatalf("%s: an error not of base_config:\n%s", line, describeDiags(ds))
 		}
-		// What the plan accepts is no name it writes itself, and no secret.
-		if isSpecial && special.Treatment == envvar.Refused || secret == envvar.PlainSecret {
-			t.Fatalf("%s: planned:\n%s", line, describeDiags(ds))
+	}
+}
+
+// plannedStageEnv is the value each stage of the planned config gives
+// name, by stage id, as vllm-omni's loader reads it.
+func plannedStageEnv(t *testing.T, line string, res *Result, name string) map[int]string {
+	t.Helper()
+	doc, err := stageconfig.Parse([]byte(res.ConfigYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]string{}
+	for _, st := range doc.Stages() {
+		env, problems := st.EnvVars()
+		if len(problems) > 0 {
+			t.Fatalf("%s: the planned config's env %+v", line, problems)
 		}
-		doc, err := stageconfig.Parse([]byte(res.ConfigYAML))
-		if err != nil {
-			t.Fatal(err)
+		if v, ok := env[name]; ok {
+			id, _ := st.ID()
+			want[id] = v
 		}
-		want := map[int]string{}
-		for _, st := range doc.Stages() {
-			env, problems := st.EnvVars()
-			if len(problems) > 0 {
-				t.Fatalf("%s: the planned config's env %+v", line, problems)
-			}
-			if v, ok := env[name]; ok {
-				id, _ := st.ID()
-				want[id] = v
-			}
+	}
+	return want
+}
+
+// checkProcessSetsEnv: the process's env and its unit give name the
+// config's value v, the unit last (systemd keeps a name's last
+// assignment: a cache path the template sets too is the stage's), and the
+// units' own words are the plan's, set once.
+func checkProcessSetsEnv(t *testing.T, line string, res *Result, proc Process, name, v string, cachePath bool) {
+	t.Helper()
+	if proc.Env[name] != v {
+		t.Fatalf("%s: the process env has %q, the config %q", line, proc.Env[name], v)
+	}
+	set := map[string][]string{}
+	for _, u := range strings.Split(loadedUnit(res, proc), "\n") {
+		if e, ok := strings.CutPrefix(u, "Environment="); ok {
+			n, val, _ := strings.Cut(unquoteEnvironment(t, e), "=")
+			set[n] = append(set[n], val)
 		}
-		if len(want) != 2 { // prefill and decode, both from the thinker
-			t.Fatalf("%s: %d stages carry %q", line, len(want), name)
+	}
+	got := set[name]
+	if cachePath && len(got) == 2 {
+		got = got[1:]
+	}
+	if len(got) != 1 || got[0] != v {
+		t.Fatalf("%s: the unit sets %q, the config %q", line, set[name], v)
+	}
+	for _, own := range []string{unitChecksVar, unitArgsVar} {
+		if len(set[own]) != 1 {
+			t.Fatalf("%s: the unit sets %s %d times", line, own, len(set[own]))
 		}
-		for _, l := range res.Launches {
-			for _, proc := range l.Processes {
-				v, ok := want[*proc.StageID]
-				if !ok {
-					continue
-				}
-				if proc.Env[name] != v {
-					t.Fatalf("%s: the process env has %q, the config %q", line, proc.Env[name], v)
-				}
-				set := map[string][]string{}
-				for _, u := range strings.Split(loadedUnit(res, proc), "\n") {
-					if e, ok := strings.CutPrefix(u, "Environment="); ok {
-						n, val, _ := strings.Cut(unquoteEnvironment(t, e), "=")
-						set[n] = append(set[n], val)
-					}
-				}
-				// systemd keeps a name's last assignment: a cache path the
-				// template sets is the stage's; any other name is set once.
-				got := set[name]
-				if isSpecial && special.Treatment == envvar.WritablePath && len(got) == 2 {
-					got = got[1:]
-				}
-				if len(got) != 1 || got[0] != v {
-					t.Fatalf("%s: the unit sets %q, the config %q", line, set[name], v)
-				}
-				// The units' own words are the plan's, set once.
-				for _, own := range []string{unitChecksVar, unitArgsVar} {
-					if len(set[own]) != 1 {
-						t.Fatalf("%s: the unit sets %s %d times", line, own, len(set[own]))
-					}
-				}
-			}
-		}
-	})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,43 +163,7 @@ func FuzzPlanKnobs(f *testing.F) {
 	f.Add(int16(1), int16(1), int16(-1), int16(-1), int32(0), int32(0), int32(0), int16(0), int32(0), uint8(3), false, uint8(0), uint8(1))
 	f.Add(int16(2), int16(2), int16(-1), int16(-1), int32(0), int32(25201), int32(25220), int16(0), int32(0), uint8(2), true, uint8(5), uint8(1))
 	f.Fuzz(func(t *testing.T, ptp, dtp, pdev, ddev int16, api, first, last int32, gpus int16, reserved int32, conn uint8, kvBoth bool, version, hosts uint8) {
-		spec := Spec{
-			Model:     seedModel,
-			Prefill:   RoleSpec{TensorParallelSize: ptr(int(ptp))},
-			Decode:    RoleSpec{TensorParallelSize: ptr(int(dtp))},
-			Connector: ConnectorSpec{Name: []string{"", "NixlConnector", "MultiConnector", "MooncakeConnector"}[conn%4], KVBoth: kvBoth},
-		}
-		// Mooncake's wiring plans as a MultiConnector child beside NIXL;
-		// alone it fails the handoff gate.
-		if spec.Connector.Name == "MultiConnector" {
-			spec.Connector.ExtraConfig = map[string]any{"connectors": []any{
-				map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}
-		}
-		// Any release of the table, or the default; one host, or the PD
-		// pair and the rest spread over two.
-		if v := int(version) % (len(releases.Table) + 1); v > 0 {
-			spec.VLLMOmniVersion = releases.Table[v-1].Version
-		}
-		switch hosts % 4 {
-		case 1:
-			spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.2"
-		case 2:
-			spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.1"
-			spec.StageOverrides = map[string]StageOverride{"code2wav": {Host: "10.0.0.3"}}
-		case 3:
-			spec.Prefill.Host = "10.0.0.1"
-		}
-		devs := func(start, n int16) []int {
-			if start < 0 {
-				return nil
-			}
-			out := []int{}
-			for i := int16(0); i < min(max(n, 1), 8); i++ {
-				out = append(out, int(start)+int(i))
-			}
-			return out
-		}
-		spec.Prefill.Devices, spec.Decode.Devices = devs(pdev, ptp), devs(ddev, dtp)
+		spec := knobsSpec(ptp, dtp, pdev, ddev, conn, kvBoth, version, hosts)
 		if api != 0 {
 			spec.APIPort = ptr(int(api))
 		}
@@ -225,47 +190,105 @@ func FuzzPlanKnobs(f *testing.F) {
 			return
 		}
 		conformsToRelease(t, spec, res)
-		seen := map[string]string{}
-		for _, p := range res.Ports {
-			key := fmt.Sprintf("%s/%d", p.Host, p.Port)
-			if prev, dup := seen[key]; dup {
-				t.Fatalf("port %d is %s and %s on host %q", p.Port, prev, p.Name, p.Host)
-			}
-			seen[key] = p.Name
-			if p.Port < 1 || p.Port > 65535 || p.Port == connectorZMQBasePort {
-				t.Fatalf("port %s = %d", p.Name, p.Port)
-			}
-			for _, r := range spec.ReservedPorts {
-				if p.Port == r {
-					t.Fatalf("port %s = %d is reserved", p.Name, p.Port)
-				}
-			}
-		}
-		var pre, dec []int
-		var preHost, decHost string
-		for _, s := range res.Stages {
-			switch s.Role {
-			case RolePrefill:
-				pre, preHost = s.Devices, s.Host
-			case RoleDecode:
-				dec, decHost = s.Devices, s.Host
-			}
-			if s.Role != RoleStage && len(s.Devices) != s.TensorParallelSize {
-				t.Fatalf("%s has %d devices for TP %d", s.Role, len(s.Devices), s.TensorParallelSize)
-			}
-			for _, d := range s.Devices {
-				if spec.GPUs != nil && d >= *spec.GPUs {
-					t.Fatalf("stage %d on device %d with gpus = %d", s.StageID, d, *spec.GPUs)
-				}
-			}
-		}
-		if preHost == decHost && len(intersect(pre, dec)) > 0 {
-			t.Fatalf("prefill %v and decode %v overlap", pre, dec)
-		}
+		checkKnobsPorts(t, spec, res)
+		checkKnobsDevices(t, spec, res)
 		if errs := Check([]byte(res.ConfigYAML)).Errors(); len(errs) > 0 {
 			t.Fatalf("the planned config fails Check: %v\n%s", errs, res.ConfigYAML)
 		}
 	})
+}
+
+// knobsSpec is FuzzPlanKnobs's spec from its parallel sizes, devices,
+// connector, release and host layout.
+func knobsSpec(ptp, dtp, pdev, ddev int16, conn uint8, kvBoth bool, version, hosts uint8) Spec {
+	spec := Spec{
+		Model:     seedModel,
+		Prefill:   RoleSpec{TensorParallelSize: ptr(int(ptp))},
+		Decode:    RoleSpec{TensorParallelSize: ptr(int(dtp))},
+		Connector: ConnectorSpec{Name: []string{"", "NixlConnector", "MultiConnector", "MooncakeConnector"}[conn%4], KVBoth: kvBoth},
+	}
+	// Mooncake's wiring plans as a MultiConnector child beside NIXL;
+	// alone it fails the handoff gate.
+	if spec.Connector.Name == "MultiConnector" {
+		spec.Connector.ExtraConfig = map[string]any{"connectors": []any{
+			map[string]any{"kv_connector": "NixlConnector"}, map[string]any{"kv_connector": "MooncakeConnector"}}}
+	}
+	// Any release of the table, or the default; one host, or the PD
+	// pair and the rest spread over two.
+	if v := int(version) % (len(releases.Table) + 1); v > 0 {
+		spec.VLLMOmniVersion = releases.Table[v-1].Version
+	}
+	switch hosts % 4 {
+	case 1:
+		spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.2"
+	case 2:
+		spec.Prefill.Host, spec.Decode.Host = "10.0.0.1", "10.0.0.1"
+		spec.StageOverrides = map[string]StageOverride{"code2wav": {Host: "10.0.0.3"}}
+	case 3:
+		spec.Prefill.Host = "10.0.0.1"
+	}
+	spec.Prefill.Devices, spec.Decode.Devices = knobsDevices(pdev, ptp), knobsDevices(ddev, dtp)
+	return spec
+}
+
+// knobsDevices is n devices from start (at least one, at most eight), or
+// none for a negative start.
+func knobsDevices(start, n int16) []int {
+	if start < 0 {
+		return nil
+	}
+	out := []int{}
+	for i := int16(0); i < min(max(n, 1), 8); i++ {
+		out = append(out, int(start)+int(i))
+	}
+	return out
+}
+
+// checkKnobsPorts: distinct ports per host, in range, off the connector's
+// ZMQ base port and outside reserved_ports.
+func checkKnobsPorts(t *testing.T, spec Spec, res *Result) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, p := range res.Ports {
+		key := fmt.Sprintf("%s/%d", p.Host, p.Port)
+		if prev, dup := seen[key]; dup {
+			t.Fatalf("port %d is %s and %s on host %q", p.Port, prev, p.Name, p.Host)
+		}
+		seen[key] = p.Name
+		if p.Port < 1 || p.Port > 65535 || p.Port == connectorZMQBasePort {
+			t.Fatalf("port %s = %d", p.Name, p.Port)
+		}
+		if slices.Contains(spec.ReservedPorts, p.Port) {
+			t.Fatalf("port %s = %d is reserved", p.Name, p.Port)
+		}
+	}
+}
+
+// checkKnobsDevices: device counts equal the parallel sizes, devices lie
+// below gpus, and prefill and decode on one host share none.
+func checkKnobsDevices(t *testing.T, spec Spec, res *Result) {
+	t.Helper()
+	var pre, dec []int
+	var preHost, decHost string
+	for _, s := range res.Stages {
+		switch s.Role {
+		case RolePrefill:
+			pre, preHost = s.Devices, s.Host
+		case RoleDecode:
+			dec, decHost = s.Devices, s.Host
+		}
+		if s.Role != RoleStage && len(s.Devices) != s.TensorParallelSize {
+			t.Fatalf("%s has %d devices for TP %d", s.Role, len(s.Devices), s.TensorParallelSize)
+		}
+		for _, d := range s.Devices {
+			if spec.GPUs != nil && d >= *spec.GPUs {
+				t.Fatalf("stage %d on device %d with gpus = %d", s.StageID, d, *spec.GPUs)
+			}
+		}
+	}
+	if preHost == decHost && len(intersect(pre, dec)) > 0 {
+		t.Fatalf("prefill %v and decode %v overlap", pre, dec)
+	}
 }
 
 // FuzzCanonicalHost: any string is an address in canonical form, whose

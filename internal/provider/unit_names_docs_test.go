@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/omnipd/terraform-provider-omni/internal/container"
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
 )
 
@@ -58,6 +59,8 @@ func TestDocs_UnitNameCheckerCatches(t *testing.T) {
 		"`journalctl -t vllm-omni-stage@1`":            false,
 		"`systemctl status 'vllm-omni-stage@*'`":       false,
 		"`<prefix>-stage@%i.service.d/plan.conf`":      false,
+		"`podman logs vllm-omni-stage-0`":              false,
+		"`docker logs vllm-omni-stage-0x`":             true,
 	} {
 		ms := unitMentions(text)
 		if len(ms) != 1 {
@@ -113,6 +116,12 @@ func unitMentions(text string) []unitMention {
 // identifier for the unit, `<prefix>-stage@*` a glob of its instances.
 func unitShapeKnown(shapes []string, m unitMention) bool {
 	for _, s := range shapes {
+		if exact, ok := strings.CutPrefix(s, "="); ok {
+			if exact == m.rest {
+				return true
+			}
+			continue
+		}
 		if s == m.rest || strings.HasPrefix(s, m.rest) && strings.ContainsRune("./", rune(s[len(m.rest)])) {
 			return true
 		}
@@ -122,10 +131,13 @@ func unitShapeKnown(shapes []string, m unitMention) bool {
 
 // plannedUnitShapes are the names, past their prefix, of every unit file,
 // drop-in and unit the planner writes or names in them, for a stage-based
-// launch and a whole-pipeline one.
+// launch and a whole-pipeline one, and the container names a container
+// launch derives from them. A container name (omni-stage-0) is known only
+// as it is: marked "=", it never excuses the older unit form
+// omni-stage-0.service that it begins.
 func plannedUnitShapes(t *testing.T) []string {
 	t.Helper()
-	var texts []string
+	var texts, containers []string
 	for _, version := range []string{"", "0.22.0"} {
 		res, diags := pipeline.Plan(pipeline.Spec{Model: seedModel, VLLMOmniVersion: version,
 			Service: pipeline.ServiceSpec{UnitPrefix: "p"}})
@@ -136,6 +148,7 @@ func plannedUnitShapes(t *testing.T) []string {
 		for _, l := range res.Launches {
 			for _, p := range l.Processes {
 				texts = append(texts, p.UnitName)
+				containers = append(containers, container.NameFor(p.UnitName))
 				if p.DropIn != nil {
 					texts = append(texts, p.DropIn.Path, p.DropIn.Content)
 				}
@@ -146,6 +159,11 @@ func plannedUnitShapes(t *testing.T) []string {
 	for _, tx := range texts {
 		for _, m := range unitMentions(tx) {
 			seen[m.rest] = true
+		}
+	}
+	for _, name := range containers {
+		for _, m := range unitMentions(name) {
+			seen["="+m.rest] = true
 		}
 	}
 	shapes := make([]string, 0, len(seen))

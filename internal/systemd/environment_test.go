@@ -105,29 +105,8 @@ func FuzzEnvironment(f *testing.F) {
 			}
 			return
 		}
-		if !strings.HasPrefix(line, `"`) || !strings.HasSuffix(line, `"`) || len(line) < 2 || strings.ContainsAny(line, "\n\r") {
-			t.Fatalf("not one quoted word: %q", line)
-		}
-		var b strings.Builder
-		inner := line[1 : len(line)-1]
-		for i := 0; i < len(inner); i++ {
-			switch c := inner[i]; {
-			case c == '\\' && i+1 < len(inner) && (inner[i+1] == '\\' || inner[i+1] == '"'):
-				b.WriteByte(inner[i+1])
-				i++
-			case c == '\\' || c == '"':
-				t.Fatalf("%q: a bare %c", line, c)
-			case c == '%' && i+1 < len(inner) && inner[i+1] == '%':
-				b.WriteByte('%')
-				i++
-			case c == '%':
-				t.Fatalf("%q: a specifier", line)
-			default:
-				b.WriteByte(c)
-			}
-		}
-		if b.String() != name+"="+value {
-			t.Fatalf("%q reads back as %q", line, b.String())
+		if got := readQuotedWord(t, line); got != name+"="+value {
+			t.Fatalf("%q reads back as %q", line, got)
 		}
 		// And the rule itself: systemd's name (letters, digits, _, not
 		// first a digit), valid UTF-8 without controls or noncharacters.
@@ -141,4 +120,34 @@ func FuzzEnvironment(f *testing.F) {
 			t.Fatal("an empty name taken")
 		}
 	})
+}
+
+// readQuotedWord reads one double-quoted word as systemd does
+// (systemd.syntax(7): inside double quotes, \\ and \" are the backslash and
+// the quote; %% is %), failing on anything else systemd would read
+// otherwise: a bare quote or backslash, a specifier, a line break.
+func readQuotedWord(t *testing.T, line string) string {
+	t.Helper()
+	if !strings.HasPrefix(line, `"`) || !strings.HasSuffix(line, `"`) || len(line) < 2 || strings.ContainsAny(line, "\n\r") {
+		t.Fatalf("not one quoted word: %q", line)
+	}
+	var b strings.Builder
+	inner := line[1 : len(line)-1]
+	for i := 0; i < len(inner); i++ {
+		switch c := inner[i]; {
+		case c == '\\' && i+1 < len(inner) && (inner[i+1] == '\\' || inner[i+1] == '"'):
+			b.WriteByte(inner[i+1])
+			i++
+		case c == '\\' || c == '"':
+			t.Fatalf("%q: a bare %c", line, c)
+		case c == '%' && i+1 < len(inner) && inner[i+1] == '%':
+			b.WriteByte('%')
+			i++
+		case c == '%':
+			t.Fatalf("%q: a specifier", line)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
