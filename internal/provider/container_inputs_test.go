@@ -19,7 +19,7 @@ import (
 // config of container-local devices, another config than the host's.
 func TestAccPDPipeline_Container(t *testing.T) {
 	const hostAddr = "omni_pd_pipeline.host"
-	dropIn := func(addr string, i int) tfjsonpath.Path {
+	dropIn := func(i int) tfjsonpath.Path {
 		return tfjsonpath.New("launches").AtSliceIndex(0).AtMapKey("processes").AtSliceIndex(i).AtMapKey("systemd_dropin").AtMapKey("content")
 	}
 	for _, c := range []struct {
@@ -47,8 +47,8 @@ resource "omni_pd_pipeline" "host" {
 `
 			checks := []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("content"), knownvalue.StringRegexp(c.unit)),
-				plancheck.ExpectKnownValue(resAddr, dropIn(resAddr, 0), knownvalue.StringRegexp(c.run)),
-				plancheck.ExpectKnownValue(resAddr, dropIn(resAddr, 1), knownvalue.StringRegexp(c.gpu)),
+				plancheck.ExpectKnownValue(resAddr, dropIn(0), knownvalue.StringRegexp(c.run)),
+				plancheck.ExpectKnownValue(resAddr, dropIn(1), knownvalue.StringRegexp(c.gpu)),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)stage_id: 1\n.*?devices: "0"`))),
 				plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("stages").AtSliceIndex(1).AtMapKey("devices"), knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1)})),
 			}
