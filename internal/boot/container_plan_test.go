@@ -14,7 +14,6 @@ import (
 
 	"github.com/omnipd/terraform-provider-omni/internal/container"
 	"github.com/omnipd/terraform-provider-omni/internal/pipeline"
-	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
 
 // planModel is the model the container plan serves: the default pipeline
@@ -32,20 +31,7 @@ const planModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
 // with it, and a request crosses the stages. The deploy config is the
 // plan's, with devices as each container numbers them.
 func TestContainerPlan(t *testing.T) {
-	p := needPodman(t)
-	r, problem := releases.Lookup(containerRelease)
-	if problem != nil {
-		t.Fatal(problem.Detail)
-	}
-	image := standinImage(t, p, r)
-	p = p.engineFor(t, image)
-
-	dir := t.TempDir()
-	smi := filepath.Join(dir, "nvidia-smi")
-	if err := os.WriteFile(smi, []byte(readStandin(t, "nvidia-smi")), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fakeGPUs(t, 4, smi)
+	p, _, image, dir := containerHost(t)
 	netns := newLAN(t, "plan").host("10.20.0.12")
 
 	spec := pipeline.Spec{Model: planModel, VLLMOmniVersion: containerRelease, ConfigPath: filepath.Join(dir, "etc", "deploy-config.yaml"),

@@ -82,20 +82,7 @@ func localDevices(t *testing.T, gpus []int) string {
 // release, and a container given fewer GPUs than its stage needs, fail
 // the preflight with its status and one line.
 func TestContainerStages(t *testing.T) {
-	p := needPodman(t)
-	r, problem := releases.Lookup(containerRelease)
-	if problem != nil {
-		t.Fatal(problem.Detail)
-	}
-	image := standinImage(t, p, r)
-	p = p.engineFor(t, image)
-
-	dir := t.TempDir()
-	smi := filepath.Join(dir, "nvidia-smi")
-	if err := os.WriteFile(smi, []byte(readStandin(t, "nvidia-smi")), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fakeGPUs(t, 4, smi)
+	p, r, image, dir := containerHost(t)
 	const address = "10.20.0.11"
 	netns := newLAN(t, "containers").host(address)
 
@@ -206,6 +193,27 @@ func TestContainerStages(t *testing.T) {
 			}
 		}
 	})
+}
+
+// containerHost sets this machine up to run containers of the stand-in
+// image of containerRelease: podman as the machine needs it, the image, a
+// directory of the test's own, and four GPUs declared by a fake CDI spec.
+func containerHost(t *testing.T) (p podman, r releases.Release, image, dir string) {
+	t.Helper()
+	p = needPodman(t)
+	r, problem := releases.Lookup(containerRelease)
+	if problem != nil {
+		t.Fatal(problem.Detail)
+	}
+	image = standinImage(t, p, r)
+	p = p.engineFor(t, image)
+	dir = t.TempDir()
+	smi := filepath.Join(dir, "nvidia-smi")
+	if err := os.WriteFile(smi, []byte(readStandin(t, "nvidia-smi")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fakeGPUs(t, 4, smi)
+	return p, r, image, dir
 }
 
 // containerLog is what a container's podman run printed.
