@@ -92,7 +92,10 @@ func TestContainerPlan(t *testing.T) {
 		if proc.DropIn != nil {
 			u = readUnitCommands(t, proc.UnitName, res.SystemdUnit.Content, proc.DropIn.Content)
 		}
-		t.Cleanup(func() { stopUnit(t, p, u.unit, u.post, u.env) })
+		t.Cleanup(func() {
+			stopUnit(t, p, u.unit, u.post, u.env)
+			removeIDFile(t, u.unit)
+		})
 		out, err := p.commandFor(netns, u.start, u.env).CombinedOutput()
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != pipeline.PreflightExit || !strings.Contains(restartPrevented(res.SystemdUnit.Content), " "+strconv.Itoa(pipeline.PreflightExit)+" ") {

@@ -272,6 +272,7 @@ func startUnit(t *testing.T, p podman, netns string, u unitCommands, stopWait ti
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
+		defer removeIDFile(t, u.unit)
 		defer stopUnit(t, p, u.unit, u.post, u.env)
 		stopUnit(t, p, u.unit, u.stop, u.env)
 		select {
@@ -302,7 +303,15 @@ func removeContainer(t *testing.T, p podman, s container.Spec) {
 	if out, err := p.command("", rm[1:]...).CombinedOutput(); err != nil {
 		t.Errorf("%s: %v\n%s", strings.Join(rm, " "), err, out)
 	}
-	if err := os.Remove("/run/" + s.Unit + ".ctr-id"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	removeIDFile(t, s.Unit)
+}
+
+// removeIDFile removes the container ID file podman writes for a unit
+// (/run/<unit>.ctr-id), which the unit's next ExecStartPre= would: the
+// test leaves none behind.
+func removeIDFile(t *testing.T, unit string) {
+	t.Helper()
+	if err := os.Remove("/run/" + unit + ".ctr-id"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Error(err)
 	}
 }
