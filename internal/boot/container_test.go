@@ -82,20 +82,7 @@ func localDevices(t *testing.T, gpus []int) string {
 // release, and a container given fewer GPUs than its stage needs, fail
 // the preflight with its status and one line.
 func TestContainerStages(t *testing.T) {
-	p := needPodman(t)
-	r, problem := releases.Lookup(containerRelease)
-	if problem != nil {
-		t.Fatal(problem.Detail)
-	}
-	image := standinImage(t, p, r)
-	p = p.engineFor(t, image)
-
-	dir := t.TempDir()
-	smi := filepath.Join(dir, "nvidia-smi")
-	if err := os.WriteFile(smi, []byte(readStandin(t, "nvidia-smi")), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fakeGPUs(t, 4, smi)
+	p, r, image, dir := containerHost(t)
 	const address = "10.20.0.11"
 	netns := newLAN(t, "containers").host(address)
 
@@ -178,7 +165,7 @@ func TestContainerStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []container.Spec{head, headless} {
-		checkContainer(t, p, s, cache, hostIPC)
+		checkContainer(t, p, wantOf(s), cache, hostIPC)
 	}
 
 	t.Run("preflight", func(t *testing.T) {
@@ -208,6 +195,27 @@ func TestContainerStages(t *testing.T) {
 	})
 }
 
+// containerHost sets this machine up to run containers of the stand-in
+// image of containerRelease: podman as the machine needs it, the image, a
+// directory of the test's own, and four GPUs declared by a fake CDI spec.
+func containerHost(t *testing.T) (p podman, r releases.Release, image, dir string) {
+	t.Helper()
+	p = needPodman(t)
+	r, problem := releases.Lookup(containerRelease)
+	if problem != nil {
+		t.Fatal(problem.Detail)
+	}
+	image = standinImage(t, p, r)
+	p = p.engineFor(t, image)
+	dir = t.TempDir()
+	smi := filepath.Join(dir, "nvidia-smi")
+	if err := os.WriteFile(smi, []byte(readStandin(t, "nvidia-smi")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fakeGPUs(t, 4, smi)
+	return p, r, image, dir
+}
+
 // containerLog is what a container's podman run printed.
 type containerLog struct {
 	mu  sync.Mutex
@@ -226,39 +234,65 @@ func (l *containerLog) String() string {
 	return l.out.String()
 }
 
-// startContainer starts s's container in netns as its unit would:
-// ExecStartPre= removes a container ID file left behind, ExecStart=
-// runs podman in the foreground with HF_TOKEN in its environment, as a
-// unit's EnvironmentFile gives it. When the test ends it stops the
-// container as the unit's ExecStop= would, which must end the run, then
-// removes it as ExecStopPost= would.
+// startContainer starts s's container in netns as its unit would, with
+// the commands internal/container renders for it: the unit's
+// ExecStartPre= removes a container ID file left behind, ExecStart= runs
+// podman in the foreground, ExecStop= stops the container and
+// ExecStopPost= removes it.
 func startContainer(t *testing.T, p podman, netns string, s container.Spec) *containerLog {
 	t.Helper()
-	removeIDFile(t, s)
-	argv := container.RunArgv(s)
-	cmd := p.command(netns, argv[1:]...)
-	cmd.Env = append(cmd.Env, "HF_TOKEN="+testToken)
+	return startUnit(t, p, netns, specCommands(s), time.Duration(s.StopTimeout+25)*time.Second)
+}
+
+// specCommands are the commands of the unit that runs s's container.
+func specCommands(s container.Spec) unitCommands {
+	return unitCommands{unit: s.Unit, start: container.RunArgv(s),
+		pre:  []unitCommand{{argv: []string{"/bin/rm", "-f", "/run/" + s.Unit + ".ctr-id"}}},
+		stop: []unitCommand{{argv: container.StopArgv(s)}}, post: []unitCommand{{argv: container.RemoveArgv(s), ignore: true}}}
+}
+
+// startUnit runs a unit's commands in netns as systemd would: each
+// ExecStartPre=, then ExecStart= in the background with HF_TOKEN in its
+// environment, as a unit's EnvironmentFile gives it. When the test ends
+// it runs ExecStop=, which must end ExecStart= within stopWait, then
+// ExecStopPost=.
+func startUnit(t *testing.T, p podman, netns string, u unitCommands, stopWait time.Duration) *containerLog {
+	t.Helper()
+	for _, c := range u.pre {
+		if out, err := p.commandFor(netns, c.argv, u.env).CombinedOutput(); err != nil && !c.ignore {
+			t.Fatalf("%s: ExecStartPre=%s: %v\n%s", u.unit, strings.Join(c.argv, " "), err, out)
+		}
+	}
+	cmd := p.commandFor(netns, u.start, append(u.env, "HF_TOKEN="+testToken))
 	log := &containerLog{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", strings.Join(argv, " "), err)
+		t.Fatalf("%s: %v", strings.Join(u.start, " "), err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
-		defer removeContainer(t, p, s)
-		stop := container.StopArgv(s)
-		if out, err := p.command("", stop[1:]...).CombinedOutput(); err != nil {
-			t.Errorf("%s: %v\n%s", strings.Join(stop, " "), err, out)
-		}
+		defer removeIDFile(t, u.unit)
+		defer stopUnit(t, p, u.unit, u.post, u.env)
+		stopUnit(t, p, u.unit, u.stop, u.env)
 		select {
 		case <-done:
-		case <-time.After(time.Duration(s.StopTimeout+25) * time.Second):
-			t.Errorf("%s: podman run still runs after the container was stopped", s.Name)
+		case <-time.After(stopWait):
+			t.Errorf("%s: podman run still runs after the container was stopped", u.unit)
 			_ = cmd.Process.Kill()
 		}
 	})
 	return log
+}
+
+// stopUnit runs a unit's stop commands, ExecStop= or ExecStopPost=.
+func stopUnit(t *testing.T, p podman, unit string, commands []unitCommand, env []string) {
+	t.Helper()
+	for _, c := range commands {
+		if out, err := p.commandFor("", c.argv, env).CombinedOutput(); err != nil && !c.ignore {
+			t.Errorf("%s: %s: %v\n%s", unit, strings.Join(c.argv, " "), err, out)
+		}
+	}
 }
 
 // removeContainer removes s's container, whether it runs or not, by its
@@ -269,14 +303,15 @@ func removeContainer(t *testing.T, p podman, s container.Spec) {
 	if out, err := p.command("", rm[1:]...).CombinedOutput(); err != nil {
 		t.Errorf("%s: %v\n%s", strings.Join(rm, " "), err, out)
 	}
-	removeIDFile(t, s)
+	removeIDFile(t, s.Unit)
 }
 
-// removeIDFile removes the container ID file podman writes for s's unit
-// (/run/<unit>.ctr-id), as the unit's ExecStartPre= does.
-func removeIDFile(t *testing.T, s container.Spec) {
+// removeIDFile removes the container ID file podman writes for a unit
+// (/run/<unit>.ctr-id), which the unit's next ExecStartPre= would: the
+// test leaves none behind.
+func removeIDFile(t *testing.T, unit string) {
 	t.Helper()
-	if err := os.Remove("/run/" + s.Unit + ".ctr-id"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove("/run/" + unit + ".ctr-id"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Error(err)
 	}
 }
@@ -333,64 +368,89 @@ type inspectedMount struct {
 	RW          bool   `json:"RW"`
 }
 
+// containerWant is what a running container must show of its unit: the
+// argv the runtime was given, the command after the image, the host's
+// GPUs it asked for, its mounts and environment, and the name of the
+// record the stand-in vllm writes in the cache.
+type containerWant struct {
+	name    string
+	argv    []string
+	command []string
+	gpus    []int
+	mounts  []container.Mount
+	env     []container.EnvVar
+	record  string
+}
+
+// wantOf is what s's container must show; its stand-in records under the
+// stage OMNI_TEST_STAGE names.
+func wantOf(s container.Spec) containerWant {
+	stage := s.Env[slices.IndexFunc(s.Env, func(e container.EnvVar) bool { return e.Name == "OMNI_TEST_STAGE" })].Value
+	return containerWant{name: s.Name, argv: container.RunArgv(s), command: s.Command, gpus: s.GPUs, mounts: s.Mounts, env: s.Env, record: "stage-" + stage}
+}
+
 // checkContainer checks one running container against what its unit
 // asked for: the runtime's record of its argv, its command, network,
 // devices and mounts; what its processes see (GPUs, IPC namespace); and
 // what vllm was given, recorded by the stand-in in the cache.
-func checkContainer(t *testing.T, p podman, s container.Spec, cache, hostIPC string) {
+func checkContainer(t *testing.T, p podman, w containerWant, cache, hostIPC string) {
 	t.Helper()
 	var got []inspected
-	if err := json.Unmarshal([]byte(p.must(t, "inspect", "--type", "container", s.Name)), &got); err != nil || len(got) != 1 {
-		t.Fatalf("%s: podman inspect: %v (%d containers)", s.Name, err, len(got))
+	if err := json.Unmarshal([]byte(p.must(t, "inspect", "--type", "container", w.name)), &got); err != nil || len(got) != 1 {
+		t.Fatalf("%s: podman inspect: %v (%d containers)", w.name, err, len(got))
 	}
 	c := got[0]
-	if want := container.RunArgv(s); !slices.Equal(c.Config.CreateCommand, want) {
-		t.Errorf("%s: created by\n%q\nwant\n%q", s.Name, c.Config.CreateCommand, want)
+	if !slices.Equal(c.Config.CreateCommand, w.argv) {
+		t.Errorf("%s: created by\n%q\nwant\n%q", w.name, c.Config.CreateCommand, w.argv)
 	}
-	if cmd := append([]string{c.Path}, c.Args...); !c.HostConfig.Init || !slices.Equal(cmd[len(cmd)-len(s.Command):], s.Command) {
-		t.Errorf("%s: runs %q (init %v), want %q under the image's init", s.Name, cmd, c.HostConfig.Init, s.Command)
+	if cmd := append([]string{c.Path}, c.Args...); !c.HostConfig.Init || len(cmd) < len(w.command) || !slices.Equal(cmd[len(cmd)-len(w.command):], w.command) {
+		t.Errorf("%s: runs %q (init %v), want %q under the image's init", w.name, cmd, c.HostConfig.Init, w.command)
 	}
 	if c.HostConfig.NetworkMode != "host" {
-		t.Errorf("%s: network %q, want host", s.Name, c.HostConfig.NetworkMode)
+		t.Errorf("%s: network %q, want host", w.name, c.HostConfig.NetworkMode)
 	}
 	var devices, want []string
 	for _, d := range c.HostConfig.Devices {
 		devices = append(devices, d.PathInContainer)
 	}
-	for _, g := range s.GPUs {
+	for _, g := range w.gpus {
 		want = append(want, "/dev/nvidia"+strconv.Itoa(g))
 	}
 	if slices.Sort(devices); !slices.Equal(devices, want) {
-		t.Errorf("%s: devices %q, want %q", s.Name, devices, want)
+		t.Errorf("%s: devices %q, want %q", w.name, devices, want)
 	}
-	for _, m := range s.Mounts {
+	for _, m := range w.mounts {
 		i := slices.IndexFunc(c.Mounts, func(g inspectedMount) bool { return g.Destination == m.Target })
 		if i < 0 || c.Mounts[i].Source != m.Source || c.Mounts[i].RW == m.ReadOnly {
-			t.Errorf("%s: mounts %+v, want %s from the host's %s, read-only %v", s.Name, c.Mounts, m.Target, m.Source, m.ReadOnly)
+			t.Errorf("%s: mounts %+v, want %s from the host's %s, read-only %v", w.name, c.Mounts, m.Target, m.Source, m.ReadOnly)
 		}
 	}
-	for _, e := range s.Env {
+	for _, e := range w.env {
 		if !slices.Contains(c.Config.Env, e.Name+"="+e.Value) {
-			t.Errorf("%s: environment %q lacks %s=%s", s.Name, c.Config.Env, e.Name, e.Value)
+			t.Errorf("%s: environment %q lacks %s=%s", w.name, c.Config.Env, e.Name, e.Value)
 		}
 	}
 
 	// What the processes in it see.
-	smi := strings.Split(strings.TrimSpace(p.must(t, "exec", s.Name, "nvidia-smi", "-L")), "\n")
-	if len(smi) != len(s.GPUs) || !strings.HasPrefix(smi[0], "GPU 0: ") {
-		t.Errorf("%s: nvidia-smi -L lists\n%s\nwant its %d GPU(s), from GPU 0", s.Name, strings.Join(smi, "\n"), len(s.GPUs))
+	smi := strings.Split(strings.TrimSpace(p.must(t, "exec", w.name, "nvidia-smi", "-L")), "\n")
+	if len(smi) != len(w.gpus) || !strings.HasPrefix(smi[0], "GPU 0: ") {
+		t.Errorf("%s: nvidia-smi -L lists\n%s\nwant its %d GPU(s), from GPU 0", w.name, strings.Join(smi, "\n"), len(w.gpus))
 	}
-	if ipc := strings.TrimSpace(p.must(t, "exec", s.Name, "readlink", "/proc/self/ns/ipc")); ipc != hostIPC {
-		t.Errorf("%s: IPC namespace %s, want the machine's, %s", s.Name, ipc, hostIPC)
+	if ipc := strings.TrimSpace(p.must(t, "exec", w.name, "readlink", "/proc/self/ns/ipc")); ipc != hostIPC {
+		t.Errorf("%s: IPC namespace %s, want the machine's, %s", w.name, ipc, hostIPC)
 	}
+	checkRecord(t, w, cache)
+}
 
-	// What vllm was given, as the stand-in recorded it: the command after
-	// the preflight's `--`, the unit's environment without the words the
-	// preflight removes, the secret passed through, no device mask.
-	stage := s.Env[slices.IndexFunc(s.Env, func(e container.EnvVar) bool { return e.Name == "OMNI_TEST_STAGE" })].Value
-	b, err := os.ReadFile(filepath.Join(cache, "vllm-standin", "stage-"+stage+".json"))
+// checkRecord checks what vllm was given in w's container, as the
+// stand-in recorded it: the command after the preflight's `--`, the
+// container's environment, the secret passed through by name, no device
+// mask, root as in the official image.
+func checkRecord(t *testing.T, w containerWant, cache string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(cache, "vllm-standin", w.record+".json"))
 	if err != nil {
-		t.Fatalf("%s: the stand-in's record: %v", s.Name, err)
+		t.Fatalf("%s: the stand-in's record: %v", w.name, err)
 	}
 	var rec struct {
 		Argv []string          `json:"argv"`
@@ -400,21 +460,21 @@ func checkContainer(t *testing.T, p podman, s container.Spec, cache, hostIPC str
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	if want := s.Command[slices.Index(s.Command, "--")+1:]; !slices.Equal(rec.Argv, want) {
-		t.Errorf("%s: vllm ran with %q, want %q", s.Name, rec.Argv, want)
+	if want := w.command[slices.Index(w.command, "--")+1:]; !slices.Equal(rec.Argv, want) {
+		t.Errorf("%s: vllm ran with %q, want %q", w.name, rec.Argv, want)
 	}
-	for _, e := range s.Env {
+	for _, e := range w.env {
 		if rec.Env[e.Name] != e.Value {
-			t.Errorf("%s: vllm's %s is %q, want %q", s.Name, e.Name, rec.Env[e.Name], e.Value)
+			t.Errorf("%s: vllm's %s is %q, want %q", w.name, e.Name, rec.Env[e.Name], e.Value)
 		}
 	}
 	if rec.Env["HF_TOKEN"] != testToken {
-		t.Errorf("%s: vllm's HF_TOKEN is %q, want the caller's", s.Name, rec.Env["HF_TOKEN"])
+		t.Errorf("%s: vllm's HF_TOKEN is %q, want the caller's", w.name, rec.Env["HF_TOKEN"])
 	}
 	if v, ok := rec.Env["CUDA_VISIBLE_DEVICES"]; ok {
-		t.Errorf("%s: vllm inherits CUDA_VISIBLE_DEVICES=%s; in a container it must be unset", s.Name, v)
+		t.Errorf("%s: vllm inherits CUDA_VISIBLE_DEVICES=%s; in a container it must be unset", w.name, v)
 	}
 	if rec.UID != 0 {
-		t.Errorf("%s: vllm runs as uid %d, want root as in the official image", s.Name, rec.UID)
+		t.Errorf("%s: vllm runs as uid %d, want root as in the official image", w.name, rec.UID)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -413,3 +414,33 @@ func environmentWords(t *testing.T, v string) []string {
 }
 
 func (p process) String() string { return fmt.Sprintf("%s (stage %d, %s)", p.unit, p.stageID, p.role) }
+
+// containerUnbootable says, by runtime, why the boot test's machines
+// cannot run a deployment's containers.
+var containerUnbootable = map[string]string{
+	"docker": "its units run each stage in a docker container, and the boot image has no docker: its daemon sets up a bridge and iptables rules of its own and was not tried nested in systemd-nspawn, where runc, which it starts containers with, cannot create cgroups in the machine's read-only cgroup tree (measured with podman)",
+	"podman": "its units run each stage in a podman container with --cgroups=no-conmon, and podman nested in this machine's systemd-nspawn starts a container only with --cgroups=disabled (runc cannot create cgroups in the machine's read-only cgroup tree; crun's systemd cgroup manager needs D-Bus), which that flag of the plan's argv overrides; the boot image has no podman either",
+}
+
+// unbootable is why the boot test cannot boot d's machines, "" when it
+// can: a deployment whose units run containers. TestContainerPlan runs a
+// plan's container units with podman on this machine instead.
+func (d *deployment) unbootable() string {
+	for _, pl := range d.pipelines {
+		for _, l := range pl.Launches {
+			for _, pr := range l.Processes {
+				unit := pl.SystemdUnit.Content
+				if pr.SystemdDropin != nil {
+					unit += "\n" + pr.SystemdDropin.Content
+				}
+				if m := execStartOf.FindStringSubmatch(unit); m != nil && containerUnbootable[path.Base(m[1])] != "" {
+					return d.name + ": " + containerUnbootable[path.Base(m[1])] + ". TestContainerPlan runs a plan's container units with podman instead."
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// execStartOf is a unit's ExecStart= executable.
+var execStartOf = regexp.MustCompile(`(?m)^ExecStart=[-+@:!]*(\S+)`)

@@ -73,8 +73,8 @@ const voidDevices = "NVIDIA_VISIBLE_DEVICES=void"
 //  3. the GPUs, ascending: --device nvidia.com/gpu=N each (CDI), or
 //     --runtime nvidia --gpus "device=N,M" (NVIDIARuntime); with none,
 //     --env NVIDIA_VISIBLE_DEVICES=void;
-//  4. with RDMA: --device /dev/infiniband, --cap-add IPC_LOCK,
-//     --ulimit memlock=-1:-1;
+//  4. with RDMA or Memlock: --device /dev/infiniband (RDMA), --cap-add
+//     IPC_LOCK, --ulimit memlock=-1:-1 (RDMA);
 //  5. --ulimit nofile=N:N when NoFile is set;
 //  6. the mounts: --volume SOURCE:TARGET[:ro];
 //  7. the environment: --env NAME=VALUE, then --env NAME for each name
@@ -94,8 +94,11 @@ func runWords(s Spec) []word {
 	}
 	args := []string{"--name", s.Name, "--pull=" + string(s.Pull), "--init", "--network", "host", "--ipc", "host"}
 	args = append(args, gpuArgs(s.GPUs, s.GPUMode)...)
-	if s.RDMA {
+	switch {
+	case s.RDMA:
 		args = append(args, "--device", "/dev/infiniband", "--cap-add", "IPC_LOCK", "--ulimit", "memlock=-1:-1")
+	case s.Memlock:
+		args = append(args, "--cap-add", "IPC_LOCK")
 	}
 	if s.NoFile > 0 {
 		n := strconv.Itoa(s.NoFile)

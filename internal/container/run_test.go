@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
+	"github.com/omnipd/terraform-provider-omni/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -171,52 +172,21 @@ func TestRunArgvOrder(t *testing.T) {
 	}
 }
 
-// systemdArgv reads a command line as systemd does for a unit
-// (systemd.service(5), "Command lines"; systemd.unit(5), "Specifiers"):
-// words split at blanks, a double-quoted word unquoted with its \\ and \"
-// escapes, %t as /run, %n as the unit's name and %% as %, $$ as $. A
-// word that is a $VARIABLE fails the test: the renderer writes none. The
-// test's own reading, independent of the renderer's quoting.
-func systemdArgv(t *testing.T, line, unit string) []string {
-	t.Helper()
-	var argv []string
-	for i := 0; i < len(line); {
-		if line[i] == ' ' {
-			i++
-			continue
-		}
-		var w strings.Builder
-		if line[i] == '"' {
-			for i++; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' {
-					i++
-				}
-				w.WriteByte(line[i])
-			}
-			if i == len(line) {
-				t.Fatalf("an unterminated quote in %s", line)
-			}
-			i++
-		} else {
-			for ; i < len(line) && line[i] != ' '; i++ {
-				w.WriteByte(line[i])
-			}
-		}
-		word := w.String()
-		for j := 0; j < len(word); j++ {
-			switch word[j] {
-			case '$':
-				if j+1 == len(word) || word[j+1] != '$' {
-					t.Fatalf("%q: a variable systemd would expand", word)
-				}
-				j++
-			case '%':
-				j++ // a specifier, read below
-			}
-		}
-		argv = append(argv, strings.NewReplacer("%%", "%", "%t", "/run", "%n", unit, "$$", "$").Replace(word))
+// Memlock adds CAP_IPC_LOCK alone: no InfiniBand device, which a machine
+// without one cannot hand a container, and no --ulimit, which asks the
+// runtime for a limit it may not be able to raise.
+func TestRunArgvMemlock(t *testing.T) {
+	s := stage(Docker, NVIDIARuntime, true)
+	s.Memlock = true
+	argv := RunArgv(s)
+	at := slices.Index(argv, "--cap-add")
+	if at < 0 || argv[at+1] != "IPC_LOCK" || slices.Contains(argv, "/dev/infiniband") || slices.Contains(argv, "memlock=-1:-1") {
+		t.Errorf("%q: want --cap-add IPC_LOCK and no /dev/infiniband or memlock limit", argv)
 	}
-	return argv
+	s.RDMA = true
+	if n := strings.Count(strings.Join(RunArgv(s), " "), "IPC_LOCK"); n != 1 {
+		t.Errorf("RDMA with Memlock adds IPC_LOCK %d times, want once", n)
+	}
 }
 
 // Every word reaches the runtime as RunArgv says, however it is written:
@@ -236,7 +206,7 @@ func TestExecStartReadsBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := systemdArgv(t, line, s.Unit), RunArgv(s); !slices.Equal(got, want) {
+		if got, want := testtool.SystemdWords(t, line, s.Unit), RunArgv(s); !slices.Equal(got, want) {
 			t.Errorf("%s: ExecStart=%s\nreads back as\n%q\nwant\n%q", runtime, line, got, want)
 		}
 		d, err := UnitDirectives(s)
@@ -246,12 +216,12 @@ func TestExecStartReadsBack(t *testing.T) {
 		for _, dir := range d.Service {
 			switch dir.Key {
 			case "ExecStop":
-				if got := systemdArgv(t, dir.Value, s.Unit); !slices.Equal(got, StopArgv(s)) {
+				if got := testtool.SystemdWords(t, dir.Value, s.Unit); !slices.Equal(got, StopArgv(s)) {
 					t.Errorf("%s: ExecStop=%s reads back as %q, want %q", runtime, dir.Value, got, StopArgv(s))
 				}
 			case "ExecStopPost", "ExecStartPre":
 				if v := strings.TrimPrefix(dir.Value, "-"); strings.HasPrefix(v, s.RuntimePath) {
-					if got := systemdArgv(t, v, s.Unit); !slices.Equal(got, RemoveArgv(s)) {
+					if got := testtool.SystemdWords(t, v, s.Unit); !slices.Equal(got, RemoveArgv(s)) {
 						t.Errorf("%s: %s=%s reads back as %q, want %q", runtime, dir.Key, dir.Value, got, RemoveArgv(s))
 					}
 				}

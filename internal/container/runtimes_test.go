@@ -19,7 +19,9 @@ func TestDockerParsesTheArgv(t *testing.T) {
 		t.Skip("no docker client")
 	}
 	noRDMA := func(s Spec) Spec { s.RDMA = false; return s }
+	memlock := func(s Spec) Spec { s.RDMA, s.Memlock = false, true; return s }
 	for _, s := range []Spec{stage(Docker, NVIDIARuntime, true), noRDMA(stage(Docker, NVIDIARuntime, false)), stage(Docker, CDI, true),
+		memlock(stage(Docker, NVIDIARuntime, false)),
 		func() Spec { s := stage(Docker, NVIDIARuntime, true); s.GPUs = nil; return s }(), stage(Docker, NVIDIARuntime, false)} {
 		// A device node is checked against the daemon's OS, which it
 		// asks for first: past the flags, the client stops there.

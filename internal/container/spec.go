@@ -100,6 +100,18 @@ type Spec struct {
 	// RDMA gives the container the machine's InfiniBand devices and lets
 	// it lock memory without limit, as an RDMA transfer engine needs.
 	RDMA bool
+	// Memlock lets the container's processes lock and register memory
+	// beyond RLIMIT_MEMLOCK, as a KV connector that registers GPU memory
+	// with a NIC needs (NIXL does whatever it runs over): CAP_IPC_LOCK,
+	// which the kernel's limit does not bind (setrlimit(2), RLIMIT_MEMLOCK:
+	// it governs unprivileged processes only; ib_umem_get checks
+	// capable(CAP_IPC_LOCK) before the limit), as upstream's Mooncake
+	// guide runs the image (--cap-add=IPC_LOCK and no --ulimit,
+	// docs/design/feature/omni_connectors/mooncake_transfer_engine_connector.md@d4a869fe:126-139).
+	// Unlike a --ulimit it asks nothing of the runtime's own limits, and
+	// it needs none of the InfiniBand devices, which a machine without
+	// them cannot hand a container. RDMA implies it.
+	Memlock bool
 	// Options are a user's extra run options, words as they would follow
 	// `run` on a command line, put after the planned ones and before the
 	// image. Check refuses those that would undo what the plan sets.

@@ -546,6 +546,27 @@ var catalogue = []Area{
 		},
 	},
 	{
+		Title: "container",
+		About: "The `container` block, which runs each process in its own container of the release's image.",
+		Entries: []Entry{
+			{ContainerInvalid, Error,
+				"A value of the `container` block that the runtime would refuse or read otherwise (an image reference outside the registry grammar, a mount path that is relative, not normalized or holds a colon, an option missing its value or a word after the options), that undoes what the plan sets for every container (`--network`, `--ipc`, `--gpus`, `--privileged`, `--name`, `--rm`, `--restart`, a GPU device, a variable or mount the plan sets, ...), or a mount at a path the plan mounts itself (the deploy config, the check script, the cache, a local model). A path the plan mounts (`config_path`, `systemd.cache_dir`, a local `model`) that `--volume` cannot carry is reported at that attribute.",
+				"Change the value as the message says; what the plan sets has an attribute of its own (`devices`, `systemd.cache_dir`, `systemd.unit_prefix`)."},
+			{ContainerPathUnmounted, Error,
+				"A path a stage's engine settings or environment name (`model`, `tokenizer`, `hf_config_path`, `download_dir`, a cache path) lies in no directory mounted into the container, or is written to but mounted read-only: the container sees only the image and the mounts.",
+				"Add a `container.mounts` entry that holds it (read-write for a path written to), or put it inside `systemd.cache_dir`."},
+			{ContainerImageRelease, Warning,
+				"The image's tag names another vllm-omni release than the one the plan is for (`vllm/vllm-omni:v0.22.0` on a plan for 0.24.0): each unit's preflight fails once, with status 78, unless the image holds the planned release.",
+				"Use the image of the planned release (unset `image` for the default), or set `vllm_omni_version` to the image's release."},
+			{ContainerImageUnpinned, Warning,
+				"The image has no tag, or the tag `latest`, and no digest: the machines run whatever the registry holds when each pulls, which need not be the release the plan is for.",
+				"Name the release's tag (`vllm/vllm-omni:v0.24.0`) or pin a digest (`@sha256:...`)."},
+			{ContainerSettingUnused, Warning,
+				"`systemd.user` has no effect with `container`: the units run the runtime's client as root, and the container runs as the image's user.",
+				"Remove `systemd.user`."},
+		},
+	},
+	{
 		Title: "vllm-omni release and the planned output",
 		About: "`vllm_omni_version`, `pipeline`, and the checks on what the plan writes.",
 		Entries: []Entry{

@@ -210,6 +210,15 @@ var (
 	HeadWaitUnused             = Code{"head_wait_unused"}
 )
 
+// container.
+var (
+	ContainerInvalid       = Code{"container_invalid"}
+	ContainerPathUnmounted = Code{"container_path_unmounted"}
+	ContainerImageRelease  = Code{"container_image_release"}
+	ContainerImageUnpinned = Code{"container_image_unpinned"}
+	ContainerSettingUnused = Code{"container_setting_unused"}
+)
+
 // The vllm-omni release and the planned output.
 var (
 	ReleaseNone            = Code{"release_none"}

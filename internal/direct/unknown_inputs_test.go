@@ -106,6 +106,11 @@ func objectInputs() []objectInput {
 		nested("systemd", func() map[string]tftypes.Value {
 			return map[string]tftypes.Value{"unit_prefix": str("omni"), "head_wait_seconds": num(120)}
 		}, "", nil),
+		nested("container", func() map[string]tftypes.Value {
+			words := tftypes.List{ElementType: tftypes.String}
+			return map[string]tftypes.Value{"image": str("docker.io/vllm/vllm-omni:v0.24.0"), "runtime": str("podman"),
+				"options": tftypes.NewValue(words, []tftypes.Value{str("--security-opt"), str("label=disable")})}
+		}, "", nil),
 		overrides,
 	}
 }

@@ -16,7 +16,7 @@ import (
 // golden files themselves, each against the release it was planned for:
 // what the provider ships for release R is what R starts.
 func TestGoldenConform(t *testing.T) {
-	for _, tc := range goldenCases() {
+	for _, tc := range append(goldenCases(), containerGoldenCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join("testdata", "golden")
 			config, err := os.ReadFile(filepath.Join(dir, tc.name+".yaml"))

@@ -112,20 +112,25 @@ const qwen3DefaultRelease = "0.24.0"
 
 func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases() {
-		t.Run(tc.name, func(t *testing.T) {
-			res := mustPlan(t, tc.spec(t))
-			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".yaml"), res.ConfigYAML)
-			compareGolden(t, filepath.Join("testdata", "golden", tc.name+".launch.json"), launchGolden(t, res))
-			units := filepath.Join("testdata", "golden", tc.name+".units")
-			compareGolden(t, filepath.Join(units, filepath.Base(res.SystemdUnit.Path)), res.SystemdUnit.Content)
-			for _, l := range res.Launches {
-				for _, proc := range l.Processes {
-					if proc.DropIn != nil {
-						compareGolden(t, filepath.Join(units, tcUnitPath(l.Host, proc.UnitName+".d"), "plan.conf"), proc.DropIn.Content)
-					}
-				}
+		t.Run(tc.name, func(t *testing.T) { checkGolden(t, tc) })
+	}
+}
+
+// checkGolden compares one case's plan with its golden files: the config,
+// the launch and every unit file.
+func checkGolden(t *testing.T, tc goldenCase) {
+	t.Helper()
+	res := mustPlan(t, tc.spec(t))
+	compareGolden(t, filepath.Join("testdata", "golden", tc.name+".yaml"), res.ConfigYAML)
+	compareGolden(t, filepath.Join("testdata", "golden", tc.name+".launch.json"), launchGolden(t, res))
+	units := filepath.Join("testdata", "golden", tc.name+".units")
+	compareGolden(t, filepath.Join(units, filepath.Base(res.SystemdUnit.Path)), res.SystemdUnit.Content)
+	for _, l := range res.Launches {
+		for _, proc := range l.Processes {
+			if proc.DropIn != nil {
+				compareGolden(t, filepath.Join(units, tcUnitPath(l.Host, proc.UnitName+".d"), "plan.conf"), proc.DropIn.Content)
 			}
-		})
+		}
 	}
 }
 

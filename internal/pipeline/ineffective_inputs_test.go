@@ -31,6 +31,9 @@ var warningKinds = map[diagcode.Code]string{
 	diagcode.SecretByName:           "written as given; it may be a secret, which belongs in environment_file",
 	diagcode.PortEphemeral:          "a risk of the port given, which takes effect",
 	diagcode.PortWellKnown:          "a risk of the port given, which takes effect",
+	diagcode.ContainerImageRelease:  "the image given runs, and its preflight may fail",
+	diagcode.ContainerImageUnpinned: "the image given runs, whatever the registry holds",
+	diagcode.ContainerSettingUnused: ineffective,
 }
 
 const ineffective = ""
@@ -87,6 +90,13 @@ func ineffectiveCases() []ineffectiveCase {
 			func(t *testing.T) Spec { return spec(t, "connector_of_shared_memory") },
 			func(t *testing.T) Spec { return spec(t, "spare_connector") }})
 	}
+	// systemd.user with a container launch, whose units run the runtime's
+	// client as root.
+	cases = append(cases, ineffectiveCase{"systemd.user with a container", diagcode.ContainerSettingUnused,
+		func(*testing.T) Spec {
+			return Spec{Model: seedModel, Service: ServiceSpec{User: "omni"}, Container: &ContainerSpec{}}
+		},
+		func(*testing.T) Spec { return Spec{Model: seedModel, Container: &ContainerSpec{}} }})
 	// A stage_args key the release never reads, where the stage also sets
 	// the key it does read.
 	talker := "  - stage_id: 1\n"

@@ -36,6 +36,9 @@ type launchInputs struct {
 	// runtime.env to its engine (releases.StageEnvFact).
 	stageBased bool
 	connectors []string // the PD pair's KV connector classes, whose transports the preflight imports
+	// container runs each process in a container of the image; nil on a
+	// host install.
+	container *containerLaunch
 }
 
 // addLaunches fills in what the machines run from the rest of res and the
@@ -73,8 +76,9 @@ type launchPlan struct {
 	service    ServiceSpec // with defaults
 	rdma       bool        // the connector needs the RDMA devices
 	apiPort    int
-	stageBased bool        // launchInputs.stageBased
-	masterPort int         // the omni master's; 0 for a whole-pipeline launch
+	stageBased bool // launchInputs.stageBased
+	masterPort int  // the omni master's; 0 for a whole-pipeline launch
+	container  *containerLaunch
 	stages     []StageInfo // in output order; the first is the head's
 	ports      []Port
 	envs       map[int]map[string]string // each stage's environment, from the config
@@ -92,7 +96,7 @@ func newLaunchPlan(res *Result, doc *stageconfig.Document, in launchInputs) (lau
 		flag: in.release.FlagFor(res.Format), configPath: res.ConfigPath, configSHA: res.ConfigSHA256,
 		service: in.service.withDefaults(),
 		rdma:    in.rdma,
-		apiPort: res.APIPort, stageBased: in.stageBased,
+		apiPort: res.APIPort, stageBased: in.stageBased, container: in.container,
 		stages: res.Stages, ports: res.Ports, envs: envs, replicas: stageReplicas(doc), checks: stageChecks(doc, in.connectors),
 	}
 	for _, port := range res.Ports {
@@ -166,7 +170,7 @@ func (lp launchPlan) unitContext() unitContext {
 	svc := lp.service
 	head := lp.stages[0]
 	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
-		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress(), checks: lp.sharedChecks()}
+		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress(), checks: lp.sharedChecks(), container: lp.container}
 	if !lp.stageBased {
 		c.headUnit = svc.UnitPrefix + ".service"
 		return c
@@ -221,8 +225,12 @@ func (lp launchPlan) launchOn(c unitContext, host string, multi bool) (l Launch,
 	}
 	for i := range l.Processes {
 		proc := &l.Processes[i]
-		proc.checkWords = processChecks(*proc)
+		proc.checkWords = processChecks(*proc, c.container != nil)
 		proc.exec = execWords(c, *proc)
+		if c.container != nil {
+			run := c.container.specOf(*proc, c.service.CacheDir)
+			proc.run = &run
+		}
 		if !lp.stageBased {
 			if whole, err = wholeUnit(c, *proc); err != nil {
 				return Launch{}, UnitFile{}, err

@@ -83,7 +83,7 @@ func (m machinePath) name() string {
 // check_script_path as files. A value a check of its own refuses is not
 // judged again.
 func checkMachinePaths(s Spec, ds *Diagnostics) {
-	svc := s.Service.withDefaults()
+	svc := s.service().withDefaults()
 	systemdPath := AttrPath("systemd")
 	var paths []machinePath
 	// plain: checkService refuses the value unless systemd.PlainPath
@@ -119,7 +119,7 @@ func checkMachinePaths(s Spec, ds *Diagnostics) {
 	add(machinePath{attr: systemdPath.Attr("vllm_path"), what: "the vllm the units run", value: svc.VLLMPath, given: s.Service.VLLMPath != "", runs: true}, true)
 	if s.Service.PythonPath != "" {
 		add(machinePath{attr: systemdPath.Attr("python_path"), what: "the Python the units run", value: svc.PythonPath, given: true, runs: true}, true)
-	} else if systemd.PlainPath(svc.VLLMPath) == nil {
+	} else if s.Container == nil && systemd.PlainPath(svc.VLLMPath) == nil {
 		// The default is python3 beside vllm: vllm_path placed it.
 		add(machinePath{attr: systemdPath.Attr("vllm_path"), what: "its directory's python3, python_path's default, which the units run", value: svc.PythonPath,
 			given: s.Service.VLLMPath != "", runs: true}, true)

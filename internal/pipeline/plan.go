@@ -60,8 +60,9 @@ func Plan(spec Spec) (*Result, Diagnostics) {
 // diagnostics come in the order of the checks below, wherever a step's
 // own work happens. ok is false when a problem stops the plan.
 func decide(spec Spec, ds *Diagnostics) (decisions, bool) {
-	// The units' sandbox, which the steps that judge paths read.
-	sandbox := sandboxOf(spec.Service)
+	// What the processes see of the machine, which the steps that judge
+	// paths read: the units' sandbox, or the containers' mounts.
+	sandbox := launchSandbox(spec)
 	checkSpec(spec, sandbox, ds)
 	conn := chooseConnector(spec.Connector, ds)
 	checkInputSecrets(spec, ds)
@@ -87,6 +88,7 @@ func decide(spec Spec, ds *Diagnostics) (decisions, bool) {
 	}
 	stageBased := stageBasedLaunch(laid, release.Release)
 	checkIgnoredInputs(spec.Service, release.Release, stageBased, ds)
+	checkImageRelease(spec.Container, release.Release.Version, ds)
 	checkReplicas(laid, release.Release, stageBased, base.path, ds)
 	devices, ports := allocateGPUsAndPorts(spec, base, laid, conn, release.Release.Handoff, stageBased, ds)
 	if ds.HasErrors() {
@@ -153,9 +155,18 @@ func write(spec Spec, d decisions, ds *Diagnostics) *Result {
 	if ds.HasErrors() || !postCheck(doc, ds) {
 		return nil
 	}
+	if spec.Container != nil {
+		if err := localizeDevices(doc, d.planned, d.stageBased); err != nil {
+			ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
+			return nil
+		}
+	}
 	res, err := result(spec, d, doc)
 	if err != nil {
 		ds.errorf(diagcode.RenderFailed, nil, "the deploy config cannot be written", "%v", err)
+		return nil
+	}
+	if checkContainerRuns(spec, res, ds); ds.HasErrors() {
 		return nil
 	}
 	// And what the machines run must be what the release starts.
@@ -301,9 +312,11 @@ func result(spec Spec, d decisions, doc *stageconfig.Document) (*Result, error) 
 // launchInputsOf are the inputs and decisions a launch needs beyond the
 // Result.
 func launchInputsOf(spec Spec, d decisions) launchInputs {
+	settings := connectorSettings(spec.Connector)
 	return launchInputs{
-		model: spec.Model, release: d.release.Release, asked: spec.VLLMOmniVersion, service: spec.Service,
-		rdma: d.conn.memlock(connectorSettings(spec.Connector)), stageBased: d.stageBased, connectors: d.conn.classes(),
+		model: spec.Model, release: d.release.Release, asked: spec.VLLMOmniVersion, service: spec.service(),
+		rdma: d.conn.memlock(settings), stageBased: d.stageBased, connectors: d.conn.classes(),
+		container: containerLaunchOf(spec, d.release.Release.Version, d.conn.memlock(settings), settings.Protocol == "rdma"),
 	}
 }
 

@@ -70,10 +70,16 @@ func (lp launchPlan) sharedChecks() []string {
 }
 
 // processChecks are the preflight's options for one process: what its
-// stages need of the machine.
-func processChecks(proc Process) []string {
+// stages need of the machine. --gpus N asks for GPU indices 0 to N-1 as
+// the process sees them: on the host its highest index plus one; in a
+// container, which numbers its GPUs from 0 (container.LocalIndex), their
+// count.
+func processChecks(proc Process, inContainer bool) []string {
 	var argv []string
-	if len(proc.Devices) > 0 {
+	switch {
+	case len(proc.Devices) > 0 && inContainer:
+		argv = append(argv, "--gpus", strconv.Itoa(len(slices.Compact(slices.Sorted(slices.Values(proc.Devices))))))
+	case len(proc.Devices) > 0:
 		argv = append(argv, "--gpus", strconv.Itoa(slices.Max(proc.Devices)+1))
 	}
 	for _, t := range proc.checks.transports {

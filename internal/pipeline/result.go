@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+import (
+	"github.com/omnipd/terraform-provider-omni/internal/container"
+	"github.com/omnipd/terraform-provider-omni/internal/stageconfig"
+)
 
 // Result is a planned pipeline: the deploy config and everything the
 // machines that run it need to know.
@@ -128,6 +131,9 @@ type Process struct {
 	// ownArgs is where Argv's words that differ between stages are, but
 	// the stage id: the template's ExecStart spells the others.
 	ownArgs [2]int
+	// run is, with a container launch, the container the unit runs the
+	// process in.
+	run *container.Spec
 }
 
 // NamedPort is one port a process listens on.

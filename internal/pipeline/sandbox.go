@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/container"
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
@@ -40,11 +41,23 @@ func unitSandbox(s ServiceSpec) (systemd.Sandbox, error) {
 type unitsSandbox struct {
 	sandbox systemd.Sandbox
 	err     error
+	// mounts are, with a container launch, all its processes see of the
+	// machine: the paths are judged against them instead.
+	mounts []container.Mount
 }
 
 func sandboxOf(s ServiceSpec) unitsSandbox {
 	sb, err := unitSandbox(s)
-	return unitsSandbox{sb, err}
+	return unitsSandbox{sandbox: sb, err: err}
+}
+
+// launchSandbox is what the processes of s see of the machine: the units'
+// sandbox, or with a container launch the containers' mounts.
+func launchSandbox(s Spec) unitsSandbox {
+	if s.Container != nil {
+		return unitsSandbox{mounts: containerMounts(s)}
+	}
+	return sandboxOf(s.Service)
 }
 
 // checkSandboxPaths judges the paths the inputs give the processes: the
@@ -67,7 +80,8 @@ func checkSandboxPaths(s Spec, sb unitsSandbox, ds *Diagnostics) {
 		{"vllm_path", s.Service.VLLMPath, systemd.Read, "install vllm-omni elsewhere, such as a virtualenv in /opt/vllm-omni"},
 		{"python_path", s.Service.PythonPath, systemd.Read, "install vllm-omni elsewhere, such as a virtualenv in /opt/vllm-omni"},
 	} {
-		if systemd.PlainPath(f.v) != nil {
+		// In a container vllm and its Python are the image's.
+		if systemd.PlainPath(f.v) != nil || s.Container != nil && f.name != "cache_dir" {
 			continue
 		}
 		paths = append(paths, reachedPath{attr: svc.Attr(f.name), what: f.name, value: f.v, need: f.need, fix: f.fix})
@@ -143,6 +157,10 @@ func checkStageModelIDs(paths []reachedPath, ds *Diagnostics) {
 // judgePaths reports each absolute path the units' sandbox keeps from the
 // access its process needs.
 func judgePaths(sb unitsSandbox, paths []reachedPath, ds *Diagnostics) {
+	if sb.mounts != nil {
+		judgeMounted(sb.mounts, paths, ds)
+		return
+	}
 	sandbox, err := sb.sandbox, sb.err
 	if err != nil {
 		// A systemd path that cannot be written into a unit, which

@@ -39,6 +39,10 @@ type Spec struct {
 	// Service says how each process runs as a systemd service.
 	Service ServiceSpec
 
+	// Container runs each process in its own container of the release's
+	// image, started and supervised by its unit; nil runs a host install.
+	Container *ContainerSpec
+
 	// Previous holds the allocations of an earlier plan that should be kept
 	// while they stay valid. The resource sets it from its state; the data
 	// source leaves it nil.
@@ -56,6 +60,10 @@ type ServiceSpec struct {
 	UnitPrefix      string // unit names: <prefix>.service, <prefix>-stage@<n>.service
 	HeadWaitSeconds *int   // how long a headless process waits for the head
 	CheckScriptPath string // where the hosts keep CheckScript
+
+	// inImage says vllm runs in the release's image (Spec.Container), whose
+	// paths VLLMPath and PythonPath then default to: Spec.service sets it.
+	inImage bool
 }
 
 // Service defaults.

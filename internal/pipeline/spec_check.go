@@ -84,6 +84,7 @@ func checkSpec(s Spec, sb unitsSandbox, ds *Diagnostics) {
 	checkService(ds, s.Service)
 	checkSandboxPaths(s, sb, ds)
 	checkMachinePaths(s, ds)
+	checkContainer(s, ds)
 }
 
 // requestedFormat is the dialect format asks for, or "" for the base
@@ -374,8 +375,14 @@ func (s ServiceSpec) withDefaults() ServiceSpec {
 	}
 	def(&s.User, DefaultServiceUser)
 	def(&s.CacheDir, DefaultCacheDir)
+	if s.inImage {
+		def(&s.VLLMPath, ImageVLLMPath)
+	}
 	def(&s.VLLMPath, DefaultVLLMPath)
 	def(&s.EnvironmentFile, DefaultEnvironmentFile)
+	if s.inImage {
+		def(&s.PythonPath, ImagePythonPath)
+	}
 	def(&s.PythonPath, defaultPython(s.VLLMPath))
 	def(&s.UnitPrefix, DefaultUnitPrefix)
 	def(&s.CheckScriptPath, DefaultCheckScriptPath)

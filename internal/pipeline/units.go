@@ -29,6 +29,9 @@ type unitContext struct {
 	// wait is, with a stage-based launch, the head's omni master for the
 	// preflight of a headless stage to wait for.
 	wait []string
+	// container runs each process in a container of the image; nil on a
+	// host install.
+	container *containerLaunch
 }
 
 // unitStartTimeout bounds a unit's start-up, which for Type=exec ends
@@ -74,6 +77,9 @@ func preflightWords(c unitContext) []string {
 // wholeUnit renders the unit of a whole-pipeline launch: one process, so
 // its ExecStart holds all of its command.
 func wholeUnit(c unitContext, proc Process) (UnitFile, error) {
+	if c.container != nil {
+		return containerWholeUnit(c, proc)
+	}
 	execStart, err := systemd.Command(proc.exec)
 	if err != nil {
 		return UnitFile{}, err
@@ -86,6 +92,9 @@ func wholeUnit(c unitContext, proc Process) (UnitFile, error) {
 // runs from, the same on every host: each stage is an instance (%i, its
 // stage id), and its drop-in sets what differs between stages.
 func stageTemplate(c unitContext, flag string) (UnitFile, error) {
+	if c.container != nil {
+		return containerTemplate(c)
+	}
 	s := c.service
 	pre, err := systemd.Command(preflightWords(c))
 	if err != nil {
@@ -128,24 +137,7 @@ func systemdArgs(words []string) (string, error) {
 // serviceUnit is the unit every launch shares but for what it runs.
 func serviceUnit(c unitContext, what, execStart, order string, template bool, privileged []NamedPort) systemd.Unit {
 	s := c.service
-	comment := fmt.Sprintf("vllm-omni %s, planned by omni_pd_pipeline for vllm-omni %s.", what, c.release)
-	if template {
-		comment = fmt.Sprintf("vllm-omni %s's stages, planned by omni_pd_pipeline: one instance, with its drop-in, per stage.", c.release)
-	}
-	unit := systemd.Unit{Comment: comment}
-	head := []systemd.Directive{
-		// The model first: a value that ended in a backslash would join the
-		// next line.
-		{Key: "Description", Value: systemd.Specifiers(c.model+": vllm-omni ") + what},
-		{Key: "Documentation", Value: "https://github.com/vllm-project/vllm-omni"},
-		{Key: "Wants", Value: "network-online.target"},
-		{Key: "After", Value: "network-online.target", Comment: order},
-	}
-	if template {
-		head = append(head, systemd.Directive{Key: "ConditionPathExists", Value: dropInPath(systemd.Specifiers(s.UnitPrefix) + "-stage@%i.service")})
-	}
-	unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: head})
-
+	unit := unitHead(c, what, order, template)
 	var svc []systemd.Directive
 	add := func(key, value, comment string) {
 		svc = append(svc, systemd.Directive{Key: key, Value: value, Comment: comment})
@@ -159,15 +151,9 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 	add("EnvironmentFile", "-"+s.EnvironmentFile, "Secrets (HF_TOKEN=...): never in Terraform state.")
 	// Its journal lines carry the unit's name (%N), not python3 or env.
 	add("SyslogIdentifier", "%N", "")
-	// A host without nvidia-modprobe (the driver made the device nodes)
-	// exits 0 here; a failure of one that exists is shown, and ignored.
-	add("ExecStartPre", "+-/bin/sh -c \"! command -v nvidia-modprobe >/dev/null || nvidia-modprobe -u -c=0\"",
-		"")
+	svc = append(svc, modprobe)
 	add("ExecStart", execStart, "The preflight, then vllm in its place.")
-	add("Restart", "on-failure", "")
-	add("RestartPreventExitStatus", strconv.Itoa(PreflightExit)+" 126 127 203 216 217",
-		"A machine unlike the plan fails once.")
-	add("RestartSec", "10", "")
+	svc = append(svc, restartPolicy...)
 	add("TimeoutStartSec", strconv.Itoa(unitStartTimeout), "")
 	add("TimeoutStopSec", "120", "")
 	add("LimitNOFILE", "1048576", "")
@@ -175,9 +161,51 @@ func serviceUnit(c unitContext, what, execStart, order string, template bool, pr
 		add("LimitMEMLOCK", "infinity", "")
 	}
 	svc = append(svc, sandboxDirectives(s, privileged)...)
-	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc})
-	unit.Sections = append(unit.Sections, systemd.Section{Name: "Install", Directives: []systemd.Directive{{Key: "WantedBy", Value: "multi-user.target"}}})
+	return withService(unit, svc)
+}
+
+// modprobe makes the NVIDIA device nodes before a process starts. A host
+// without nvidia-modprobe (the driver made the device nodes) exits 0
+// here; a failure of one that exists is shown, and ignored.
+var modprobe = systemd.Directive{Key: "ExecStartPre", Value: "+-/bin/sh -c \"! command -v nvidia-modprobe >/dev/null || nvidia-modprobe -u -c=0\""}
+
+// restartPolicy restarts a process that fails, but not one that found the
+// machine unlike the plan (the preflight's status) or whose command
+// cannot run: it would meet the same again.
+var restartPolicy = []systemd.Directive{
+	{Key: "Restart", Value: "on-failure"},
+	{Key: "RestartPreventExitStatus", Value: strconv.Itoa(PreflightExit) + " 126 127 203 216 217", Comment: "A machine unlike the plan fails once."},
+	{Key: "RestartSec", Value: "10"},
+}
+
+// withService is unit with its [Service] section, svc, and its [Install]:
+// every unit is wanted by multi-user.target.
+func withService(unit systemd.Unit, svc []systemd.Directive) systemd.Unit {
+	unit.Sections = append(unit.Sections, systemd.Section{Name: "Service", Directives: svc},
+		systemd.Section{Name: "Install", Directives: []systemd.Directive{{Key: "WantedBy", Value: "multi-user.target"}}})
 	return unit
+}
+
+// unitHead is the unit every launch shares up to its [Service]: its
+// comment and its [Unit] section. what says what it runs, order why it
+// starts when it does; template is the template of a stage-based launch.
+func unitHead(c unitContext, what, order string, template bool) systemd.Unit {
+	comment := fmt.Sprintf("vllm-omni %s, planned by omni_pd_pipeline for vllm-omni %s.", what, c.release)
+	if template {
+		comment = fmt.Sprintf("vllm-omni %s's stages, planned by omni_pd_pipeline: one instance, with its drop-in, per stage.", c.release)
+	}
+	head := []systemd.Directive{
+		// The model first: a value that ended in a backslash would join the
+		// next line.
+		{Key: "Description", Value: systemd.Specifiers(c.model+": vllm-omni ") + what},
+		{Key: "Documentation", Value: "https://github.com/vllm-project/vllm-omni"},
+		{Key: "Wants", Value: "network-online.target"},
+		{Key: "After", Value: "network-online.target", Comment: order},
+	}
+	if template {
+		head = append(head, systemd.Directive{Key: "ConditionPathExists", Value: dropInPath(systemd.Specifiers(c.service.UnitPrefix) + "-stage@%i.service")})
+	}
+	return systemd.Unit{Comment: comment, Sections: []systemd.Section{{Name: "Unit", Directives: head}}}
 }
 
 // headBinding ties the head and the headless stages of one host into one
@@ -227,6 +255,9 @@ func unitPath(vllm string) string {
 // stage's environment, and the capability a port below 1024 needs. beside
 // are the processes of its host, itself among them.
 func stageDropIn(c unitContext, proc Process, beside []Process) (UnitFile, error) {
+	if c.container != nil {
+		return containerDropIn(c, proc, beside)
+	}
 	unit := systemd.Unit{}
 	if deps := headBinding(c, proc, beside); len(deps) > 0 {
 		unit.Sections = append(unit.Sections, systemd.Section{Name: "Unit", Directives: deps})

@@ -58,7 +58,7 @@ func verifyUnit(t *testing.T, analyze, dir string, res *Result, proc Process) st
 // inline program (the check script is a file the units name): a unit's
 // bytes are in every pipeline's state, which Terraform reads on every plan.
 func TestUnitsAreShort(t *testing.T) {
-	for _, tc := range goldenCases() {
+	for _, tc := range append(goldenCases(), containerGoldenCases()...) {
 		res := mustPlan(t, tc.spec(t))
 		files := []UnitFile{res.SystemdUnit}
 		for _, l := range res.Launches {

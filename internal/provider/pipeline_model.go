@@ -36,7 +36,8 @@ type pipelineInputs struct {
 	PortRange      types.Object  `tfsdk:"port_range"` // portRangeModel
 	ReservedPorts  types.Set     `tfsdk:"reserved_ports"`
 	ConfigPath     types.String  `tfsdk:"config_path"`
-	Systemd        types.Object  `tfsdk:"systemd"` // systemdModel
+	Systemd        types.Object  `tfsdk:"systemd"`   // systemdModel
+	Container      types.Object  `tfsdk:"container"` // containerModel
 	// VLLMOmniVersion is Optional + Computed: in a plan it may hold the
 	// value planned before, so the entities read it from the configuration.
 	VLLMOmniVersion types.String `tfsdk:"vllm_omni_version"`

@@ -23,7 +23,7 @@ import (
 var pipelineOutputTable = []outputField[*pipeline.Result]{
 	text("id", "Content hash of the rendered config and launch.",
 		func(r *pipeline.Result) string { return r.ID }),
-	text("config_yaml", "The deploy config to write to `config_path`.",
+	text("config_yaml", "The deploy config to write to `config_path`. With `container`, each stage's devices are numbered as its container sees them.",
 		func(r *pipeline.Result) string { return r.ConfigYAML }),
 	objects("stages", "Every stage of the planned pipeline, by `stage_id`.",
 		func(r *pipeline.Result) []pipeline.StageInfo { return r.Stages },

@@ -194,12 +194,12 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"vllm_path": schema.StringAttribute{
-					MarkdownDescription: "Absolute path of the `vllm` executable on the machine image; the units run it in place of `argv[0]`. Default: `" + pipeline.DefaultVLLMPath + "`.",
+					MarkdownDescription: "Absolute path of the `vllm` executable on the machine image; the units run it in place of `argv[0]`. Default: `" + pipeline.DefaultVLLMPath + "`. With `container`, the path in the image, by default the official image's `" + pipeline.ImageVLLMPath + "`.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"python_path": schema.StringAttribute{
-					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`; `/usr/bin/python3` for a system-wide pip install), which runs each process's preflight before it execs `vllm`; the preflight refuses to start a `vllm` whose script names another Python (its `#!` line, or the `/bin/sh` trampoline pip, virtualenv and uv write for a long path or one with a space; a virtualenv counts as its own Python), and names the one to set. Default: `python3` beside `vllm_path`; for `vllm_path = \"/usr/local/bin/vllm\"` (the default), where both a Python built into `/usr/local` and the distribution's pip for `/usr/bin/python3` put `vllm`, `python3` as the unit's `PATH` finds it (`/usr/bin/env python3`: `/usr/local/bin/python3`, else `/usr/bin/python3`). A path the units' sandbox hides (under `/tmp`, `/var/tmp`, `/home`, `/root` or `/run/user`) is refused.",
+					MarkdownDescription: "The Python that runs vllm (a virtualenv's `bin/python3`; `/usr/bin/python3` for a system-wide pip install), which runs each process's preflight before it execs `vllm`; the preflight refuses to start a `vllm` whose script names another Python (its `#!` line, or the `/bin/sh` trampoline pip, virtualenv and uv write for a long path or one with a space; a virtualenv counts as its own Python), and names the one to set. Default: `python3` beside `vllm_path`; for `vllm_path = \"/usr/local/bin/vllm\"` (the default), where both a Python built into `/usr/local` and the distribution's pip for `/usr/bin/python3` put `vllm`, `python3` as the unit's `PATH` finds it (`/usr/bin/env python3`: `/usr/local/bin/python3`, else `/usr/bin/python3`). A path the units' sandbox hides (under `/tmp`, `/var/tmp`, `/home`, `/root` or `/run/user`) is refused. With `container`, the path in the image, by default the official image's `" + pipeline.ImagePythonPath + "`.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
@@ -220,6 +220,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 				},
 			},
 		},
+		"container": containerAttribute(),
 		"config_path": schema.StringAttribute{
 			MarkdownDescription: "Absolute path where `config_yaml` will be written on the host; the launch command passes it with the flag the release reads its dialect through (`--stage-configs-path` for `stage_args`, `--deploy-config` for `stages`). Default: `" + pipeline.DefaultConfigPath + "`. Unset, it reads back as the default, so `write_files` and the like can use it. " +
 				"It must be a normalized file path of its own (no trailing `/`, `//`, `.` or `..`): not `check_script_path`, `systemd.environment_file`, `systemd.cache_dir`, `systemd.vllm_path` or `systemd.python_path`, not under any of those files, not a directory another of them lies in, and not in `/etc/systemd/system`, where the plan writes its units. Two pipelines on one machine need distinct config paths; the provider sees one pipeline at a time.",

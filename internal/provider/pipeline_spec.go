@@ -41,6 +41,7 @@ func specFromInputs(ctx context.Context, in pipelineInputs) (pipeline.Spec, pipe
 	spec.Connector = connectorSpec(ctx, in.Connector, &diags)
 	spec.PortRange = portRangeSpec(in.PortRange, &diags)
 	spec.Service = serviceSpec(in.Systemd, &diags)
+	spec.Container = containerSpec(ctx, in.Container, &diags)
 
 	// The engine checks the free-form overrides' shape itself, so that its
 	// errors name the entry (stage_overrides.talker.devices) like any other.

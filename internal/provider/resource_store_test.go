@@ -71,6 +71,7 @@ func setEveryInput(t *testing.T, state *tfsdk.State) {
 		"pipeline":                      types.StringValue("qwen3_omni_moe_pd"),
 		"vllm_omni_version":             types.StringValue("0.24"),
 		"systemd.user":                  types.StringValue("omni"),
+		"container.runtime":             types.StringValue("podman"),
 		"split_stage":                   types.Int64Value(0),
 		"prefill.devices":               types.ListValueMust(types.Int64Type, []attr.Value{types.Int64Value(3)}),
 		"prefill.engine_args":           engineArgs,

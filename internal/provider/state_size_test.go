@@ -26,11 +26,28 @@ const stateBudget = 13250
 func TestAccPDPipelineResource_StateSize(t *testing.T) {
 	accTest(t, resource.TestStep{
 		Config:            pipelineResource(),
-		ConfigStateChecks: []statecheck.StateCheck{stateSizeCheck{addr: resAddr, budget: stateBudget}},
+		ConfigStateChecks: []statecheck.StateCheck{stateSizeCheck{t: t, addr: resAddr, budget: stateBudget}},
 	})
 }
 
+// containerStateBudget is what the default pipeline stores with a
+// container launch: each stage's drop-in holds its whole run command
+// line, some 2 KB, instead of the host launch's few variables.
+const containerStateBudget = 20000
+
+// The default pipeline in containers stores at most containerStateBudget
+// bytes, its template unit too at most 3000.
+func TestAccPDPipelineResource_ContainerStateSize(t *testing.T) {
+	for _, block := range []string{`container = {}`, `container = { runtime = "podman" }`} {
+		accTest(t, resource.TestStep{
+			Config:            pipelineResource(block),
+			ConfigStateChecks: []statecheck.StateCheck{stateSizeCheck{t: t, addr: resAddr, budget: containerStateBudget}},
+		})
+	}
+}
+
 type stateSizeCheck struct {
+	t      *testing.T
 	addr   string
 	budget int
 }
@@ -49,6 +66,7 @@ func (c stateSizeCheck) CheckState(_ context.Context, req statecheck.CheckStateR
 			resp.Error = err
 			return
 		}
+		c.t.Logf("%s stores %d bytes of state (budget %d)", c.addr, len(b), c.budget)
 		if len(b) > c.budget {
 			resp.Error = fmt.Errorf("%s stores %d bytes of state, over %d", c.addr, len(b), c.budget)
 			return

@@ -27,9 +27,14 @@ resource "omni_pd_pipeline" "this" {
     max_num_seqs         = var.decode_max_num_seqs
   }
 
+  # In a container vllm and its Python are the image's, and the units run
+  # the runtime's client as root: the account and the path are the host
+  # install's.
+  container = var.container
+
   systemd = {
-    user        = var.service_user
-    vllm_path   = "${var.vllm_bin_dir}/vllm"
+    user        = var.container == null ? var.service_user : null
+    vllm_path   = var.container == null ? "${var.vllm_bin_dir}/vllm" : null
     unit_prefix = "vllm-omni-${var.cluster_name}"
   }
 

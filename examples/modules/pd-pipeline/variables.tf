@@ -96,3 +96,21 @@ variable "triggers" {
   type        = map(string)
   default     = {}
 }
+
+variable "container" {
+  description = "Run each process in its own container of vllm-omni's image, the provider's container block (image, runtime, runtime_path, gpus, pull, mounts, options). Null: the machine image's own vllm, in vllm_bin_dir."
+  type = object({
+    image        = optional(string)
+    runtime      = optional(string)
+    runtime_path = optional(string)
+    gpus         = optional(string)
+    pull         = optional(string)
+    mounts = optional(list(object({
+      source    = string
+      target    = string
+      read_only = optional(bool)
+    })))
+    options = optional(list(string))
+  })
+  default = null
+}

@@ -1,0 +1,79 @@
+# One GPU machine running a Qwen3-Omni pipeline with prefill-decode
+# disaggregation in vllm-omni's own image: each stage runs in its own
+# container, started and supervised by its systemd unit. The pipeline and
+# the cloud-init document that starts it come from the pd-pipeline module,
+# given a container block; this configuration adds the machine and its
+# firewall rules. It needs only the omni provider and Terraform's built-in
+# terraform_data, which stands in for the machine and its firewall rules:
+# in a real repository they are a cloud provider's instance and
+# security-group rules, fed by the same values.
+
+module "pipeline" {
+  source = "../../modules/pd-pipeline"
+
+  cluster_name = var.name
+  model        = var.model
+  gpus         = var.gpus
+  api_port     = var.api_port
+
+  # The image of the release the plan is for, unless image names another;
+  # docker asks NVIDIA's runtime for each stage's GPUs, podman CDI.
+  container = {
+    image   = var.image
+    runtime = var.container_runtime
+  }
+
+  # A new machine type starts from fresh allocations.
+  triggers = {
+    instance_type = var.instance_type
+  }
+}
+
+locals {
+  # One firewall rule per port another machine must reach: on one machine
+  # the API alone, for its clients. The containers share the machine's
+  # network, so the ports are the plan's, as on a host install.
+  firewall_rules = [
+    for p in module.pipeline.ports : {
+      name     = p.name
+      protocol = "tcp"
+      port     = p.port
+      sources  = var.api_allowed_cidrs
+      purpose  = "OpenAI-compatible API, for its clients"
+    } if p.name == "api"
+  ]
+}
+
+# replace_triggered_by names resources of this module only, never a module
+# output: this relay holds the pipeline's id, and changes when it does.
+resource "terraform_data" "pipeline_id" {
+  input = module.pipeline.id
+}
+
+# Stands in for the GPU machine (aws_instance, google_compute_instance, ...),
+# from a machine image with the container runtime and NVIDIA's toolkit.
+resource "terraform_data" "gpu_vm" {
+  input = {
+    name          = var.name
+    instance_type = var.instance_type
+    gpus          = module.pipeline.gpu_count
+    user_data     = module.pipeline.user_data
+  }
+
+  # cloud-init runs once, at first boot: a new deploy config or unit needs a
+  # new machine. A real instance takes the same block.
+  lifecycle {
+    replace_triggered_by = [terraform_data.pipeline_id]
+  }
+}
+
+# Stands in for the machine's firewall rules. The keys are known at plan
+# time, since the resource computes its ports in the plan.
+resource "terraform_data" "firewall_rule" {
+  for_each = { for rule in local.firewall_rules : rule.name => rule }
+
+  input = merge(each.value, {
+    name   = "${var.name}-${replace(each.key, "_", "-")}"
+    target = terraform_data.gpu_vm.id
+  })
+}
