@@ -65,55 +65,74 @@ func TestServeCommand(t *testing.T) {
 			}
 			l := res.Launches[0]
 			if tc.headless == nil {
-				if len(l.Processes) != 1 || !reflect.DeepEqual(l.Processes[0].Argv, tc.argv) || l.Processes[0].StageID != nil ||
-					l.Processes[0].UnitName != "vllm-omni.service" || commandOf(l.Processes[0]) != tc.command {
-					t.Errorf("launch %+v, want one process running the serve command", l)
-				}
+				checkWholePipelineLaunch(t, l, tc.argv, tc.command)
 				return
 			}
 			if len(l.Processes) != len(l.StageIDs) || len(l.Processes) < 2 {
 				t.Fatalf("launch %+v, want one process per stage and no single command", l)
 			}
-			// Each process's environment is its stage's runtime.env (env in
-			// the stages dialect).
-			envs := map[int]map[string]string{}
-			for _, st := range stageList(t, config(t, res.ConfigYAML)) {
-				env := map[string]string{}
-				raw := dig(st, "runtime", "env")
-				if raw == nil {
-					raw = st["env"]
-				}
-				if m, ok := raw.(map[string]any); ok {
-					for k, v := range m {
-						env[k] = fmt.Sprint(v)
-					}
-				}
-				id, ok := st["stage_id"].(int)
-				if !ok {
-					t.Fatalf("stage without an integer stage_id: %v", st)
-				}
-				envs[id] = env
-			}
-			for i, proc := range l.Processes {
-				id := l.StageIDs[i]
-				if len(proc.Env)+len(envs[id]) > 0 && !reflect.DeepEqual(proc.Env, envs[id]) {
-					t.Errorf("process %d env %v, want its stage's runtime.env %v", i, proc.Env, envs[id])
-				}
-				if proc.StageID == nil || *proc.StageID != id || proc.UnitName != "vllm-omni-stage@"+strconv.Itoa(id)+".service" {
-					t.Errorf("process %d: stage %v unit %q", i, proc.StageID, proc.UnitName)
-				}
-				if i == 0 {
-					if proc.Role != ProcessHead || !reflect.DeepEqual(proc.Argv, tc.argv) {
-						t.Errorf("head process %q, want the serve command %q", proc.Argv, tc.argv)
-					}
-					continue
-				}
-				want := tc.headless(id)
-				if proc.Role != ProcessHeadless || !reflect.DeepEqual(proc.Argv, want) {
-					t.Errorf("process %d: %s %q, want headless %q", i, proc.Role, proc.Argv, want)
-				}
-			}
+			checkStageProcesses(t, l, plannedStageEnvs(t, res), tc.argv, tc.headless)
 		})
+	}
+}
+
+// checkWholePipelineLaunch: one process, the whole pipeline's, running the
+// serve command in the plan's one unit.
+func checkWholePipelineLaunch(t *testing.T, l Launch, argv []string, command string) {
+	t.Helper()
+	if len(l.Processes) != 1 || !reflect.DeepEqual(l.Processes[0].Argv, argv) || l.Processes[0].StageID != nil ||
+		l.Processes[0].UnitName != "vllm-omni.service" || commandOf(l.Processes[0]) != command {
+		t.Errorf("launch %+v, want one process running the serve command", l)
+	}
+}
+
+// plannedStageEnvs is each stage's runtime.env (env in the stages dialect) in the
+// planned config, by stage id.
+func plannedStageEnvs(t *testing.T, res *Result) map[int]map[string]string {
+	t.Helper()
+	envs := map[int]map[string]string{}
+	for _, st := range stageList(t, config(t, res.ConfigYAML)) {
+		env := map[string]string{}
+		raw := dig(st, "runtime", "env")
+		if raw == nil {
+			raw = st["env"]
+		}
+		if m, ok := raw.(map[string]any); ok {
+			for k, v := range m {
+				env[k] = fmt.Sprint(v)
+			}
+		}
+		id, ok := st["stage_id"].(int)
+		if !ok {
+			t.Fatalf("stage without an integer stage_id: %v", st)
+		}
+		envs[id] = env
+	}
+	return envs
+}
+
+// checkStageProcesses: a process per stage, in its own unit, with its
+// stage's environment; the first the head running the serve command, the
+// others headless.
+func checkStageProcesses(t *testing.T, l Launch, envs map[int]map[string]string, argv []string, headless func(id int) []string) {
+	t.Helper()
+	for i, proc := range l.Processes {
+		id := l.StageIDs[i]
+		if len(proc.Env)+len(envs[id]) > 0 && !reflect.DeepEqual(proc.Env, envs[id]) {
+			t.Errorf("process %d env %v, want its stage's runtime.env %v", i, proc.Env, envs[id])
+		}
+		if proc.StageID == nil || *proc.StageID != id || proc.UnitName != "vllm-omni-stage@"+strconv.Itoa(id)+".service" {
+			t.Errorf("process %d: stage %v unit %q", i, proc.StageID, proc.UnitName)
+		}
+		if i == 0 {
+			if proc.Role != ProcessHead || !reflect.DeepEqual(proc.Argv, argv) {
+				t.Errorf("head process %q, want the serve command %q", proc.Argv, argv)
+			}
+			continue
+		}
+		if want := headless(id); proc.Role != ProcessHeadless || !reflect.DeepEqual(proc.Argv, want) {
+			t.Errorf("process %d: %s %q, want headless %q", i, proc.Role, proc.Argv, want)
+		}
 	}
 }
 
