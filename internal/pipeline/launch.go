@@ -36,6 +36,9 @@ type launchInputs struct {
 	// runtime.env to its engine (releases.StageEnvFact).
 	stageBased bool
 	connectors []string // the PD pair's KV connector classes, whose transports the preflight imports
+	// registration is the module the preflight's launcher imports before
+	// vllm-omni's CLI; nil when the processes exec vllm.
+	registration *Registration
 }
 
 // addLaunches fills in what the machines run from the rest of res and the
@@ -80,6 +83,9 @@ type launchPlan struct {
 	envs       map[int]map[string]string // each stage's environment, from the config
 	replicas   map[int]int               // each stage's num_replicas, from the config
 	checks     map[int]preflightChecks   // what each stage's preflight imports and counts
+	// registration is the module's path the preflight hands its launcher,
+	// "" when it execs vllm.
+	registration string
 }
 
 // newLaunchPlan gathers the launch's inputs: from res its config (path,
@@ -94,6 +100,9 @@ func newLaunchPlan(res *Result, doc *stageconfig.Document, in launchInputs) (lau
 		rdma:    in.rdma,
 		apiPort: res.APIPort, stageBased: in.stageBased,
 		stages: res.Stages, ports: res.Ports, envs: envs, replicas: stageReplicas(doc), checks: stageChecks(doc, in.connectors),
+	}
+	if in.registration != nil {
+		lp.registration = in.registration.Path
 	}
 	for _, port := range res.Ports {
 		if port.Name == portOmniMaster && port.StageID == nil {
@@ -167,6 +176,11 @@ func (lp launchPlan) unitContext() unitContext {
 	head := lp.stages[0]
 	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
 		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress(), checks: lp.sharedChecks()}
+	if lp.registration != "" {
+		// Every process imports it: the head and a headless stage each
+		// resolve the config's pipeline: in their own process.
+		c.checks = append(c.checks, "--registration", lp.registration)
+	}
 	if !lp.stageBased {
 		c.headUnit = svc.UnitPrefix + ".service"
 		return c
