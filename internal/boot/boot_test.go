@@ -69,7 +69,28 @@ func TestBoot(t *testing.T) {
 			t.Logf("%s: booted and checked %d machine(s) in %s", e.Name(), len(b.machines), time.Since(start).Round(time.Second))
 		})
 	}
+	// A release that loads only the stages dialect runs prefill-decode
+	// through the pipeline registration the plan writes: each unit's
+	// preflight execs the launcher, which imports it before the stand-in's
+	// CLI resolves the config's pipeline: (the stand-in fails the start on
+	// a name the registry lacks). The thinker alone has no edge through
+	// /dev/shm, so that check is left out.
+	t.Run("gpu-vm-stages-only", func(t *testing.T) {
+		start := time.Now()
+		b := bootDeployment(t, image, applyExample(t, "gpu-vm", "model="+thinkingModel, "vllm_omni_version="+stagesOnlyRelease))
+		b.checkPlan(t)
+		b.runChecks(t)
+		b.checkFirewall(t)
+		t.Logf("gpu-vm on vllm-omni %s: booted and checked %d machine(s) in %s", stagesOnlyRelease, len(b.machines), time.Since(start).Round(time.Second))
+	})
 }
+
+// The stages-only case: the release read at its own commit that loads only
+// the stages dialect, and a model whose pipeline is the thinker alone.
+const (
+	stagesOnlyRelease = "0.27.0rc1"
+	thinkingModel     = "Qwen/Qwen3-Omni-30B-A3B-Thinking"
+)
 
 // bootDeployment boots every machine of d on a LAN of its own, each from
 // its own user_data, and waits until each is up: cloud-init done and every

@@ -87,7 +87,40 @@ func (s standin) files(t *testing.T) map[string]file {
 			files[f] = file{content: content}
 		}
 	}
+	if s.release.Registry != nil {
+		for f, content := range registryPackage(t, site) {
+			files[f] = file{content: content}
+		}
+	}
 	return files
+}
+
+// registryPackage is the stand-in's vllm-omni pipeline registry, its
+// dataclasses and its CLI's module (standin/vllm_omni), in the site
+// directory, with the packages above each: what the units' launcher
+// imports, on a release that has a registry.
+func registryPackage(t *testing.T, site string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	root := filepath.Join("standin", "vllm_omni")
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel("standin", p)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		for i := 1; i < len(parts); i++ {
+			if init := path.Join(site, path.Join(parts[:i]...), "__init__.py"); out[init] == "" {
+				out[init] = ""
+			}
+		}
+		out[path.Join(site, filepath.ToSlash(rel))] = readStandin(t, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // modulePackage writes module m, with a stub for each name, and the

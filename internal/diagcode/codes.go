@@ -229,6 +229,8 @@ var (
 	ReleaseUnknown         = Code{"release_unknown"}
 	PipelineUnused         = Code{"pipeline_unused"}
 	PipelineUserRegistered = Code{"pipeline_user_registered"}
+	PDThinkerOnly          = Code{"pd_thinker_only"}
+	RegistrationAsyncChunk = Code{"registration_async_chunk"}
 	ReleaseRowUnread       = Code{"release_row_unread"}
 	ReleaseConformance     = Code{"release_conformance"}
 	RenderFailed           = Code{"render_failed"}

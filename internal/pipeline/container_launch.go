@@ -22,11 +22,18 @@ type containerLaunch struct {
 
 // containerLaunchOf is the container launch of s for release, or nil when
 // s runs a host install.
-func containerLaunchOf(s Spec, release string, memlock, rdma bool) *containerLaunch {
+func containerLaunchOf(s Spec, release string, memlock, rdma bool, reg *Registration) *containerLaunch {
 	if s.Container == nil {
 		return nil
 	}
-	return &containerLaunch{ContainerSpec: s.Container.withDefaults(release), mounts: containerMounts(s), memlock: memlock, rdma: rdma}
+	mounts := containerMounts(s)
+	// The launcher imports the registration in the container, where the
+	// release's vllm-omni resolves the config's pipeline: read-only at its
+	// own path, as the check script beside it.
+	if reg != nil {
+		mounts = append(mounts, container.Mount{Source: reg.Path, Target: reg.Path, ReadOnly: true})
+	}
+	return &containerLaunch{ContainerSpec: s.Container.withDefaults(release), mounts: mounts, memlock: memlock, rdma: rdma}
 }
 
 // specOf is the container proc runs in: its unit's, named for it, with

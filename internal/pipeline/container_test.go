@@ -29,6 +29,34 @@ func containerGoldenCases() []goldenCase {
 					Mounts:  []container.Mount{{Source: "/srv/models", Target: "/models", ReadOnly: true}},
 					Options: []string{"--security-opt", "label=disable"}}}
 		}},
+		// A stages-only release: the registration the launcher imports is
+		// mounted read-only beside the check script.
+		{"container_registration_0.27.0rc1", func(*testing.T) Spec {
+			return Spec{Model: thinkingModel, VLLMOmniVersion: "0.27.0rc1", Container: &ContainerSpec{Runtime: "podman"}}
+		}},
+	}
+}
+
+// In a container, the launcher can import the registration only if the
+// container sees it: every process's ExecStart mounts it read-only at the
+// path its --registration names.
+func TestContainerMountsTheRegistration(t *testing.T) {
+	res := mustPlan(t, Spec{Model: thinkingModel, VLLMOmniVersion: "0.27.0rc1", Container: &ContainerSpec{}})
+	if res.Registration == nil || res.Registration.Path == "" {
+		t.Fatal("no registration planned")
+	}
+	mount := "--volume " + res.Registration.Path + ":" + res.Registration.Path + ":ro"
+	n := 0
+	for _, l := range res.Launches {
+		for _, proc := range l.Processes {
+			n++
+			if proc.DropIn == nil || !strings.Contains(proc.DropIn.Content, mount) {
+				t.Errorf("%s does not mount the registration (%s):\n%v", proc.UnitName, mount, proc.DropIn)
+			}
+		}
+	}
+	if n < 2 {
+		t.Fatalf("%d processes, want the PD pair's two", n)
 	}
 }
 

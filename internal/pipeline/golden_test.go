@@ -65,6 +65,13 @@ func goldenCases() []goldenCase {
 		{"seed_as_stages_format", func(*testing.T) Spec {
 			return Spec{Model: seedModel, Format: "stages", Pipeline: "qwen3_omni_moe_pd", VLLMOmniVersion: "0.28.0"}
 		}},
+		// A release that loads only the stages dialect: the thinker alone,
+		// split, on the registration the plan writes, which every process
+		// imports first. 0.27.0rc1 at its own commit (the later rows write
+		// the same module); 0.26.0 from 0.26.0rc1's pipeline definition,
+		// whose thinker's engine_output_type is "latent".
+		{"thinking_registration_0.27.0rc1", func(*testing.T) Spec { return Spec{Model: thinkingModel, VLLMOmniVersion: "0.27.0rc1"} }},
+		{"thinking_registration_0.26.0", func(*testing.T) Spec { return Spec{Model: thinkingModel, VLLMOmniVersion: "0.26.0"} }},
 		// Two hosts: the stage-based launch and a connector on the edge
 		// between them.
 		{"multi_host", func(*testing.T) Spec {
@@ -123,6 +130,9 @@ func checkGolden(t *testing.T, tc goldenCase) {
 	res := mustPlan(t, tc.spec(t))
 	compareGolden(t, filepath.Join("testdata", "golden", tc.name+".yaml"), res.ConfigYAML)
 	compareGolden(t, filepath.Join("testdata", "golden", tc.name+".launch.json"), launchGolden(t, res))
+	if reg := res.Registration; reg != nil && reg.Content != "" {
+		compareGolden(t, filepath.Join("testdata", "golden", tc.name+".registration.py"), reg.Content)
+	}
 	units := filepath.Join("testdata", "golden", tc.name+".units")
 	compareGolden(t, filepath.Join(units, filepath.Base(res.SystemdUnit.Path)), res.SystemdUnit.Content)
 	for _, l := range res.Launches {

@@ -39,6 +39,9 @@ type launchInputs struct {
 	// container runs each process in a container of the image; nil on a
 	// host install.
 	container *containerLaunch
+	// registration is the module the preflight's launcher imports before
+	// vllm-omni's CLI; nil when the processes exec vllm.
+	registration *Registration
 }
 
 // addLaunches fills in what the machines run from the rest of res and the
@@ -84,6 +87,9 @@ type launchPlan struct {
 	envs       map[int]map[string]string // each stage's environment, from the config
 	replicas   map[int]int               // each stage's num_replicas, from the config
 	checks     map[int]preflightChecks   // what each stage's preflight imports and counts
+	// registration is the module's path the preflight hands its launcher,
+	// "" when it execs vllm.
+	registration string
 }
 
 // newLaunchPlan gathers the launch's inputs: from res its config (path,
@@ -98,6 +104,9 @@ func newLaunchPlan(res *Result, doc *stageconfig.Document, in launchInputs) (lau
 		rdma:    in.rdma,
 		apiPort: res.APIPort, stageBased: in.stageBased, container: in.container,
 		stages: res.Stages, ports: res.Ports, envs: envs, replicas: stageReplicas(doc), checks: stageChecks(doc, in.connectors),
+	}
+	if in.registration != nil {
+		lp.registration = in.registration.Path
 	}
 	for _, port := range res.Ports {
 		if port.Name == portOmniMaster && port.StageID == nil {
@@ -171,6 +180,11 @@ func (lp launchPlan) unitContext() unitContext {
 	head := lp.stages[0]
 	c := unitContext{model: lp.model, release: lp.release.Version, config: lp.configPath, service: svc,
 		rdma: lp.rdma, headHost: head.Host, masterAddress: lp.masterAddress(), checks: lp.sharedChecks(), container: lp.container}
+	if lp.registration != "" {
+		// Every process imports it: the head and a headless stage each
+		// resolve the config's pipeline: in their own process.
+		c.checks = append(c.checks, "--registration", lp.registration)
+	}
 	if !lp.stageBased {
 		c.headUnit = svc.UnitPrefix + ".service"
 		return c

@@ -252,7 +252,7 @@ if cmd != ["preflight"] or len(sys.argv) < 7:
 want, mode, want_vllm, path, want_sha = sys.argv[2:7]
 args = sys.argv[7:]
 gpus, imports, transports, edge_transports, rest = 0, [], [], [], []
-head, head_wait, head_unit = None, 0, ""
+head, head_wait, head_unit, registration = None, 0, "", None
 while args:
     a = args.pop(0)
     if a == "--":
@@ -275,6 +275,8 @@ while args:
         head_wait = int(v)
     elif a == "--head-unit":
         head_unit = v
+    elif a == "--registration":
+        registration = v
     else:
         fail("unknown option %s; the unit was not written by this plan" % a)
 SHELLS = ("sh", "bash", "dash")
@@ -571,12 +573,100 @@ def wait_for_head():
         time.sleep(2)
     say("error", "the head's omni master at %s did not answer within %d s; start %s on %s first" % (head, head_wait, head_unit, host))
     sys.exit(1)
+# A module the plan writes is named by the start of its SHA-256 (the
+# planner's registrationName): one that does not hash to its name is
+# another plan's.
+REGISTRATION = re.compile(r"omni_pd_([0-9a-f]{16})\.py")
+def check_registration(path):
+    m = REGISTRATION.fullmatch(os.path.basename(path))
+    if not m:
+        return  # the user's own module: the launcher imports it
+    try:
+        with open(path, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+    except OSError as e:
+        fail("the pipeline registration %s cannot be read (%s); write the plan's registration there" % (path, e.strerror))
+    if not sha.startswith(m.group(1)):
+        fail("the pipeline registration %s has SHA-256 %s, which does not start with its name's %s: the machine holds another plan's; write this plan's registration there, or replace the machine" % (path, sha, m.group(1)))
+# The launcher the preflight execs where the plan registers its pipeline,
+# in this Python (the one vllm runs in): python -c LAUNCH MODULE RELEASE --
+# VLLM ARGS... It imports vllm-omni's pipeline registry, then the
+# registration (the file MODULE, else the module of its name on Python's
+# path), checks that the registry then holds the pipeline of that name with
+# one prefill and one decode stage, decode's id the prefill's plus one,
+# and runs vllm-omni's CLI in this same process with sys.argv as vllm's
+# own would be: vllm-omni resolves the deploy config's pipeline: in the
+# process its CLI runs in, the head and a headless stage alike, before
+# any plugin loads. With -c, __main__ has no file, so the processes
+# multiprocessing spawns do not run it again; they need no registration.
+LAUNCH = r'''
+import importlib, importlib.util, os, sys
+def fail(msg):
+    sys.stderr.write("vllm-omni preflight: error: %s\n" % msg)
+    sys.exit(78)
+def first_line(e):
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+path, want, argv = sys.argv[1], sys.argv[2], sys.argv[4:]
+key = os.path.basename(path)[:-3]
+REGISTRY = "vllm_omni.config.pipeline_registry"
+try:
+    registry = importlib.import_module(REGISTRY)
+except Exception as e:
+    fail("vllm-omni's pipeline registry %s does not import in %s (%s: %s); the plan for vllm-omni %s registers its pipeline there" % (REGISTRY, sys.executable, type(e).__name__, first_line(e), want))
+where = path if os.path.exists(path) else key
+try:
+    if where == path:
+        spec = importlib.util.spec_from_file_location(key, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        spec.loader.exec_module(module)
+    else:
+        importlib.import_module(key)
+except ModuleNotFoundError as e:
+    if e.name != key:
+        fail("the pipeline registration %s does not import (%s: %s)" % (where, type(e).__name__, first_line(e)))
+    fail("the pipeline registration %s is neither a file there nor a module on Python's path; write it to %s" % (key, path))
+except Exception as e:
+    fail("the pipeline registration %s does not import (%s: %s); if vllm-omni's register_pipeline() or its dataclasses are not those of vllm-omni %s, which the plan was made for, it does not fit the installed vllm-omni" % (where, type(e).__name__, first_line(e), want))
+pipelines = getattr(registry, "OMNI_PIPELINES", None)
+if not isinstance(pipelines, dict):
+    fail("%s has no OMNI_PIPELINES dict, which the plan for vllm-omni %s reads: the installed registry is another" % (REGISTRY, want))
+pipeline = pipelines.get(key)
+if pipeline is None:
+    fail("after importing %s, vllm-omni's registry holds no pipeline %s, which the deploy config's pipeline: names; register it under that name" % (where, key))
+roles = {"is_prefill_only": [], "is_decode_only": []}
+for stage in getattr(pipeline, "stages", None) or ():
+    extras = getattr(stage, "extras", None) or {}
+    for flag in roles:
+        if extras.get(flag) is True:
+            roles[flag].append(getattr(stage, "stage_id", None))
+pre, dec = roles["is_prefill_only"], roles["is_decode_only"]
+if len(pre) != 1 or len(dec) != 1 or not isinstance(pre[0], int) or dec[0] != pre[0] + 1:
+    fail("pipeline %s marks prefill stages %s and decode stages %s in its stages' extras; vllm-omni runs prefill-decode with one of each, decode's id the prefill's plus one" % (key, pre, dec))
+CLI = "vllm_omni.entrypoints.cli.main"
+try:
+    main = importlib.import_module(CLI).main
+except Exception as e:
+    fail("vllm-omni's CLI %s does not import in %s (%s: %s)" % (CLI, sys.executable, type(e).__name__, first_line(e)))
+sys.argv = argv
+sys.exit(main())
+'''
+if registration:
+    check_registration(registration)
 if head and "--headless" in rest:
     wait_for_head()
 if rest:
     # The unit's per-stage words came in through these; vllm needs none.
     for name in UNIT_WORDS:
         os.environ.pop(name, None)
+    if registration:
+        # vllm's argv, as its script would have had it, run by vllm-omni's
+        # CLI in this Python once the registration is imported.
+        if not sys.executable:
+            fail("this Python cannot name its own executable, which the launcher needs")
+        os.execv(sys.executable, [sys.executable, "-c", LAUNCH, registration, want, "--"] + rest)
     try:
         os.execv(rest[0], rest)
     except OSError as e:

@@ -39,6 +39,9 @@ type decisions struct {
 	stageBased bool
 	planned    stageLayout
 	ports      portPlan
+	// registration is the module the processes import first; nil when
+	// they import none.
+	registration *Registration
 }
 
 // Plan computes a pipeline from a Spec. When the returned Diagnostics hold
@@ -94,8 +97,17 @@ func decide(spec Spec, ds *Diagnostics) (decisions, bool) {
 	if ds.HasErrors() {
 		return decisions{}, false
 	}
+	planned := assemble(laid, devices, ports)
+	reg, err := planRegistration(spec, release, registrationDefinition(base), planned)
+	if err != nil {
+		ds.errorf(diagcode.RenderFailed, nil, "the pipeline registration cannot be written", "%v", err)
+		return decisions{}, false
+	}
+	if reg != nil {
+		out.pipeline = reg.Pipeline
+	}
 	return decisions{conn: conn, base: base, release: release, out: out, stageBased: stageBased,
-		planned: assemble(laid, devices, ports), ports: ports}, true
+		planned: planned, ports: ports, registration: reg}, true
 }
 
 // readBase loads the base config and reads its graph, and checks both.
@@ -150,6 +162,7 @@ func write(spec Spec, d decisions, ds *Diagnostics) *Result {
 		return nil
 	}
 	doc = convert(doc, d.out, d.planned, ds)
+	checkRegistrationAsyncChunk(doc, d.registration, d.release.Release, d.base.path, ds)
 	translateIgnoredKeys(doc, d.release.Release, d.base, ds)
 	writeRequiredKeys(doc, d.release.Release, ds)
 	if ds.HasErrors() || !postCheck(doc, ds) {
@@ -170,7 +183,7 @@ func write(spec Spec, d decisions, ds *Diagnostics) *Result {
 		return nil
 	}
 	// And what the machines run must be what the release starts.
-	if vs := releases.Conform(d.release.Release, deploymentOf(doc, res.Stages, res.Launches, d.release.UserPipeline)); len(vs) > 0 {
+	if vs := releases.Conform(d.release.Release, deploymentOf(doc, res.Stages, res.Launches, !d.release.Native())); len(vs) > 0 {
 		for _, v := range vs {
 			ds.errorf(diagcode.ReleaseConformance, AttrPath("vllm_omni_version"), "the plan fails vllm-omni "+d.release.Release.Version+"'s checks", "%s", v)
 		}
@@ -288,6 +301,7 @@ func result(spec Spec, d decisions, doc *stageconfig.Document) (*Result, error) 
 		ConfigYAML:   string(yamlBytes),
 		ConfigSHA256: hex.EncodeToString(sum),
 		Ports:        d.ports.list,
+		Registration: d.registration,
 	}
 	for _, s := range d.planned.stages {
 		res.Stages = append(res.Stages, s.info())
@@ -316,7 +330,8 @@ func launchInputsOf(spec Spec, d decisions) launchInputs {
 	return launchInputs{
 		model: spec.Model, release: d.release.Release, asked: spec.VLLMOmniVersion, service: spec.service(),
 		rdma: d.conn.memlock(settings), stageBased: d.stageBased, connectors: d.conn.classes(),
-		container: containerLaunchOf(spec, d.release.Release.Version, d.conn.memlock(settings), settings.Protocol == "rdma"),
+		container:    containerLaunchOf(spec, d.release.Release.Version, d.conn.memlock(settings), settings.Protocol == "rdma", d.registration),
+		registration: d.registration,
 	}
 }
 
@@ -334,6 +349,10 @@ func contentID(h hash.Hash, res *Result) string {
 	}
 	write(checkScriptSHA256)
 	write(res.CheckScriptPath)
+	if r := res.Registration; r != nil {
+		write(r.Path)
+		write(r.Content)
+	}
 	write(res.SystemdUnit.Path)
 	write(res.SystemdUnit.Content)
 	for _, l := range res.Launches {

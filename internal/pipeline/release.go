@@ -24,7 +24,7 @@ func chooseRelease(spec Spec, base baseConfig, lay stageLayout, conn connector, 
 	if prev := spec.Previous; spec.VLLMOmniVersion == "" && prev != nil && prev.Release != "" {
 		// Unset, the resource keeps the release it planned for while that
 		// still runs the plan, as it keeps its ports.
-		if kept, kp := releases.Choose(prev.Release, need); kp == nil && kept.UserPipeline == c.UserPipeline {
+		if kept, kp := releases.Choose(prev.Release, need); kp == nil && kept.Native() == c.Native() {
 			c, problem = kept, nil
 		}
 	}
@@ -50,6 +50,9 @@ func releaseNeed(spec Spec, base baseConfig, lay stageLayout, conn connector, ds
 		MultiHost:    lay.multiHost(),
 		Connectors:   conn.classes(),
 		Processors:   releases.ProcessorsOf(base.doc),
+		Definition:   registrationDefinition(base),
+		AfterPair:    afterPair(lay),
+		ThinkerOnly:  thinkerOnlyPreset(lay.split),
 	}
 	if need.Dialect == "" && spec.Pipeline != "" {
 		need.Dialect = releases.Stages // a pipeline key only exists in that dialect
@@ -87,8 +90,13 @@ func checkChoice(spec Spec, basePath Path, split graphStage, c releases.Choice, 
 			"the output is stage_args, which selects PD with the stages' own is_prefill_only / is_decode_only; remove pipeline, or set format = \"stages\".")
 	}
 	if c.UserPipeline {
+		how := "unless your own register_pipeline() call provides it, with its PD stages, before vllm serve starts"
+		if c.Release.Registry != nil {
+			how = fmt.Sprintf("unless your module %s registers it, with the PD flags in its stages' %s: each process imports it before vllm-omni's CLI runs, from %s or else Python's path, and refuses to start when it registers no prefill-decode pair",
+				c.PipelineKey, c.Release.Registry.PDFlags, registrationPath(spec.Service, c.PipelineKey))
+		}
 		ds.warnf(diagcode.PipelineUserRegistered, AttrPath("pipeline"), "vllm-omni does not register this pipeline",
-			"vllm-omni %s registers no pipeline %q; the deploy loader raises KeyError unless your own register_pipeline() call provides it, with its PD stages, before vllm serve starts.", c.Release.Version, c.PipelineKey)
+			"vllm-omni %s registers no pipeline %q; the deploy loader raises KeyError %s.", c.Release.Version, c.PipelineKey, how)
 	}
 	if v := c.Release.Validator; v.Has(releases.CheckPrefillEntry) && (split.id != 0 || len(split.inputs) > 0) {
 		path := AttrPath("split_stage")

@@ -5,8 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omnipd/terraform-provider-omni/internal/presets"
 	"github.com/omnipd/terraform-provider-omni/internal/releases"
 )
+
+// thinkerAloneBase is a thinker alone that names no model class, so no
+// release pipeline the provider knows is the one it describes.
+const thinkerAloneBase = `stage_args:
+  - stage_id: 0
+    engine_args: {model_stage: thinker, worker_type: ar}
+    final_output: true
+    final_output_type: text
+`
 
 // chooseRelease refuses a vllm_omni_version, format or pipeline no release
 // runs the plan with.
@@ -20,9 +30,12 @@ func TestReleaseDiagnostics(t *testing.T) {
 		{"stages output with no pipeline to name", func(*testing.T) Spec {
 			return Spec{Model: "acme/omni-7b", Format: "stages", BaseConfig: miniBase}
 		}, "release_none", "vllm_omni_version"},
-		{"stages output on a release with no PD pipeline", func(*testing.T) Spec {
-			return Spec{Model: m, Format: "stages", VLLMOmniVersion: "0.28.0"}
+		{"stages output on a release with no PD pipeline, for a pipeline the provider cannot register", func(*testing.T) Spec {
+			return Spec{Model: "acme/omni-7b", Format: "stages", BaseConfig: thinkerAloneBase, VLLMOmniVersion: "0.28.0"}
 		}, "release_no_pd", "vllm_omni_version"},
+		{"a talker on a release whose PD serves the thinker alone", func(*testing.T) Spec {
+			return Spec{Model: m, Format: "stages", VLLMOmniVersion: "0.27.0rc1"}
+		}, "pd_thinker_only", "vllm_omni_version"},
 		{"pipeline with stage_args output", func(*testing.T) Spec {
 			return Spec{Model: m, Format: "stage_args", Pipeline: "qwen3_omni_moe_pd"}
 		}, "pipeline_unused", "pipeline"},
@@ -38,7 +51,14 @@ func TestReleaseDiagnostics(t *testing.T) {
 		{"Qwen2.5-Omni on 0.24.0", func(*testing.T) Spec { return Spec{Model: "Qwen/Qwen2.5-Omni-7B", VLLMOmniVersion: "0.24.0"} }, "release_no_pd", "vllm_omni_version"},
 		{"version newer than the table", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: newer} }, "release_unknown_newer", "vllm_omni_version"},
 		{"version not a known release", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.22.7"} }, "release_unknown", "vllm_omni_version"},
-		{"stage_args on a release that refuses it", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.28"} }, "release_no_pd", "vllm_omni_version"},
+		{"a stage_args base with a talker on a release that loads only stages", func(*testing.T) Spec { return Spec{Model: m, VLLMOmniVersion: "0.28"} }, "pd_thinker_only", "vllm_omni_version"},
+		{"async_chunk true on the plan's registration", func(t *testing.T) Spec {
+			base, err := presets.Source(presets.Qwen3OmniMoeThinkerOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Spec{Model: thinkingModel, BaseConfig: "async_chunk: true\n" + string(base), VLLMOmniVersion: "0.27.0rc1"}
+		}, "registration_async_chunk", "base_config"},
 		{"P2pNccl on a vLLM without it", func(*testing.T) Spec {
 			return Spec{Model: m, VLLMOmniVersion: "0.24.0", Connector: ConnectorSpec{Name: "P2pNcclConnector", ExtraConfig: map[string]any{"proxy_ip": "10.0.0.9", "proxy_port": int64(30001)}}}
 		}, "release_no_pd", "vllm_omni_version"},

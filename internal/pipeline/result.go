@@ -30,8 +30,12 @@ type Result struct {
 	// CheckScriptPath is where every host keeps CheckScript, which the
 	// units run as the preflight and health's commands call.
 	CheckScriptPath string
-	Health          Health
-	Allocations     Allocations
+	// Registration is the module every process imports before vllm-omni's
+	// CLI runs, which registers the `pipeline:` the config names; nil when
+	// the plan needs none.
+	Registration *Registration
+	Health       Health
+	Allocations  Allocations
 	// Settings the plan used, as given or chosen, for inputs left unset:
 	// the entities read them back.
 	Connector string    // connector.name

@@ -178,7 +178,7 @@ func badInputs() []badInput {
 		{name: "version newer than the table", body: []string{`vllm_omni_version = "` + newer + `"`},
 			attr: `vllm_omni_version`, fix: `newest release this provider's table describes`, code: "release_unknown_newer"},
 		{name: "version that cannot run the recipe", body: []string{`vllm_omni_version = "0.28.0"`},
-			attr: `vllm_omni_version`, fix: `no longer loads stage_args configs`, code: "release_no_pd"},
+			attr: `vllm_omni_version`, fix: `Ask for the thinker alone`, code: "pd_thinker_only"},
 		{name: "P2pNccl on a release whose vLLM lost it", body: []string{`vllm_omni_version = "0.24.0"`, `connector = { name = "P2pNcclConnector", extra_config = { proxy_ip = "10.0.0.9", proxy_port = 30001 } }`},
 			attr: `vllm_omni_version`, fix: `it cannot load P2pNcclConnector`, code: "release_no_pd"},
 		{name: "split a stage that is not stage 0", body: []string{`split_stage = 1`},

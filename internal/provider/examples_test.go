@@ -193,6 +193,9 @@ output "checked_config" {
 			// A higher GPU limit the layout already fits keeps the id, and
 			// the machine.
 			{vars: []string{"gpus=8"}},
+			// A release that loads only the stages dialect: the thinker
+			// alone, on the registration the plan writes, a new machine.
+			{vars: []string{"model=Qwen/Qwen3-Omni-30B-A3B-Thinking", "vllm_omni_version=0.27.0rc1"}, replaced: []string{"terraform_data.gpu_vm"}},
 		},
 	},
 	"deployments/gpu-vm-container": {

@@ -111,6 +111,20 @@ var pipelineOutputTable = []outputField[*pipeline.Result]{
 	),
 	text("check_script_path", "Where every host keeps the check script, `provider::omni::check_script()`: write it there with the units. The units run its `preflight`, which checks, before any GPU memory is taken, that the installed vllm-omni is the planned release (its line, when `vllm_omni_version` is a line; a local or pre-release build of it passes with a warning), its vLLM is the major.minor that release needs, the file at `config_path` has `config_sha256`, the host has the GPU indices the process is given (`nvidia-smi -L`), the connector's transport package imports (`nixl` for NixlConnector), and every dotted path the release imports for the process's stages resolves (`custom_process_input_func`, `scheduler_cls`, `kv_connector_module_path`; the head checks every stage's); it exits "+strconv.Itoa(pipeline.PreflightExit)+" with one line naming what is missing and the plan's release. `health`'s commands call it too.",
 		func(r *pipeline.Result) string { return r.CheckScriptPath }),
+	textOrNull("registration_path", "Where every host keeps the pipeline registration the processes import before vllm-omni's CLI resolves the deploy config's `pipeline:`: the module of that name, beside `check_script_path`. On a release that loads only the `stages` dialect (0.26.0 on), which runs prefill-decode only through a registered pipeline and registers none, the plan writes it: `registration`, the split stage's pipeline as that release defines it with the PD flags in each stage's `extras`, named `omni_pd_` and the start of its SHA-256; write it here with the units. With `pipeline`, on a release with a pipeline registry (0.24.0 on), it is your own module of that name: write it here, or install it on the machines' Python path. Each process's preflight then execs its Python with a launcher that imports the registry and the module, checks that the pipeline is registered with one prefill and one decode stage, and runs vllm-omni's CLI in that process; it exits "+strconv.Itoa(pipeline.PreflightExit)+" with one line when any of that fails. Null when the processes import no registration.",
+		func(r *pipeline.Result) string {
+			if r.Registration == nil {
+				return ""
+			}
+			return r.Registration.Path
+		}),
+	textOrNull("registration", "The pipeline registration the plan writes, to write to `registration_path`: a Python module of data only, which registers the planned pipeline with vllm-omni's `register_pipeline()` under the module's own name. The provider's own bridge over a gap upstream has not closed; the [release guide](../guides/vllm-omni-releases.md) says what it depends on. Null where the plan writes none (your own module with `pipeline`, or a release that runs PD natively).",
+		func(r *pipeline.Result) string {
+			if r.Registration == nil {
+				return ""
+			}
+			return r.Registration.Content
+		}),
 	text("vllm_omni_release", "The row of the release table the plan was made for, and so the release every check was made against: the exact release `vllm_omni_version` names (a line resolves to its newest final release), or, with it unset, the newest final release on which this plan runs prefill-decode natively, where its dialect loads, its PD validator passes, its input processors exist and its KV connector passes the handoff gate (the resource keeps the row it planned for while that still runs the plan). The [release table](../guides/vllm-omni-releases.md) says what each row was read at; a row whose code was not read warns.",
 		func(r *pipeline.Result) string { return r.Release }),
 	text("config_sha256", "SHA-256 of `config_yaml`, hex; each process's preflight checks the file at `config_path` against it.",

@@ -75,13 +75,13 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"format": schema.StringAttribute{
-			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: `stage_args` wherever the release reads it (up to 0.26.0rc1) and the base can be written in it, else `stages`. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped. A `stages` output turns PD on only through a registered pipeline, which no release has: it needs `pipeline`, your own registration. Unset, it reads back as the dialect written.",
+			MarkdownDescription: "Dialect of `config_yaml`: `stage_args` (as in vllm-omni's PD recipe) or `stages` (the current upstream schema). Default: `stage_args` wherever the release reads it (up to 0.26.0rc1) and the base can be written in it, else `stages`. A `stages` base config is written as `stage_args` only when an embedded preset (`preset`, the base's `pipeline:` key, or the one `model` matches) gives the topology the `stages` dialect leaves to vllm-omni's pipeline definitions; its `platforms` section has no place there and is reported as dropped. A `stages` output turns PD on only through a registered pipeline, which no release has: on a release that loads only that dialect (0.26.0 on) the plan writes the registration (`registration`), elsewhere it needs `pipeline`, your own. Unset, it reads back as the dialect written.",
 			Optional:            true,
 			Computed:            true,
 			Validators:          []validator.String{stringvalidator.OneOf("stage_args", "stages")},
 		},
 		"pipeline": schema.StringAttribute{
-			MarkdownDescription: "The top-level `pipeline:` key of a `stages` output, which is how that dialect turns PD on: the key of a PD pipeline your machines register themselves with vllm-omni's `register_pipeline()`, since no release registers one (the plan warns so). Setting it implies `format = \"stages\"`; it is an error with `stage_args` output. Default: the release's registered PD pipeline for the base, which no release has, so a `stages` output needs it.",
+			MarkdownDescription: "The top-level `pipeline:` key of a `stages` output, which is how that dialect turns PD on: the name of your own Python module, which registers a PD pipeline under that name with vllm-omni's `register_pipeline()`, the PD flags in its stages' `extras` (the plan warns that PD depends on it). On a release with a pipeline registry (0.24.0 on) every process imports it before vllm-omni's CLI runs, from `registration_path` (beside the check script) or else Python's path, and refuses to start when it registers no prefill-decode pair. Setting it implies `format = \"stages\"`; it is an error with `stage_args` output. Default: on a release that loads only the `stages` dialect, the registration the plan writes (`registration`); no release registers a PD pipeline itself, so elsewhere a `stages` output needs it.",
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.-]+$`), "must be a pipeline key: letters, digits, '_', '.', '-'")},
 		},
@@ -171,7 +171,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 				"Default: the newest final release on which the plan runs prefill-decode natively (its own loader, PD " +
 				"validator and input processors, no registration of your own): `" + defaultReleaseFor() + "` for Qwen3-Omni, `" + defaultReleaseForPreset(presets.Qwen25Omni) + "` for Qwen2.5-Omni " +
 				"(whose PD input processors are gone from 0.24.0); a release whose code was not read at its own commit warns; with `pipeline` " +
-				"set (your own registration) the newest final release that loads the `stages` dialect. It reads back once " +
+				"set (your own registration), or where no release runs the plan natively, the newest final release that loads the `stages` dialect. It reads back once " +
 				"planned, and the resource keeps the release it planned for while that still runs the plan (a provider that " +
 				"knows a newer release does not move it; set the version or change `triggers` to move). The " +
 				"[release table](../guides/vllm-omni-releases.md) lists what each release reads.",

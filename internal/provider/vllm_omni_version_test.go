@@ -168,8 +168,11 @@ resource "terraform_data" "version" {
 			ConfigStateChecks: versionChecks(resAddr, "0.24", "0.24.0"),
 		},
 		resource.TestStep{
+			// It loads only the stages dialect, where PD runs the thinker
+			// alone: the talker is refused, naming where the whole
+			// pipeline runs PD.
 			Config:      both(`vllm_omni_version = "0.30.0"`),
-			ExpectError: regexp.MustCompile(`(?s)vllm-omni\s+0\.30\.0\s+cannot\s+run\s+this\s+plan.*` + loose(`Set vllm_omni_version to a release that runs this plan: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1, 0\.24\.0\.`) + `.*\[release_no_pd\]`),
+			ExpectError: regexp.MustCompile(`(?s)vllm-omni\s+0\.30\.0\s+cannot\s+run\s+this\s+plan.*` + loose(`a release that runs the whole pipeline's prefill-decode: 0\.20\.0, 0\.21\.0rc1, 0\.22\.0, 0\.23\.0rc1, 0\.24\.0\.`) + `.*\[pd_thinker_only\]`),
 		},
 		resource.TestStep{
 			// Qwen3-Omni's PD input processors are gone from 0.25.0rc1.
@@ -206,6 +209,29 @@ func TestAccPDPipeline_VLLMOmniVersionUserPipeline(t *testing.T) {
 			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`\Apipeline: qwen3_omni_moe_pd\nasync_chunk: false\nstages:\n`))),
 		}},
 		ConfigStateChecks: versionChecks(dataAddr, newest, newest),
+	})
+}
+
+// On a release that loads only the stages dialect the thinker alone runs
+// on the registration the plan writes: known in the plan, beside the
+// check script, named in the config and handed to every unit's preflight.
+func TestAccPDPipeline_VLLMOmniVersionRegistration(t *testing.T) {
+	accTest(t, resource.TestStep{
+		Config: `
+resource "omni_pd_pipeline" "test" {
+  model             = "Qwen/Qwen3-Omni-30B-A3B-Thinking"
+  vllm_omni_version = "0.27.0rc1"
+}
+`,
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("registration_path"), knownvalue.StringRegexp(regexp.MustCompile(`^/usr/local/lib/vllm-omni/omni_pd_[0-9a-f]{16}\.py$`))),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("registration"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^register_pipeline\(\n    PipelineConfig\(\n        model_type=__name__,$`))),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("config_yaml"), knownvalue.StringRegexp(regexp.MustCompile(`\Apipeline: omni_pd_[0-9a-f]{16}\nasync_chunk: false\nstages:\n`))),
+			plancheck.ExpectKnownValue(resAddr, tfjsonpath.New("systemd_unit").AtMapKey("content"), knownvalue.StringRegexp(regexp.MustCompile(` --registration /usr/local/lib/vllm-omni/omni_pd_[0-9a-f]{16}\.py `))),
+		}},
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(resAddr, tfjsonpath.New("vllm_omni_release"), knownvalue.StringExact("0.27.0rc1")),
+		},
 	})
 }
 

@@ -34,6 +34,18 @@ type Need struct {
 	// the key each names it (custom_process_input_func, or a key the
 	// stage_args runtime translates, such as sync_process_input_func).
 	Processors []ProcessorRef
+	// Definition is the release's own pipeline the base describes, from
+	// which a registration the plan writes takes its stages; "" when the
+	// base describes none the provider knows.
+	Definition string
+	// AfterPair is true when stages follow the PD pair (a talker): they
+	// need an input processor that hands them prefill's and decode's
+	// embeddings together.
+	AfterPair bool
+	// ThinkerOnly names the preset of the model's thinker alone, for the
+	// advice when a release serves prefill-decode for the thinker only;
+	// "" when there is none.
+	ThinkerOnly string
 }
 
 // ProcessorRef is one stage key that names an input processor function.
@@ -98,7 +110,16 @@ type Choice struct {
 	// which the release does not have: the plan is written but PD depends
 	// on code outside vllm-omni.
 	UserPipeline bool
+	// Registration is true when the plan writes the pipeline registration
+	// itself (Release.WritesRegistration), from the release's definition
+	// of Need.Definition; the plan names the key from the registration's
+	// content, so PipelineKey is "".
+	Registration bool
 }
+
+// Native reports whether the release runs the plan's PD with nothing but
+// its own code: no registration, the plan's or the user's.
+func (c Choice) Native() bool { return !c.UserPipeline && !c.Registration }
 
 // dialectOn is the output dialect a plan takes on r.
 func (n Need) dialectOn(r Release) string {
@@ -114,45 +135,19 @@ func (n Need) dialectOn(r Release) string {
 // evaluate says how a plan runs on r, and every reason it does not run PD
 // there natively (its own loader and validator, no registration of the
 // user's). A Choice with UserPipeline set and no reasons runs only with the
-// user's registration.
+// user's registration; one with Registration set, on the registration the
+// plan writes.
 func (n Need) evaluate(r Release) (Choice, []string) {
 	c := Choice{Release: r, Dialect: n.dialectOn(r)}
 	var why []string
-	if n.Dialect == "" && c.Dialect == Stages && n.BaseDialect == StageArgs {
+	if n.Dialect == "" && c.Dialect == Stages && n.BaseDialect == StageArgs && !r.WritesRegistration() {
 		why = append(why, "it no longer loads stage_args configs, the dialect of this base")
 	}
 	switch c.Dialect {
 	case StageArgs:
-		switch {
-		case !r.Reads(StageArgs):
-			why = append(why, "it cannot load a stage_args config")
-		case r.StageArgs == nil || !r.StageArgs.GenericPD:
-			why = append(why, "its stage_args runtime has no PD")
-		case n.BaseDialect == Stages && !n.ToStageArgs:
-			why = append(why, "this stages base config has no embedded preset to write it as stage_args")
-		}
-		var missing []string
-		for _, ref := range n.Processors {
-			fn := processorOn(r, ref)
-			if known, present := r.Processors.Lookup(fn); fn != "" && known && !present && !slices.Contains(missing, fn) {
-				missing = append(missing, fn)
-			}
-		}
-		if len(missing) > 0 {
-			why = append(why, "it has no input processor "+strings.Join(missing, ", ")+" ("+r.Processors.Source+")")
-		}
+		why = append(why, n.stageArgsProblems(r)...)
 	case Stages:
-		registered := r.PDPipeline(n.BasePipeline)
-		switch {
-		case !r.Reads(Stages):
-			why = append(why, "it cannot load a stages config")
-		case n.Pipeline != "" && n.Pipeline != registered:
-			c.PipelineKey, c.UserPipeline = n.Pipeline, true
-		case registered == "":
-			why = append(why, "it registers no PD pipeline for "+describePipeline(n.BasePipeline)+" in the stages dialect")
-		default:
-			c.PipelineKey = registered
-		}
+		why = append(why, n.stagesChoice(r, &c)...)
 	}
 	if n.MultiHost && !r.StageBased() {
 		why = append(why, "it has no stage-based launch (--stage-id, --headless) to run stages on several hosts")
@@ -163,6 +158,73 @@ func (n Need) evaluate(r Release) (Choice, []string) {
 		}
 	}
 	return c, why
+}
+
+// stageArgsProblems are why r does not run the plan's PD in a stage_args
+// output: the loader, the runtime, the base, the input processors.
+func (n Need) stageArgsProblems(r Release) []string {
+	var why []string
+	switch {
+	case !r.Reads(StageArgs):
+		why = append(why, "it cannot load a stage_args config")
+	case r.StageArgs == nil || !r.StageArgs.GenericPD:
+		why = append(why, "its stage_args runtime has no PD")
+	case n.BaseDialect == Stages && !n.ToStageArgs:
+		why = append(why, "this stages base config has no embedded preset to write it as stage_args")
+	}
+	var missing []string
+	for _, ref := range n.Processors {
+		fn := processorOn(r, ref)
+		if known, present := r.Processors.Lookup(fn); fn != "" && known && !present && !slices.Contains(missing, fn) {
+			missing = append(missing, fn)
+		}
+	}
+	if len(missing) > 0 {
+		why = append(why, "it has no input processor "+strings.Join(missing, ", ")+" ("+r.Processors.Source+")")
+	}
+	return why
+}
+
+// stagesChoice sets in c the `pipeline:` a stages output names on r (the
+// release's, the user's, or the registration the plan writes) and says
+// why none runs the plan's PD.
+func (n Need) stagesChoice(r Release, c *Choice) []string {
+	registered := r.PDPipeline(n.BasePipeline)
+	switch {
+	case !r.Reads(Stages):
+		return []string{"it cannot load a stages config"}
+	case n.Pipeline != "" && n.Pipeline != registered:
+		c.PipelineKey, c.UserPipeline = n.Pipeline, true
+	case registered != "":
+		c.PipelineKey = registered
+	case r.WritesRegistration():
+		c.Registration = true
+		return n.registrationProblems(r)
+	default:
+		return []string{"it registers no PD pipeline for " + describePipeline(n.BasePipeline) + " in the stages dialect"}
+	}
+	return nil
+}
+
+// registrationProblems are why the plan cannot write the registration of
+// its PD pipeline for r: stages after the pair that no processor of r
+// serves, or no definition of r's to write it from.
+func (n Need) registrationProblems(r Release) []string {
+	if n.afterPairUnserved(r) {
+		return []string{"no input processor of it hands the stages after the prefill-decode pair (the talker) prefill's and decode's embeddings together (" +
+			r.MergedPDEmbeddings.Source + "), so prefill-decode there runs the thinker alone, text out"}
+	}
+	if _, ok := r.Registry.Definition(n.Definition); !ok {
+		return []string{"it registers no PD pipeline for " + describePipeline(n.BasePipeline) + ", and the provider knows no pipeline of it that this base describes to write the registration from"}
+	}
+	return nil
+}
+
+// afterPairUnserved is true when the plan would write r's registration for
+// a pipeline with stages after the PD pair, which no processor of r
+// serves.
+func (n Need) afterPairUnserved(r Release) bool {
+	return n.AfterPair && r.WritesRegistration() && n.Pipeline == "" && !r.MergesPDEmbeddings()
 }
 
 func describePipeline(p string) string {
@@ -195,13 +257,13 @@ func Choose(version string, n Need) (Choice, *Problem) {
 	if version == "" {
 		// Final releases first: pip installs no release candidate unless
 		// asked, so a default that named one would match no machine.
-		for _, userPipeline := range []bool{false, true} {
+		for _, foreign := range []bool{false, true} {
 			for _, finalOnly := range []bool{true, false} {
 				for i := len(Table) - 1; i >= 0; i-- {
 					if finalOnly && Table[i].V().RC > 0 {
 						continue
 					}
-					if c, why := n.evaluate(Table[i]); len(why) == 0 && c.UserPipeline == userPipeline {
+					if c, why := n.evaluate(Table[i]); len(why) == 0 && !c.Native() == foreign {
 						return c, nil
 					}
 				}
@@ -221,6 +283,10 @@ func Choose(version string, n Need) (Choice, *Problem) {
 		return Choice{}, p
 	}
 	c, why := n.evaluate(r)
+	if len(why) > 0 && n.afterPairUnserved(r) {
+		return Choice{}, &Problem{Code: diagcode.PDThinkerOnly, Summary: "this vllm-omni release runs prefill-decode for the thinker alone",
+			Detail: fmt.Sprintf("vllm-omni %s cannot run this plan: %s. %s", r.Version, strings.Join(why, "; "), n.thinkerOnlyFix())}
+	}
 	if len(why) > 0 {
 		hint := ""
 		if n.Pipeline == "" && c.Dialect == Stages && r.Reads(Stages) {
@@ -301,6 +367,28 @@ func (n Need) working() string {
 		return "No release this provider knows runs this plan's PD. " + n.fix()
 	}
 	return "Set vllm_omni_version to a release that runs this plan: " + strings.Join(ok, ", ") + "."
+}
+
+// thinkerOnlyFix says how to run a plan whose stages after the PD pair a
+// release cannot serve: the thinker alone there, or the whole pipeline
+// where it runs natively.
+func (n Need) thinkerOnlyFix() string {
+	ask := "Ask for the thinker alone (a base_config with the thinker only; text out)"
+	if n.ThinkerOnly != "" {
+		ask = "Ask for the thinker alone (preset = \"" + n.ThinkerOnly + "\", or a base_config with the thinker only; text out)"
+	}
+	whole := n
+	whole.Dialect, whole.Pipeline = "", ""
+	var native []string
+	for _, r := range Table {
+		if c, why := whole.evaluate(r); len(why) == 0 && c.Native() {
+			native = append(native, r.Version)
+		}
+	}
+	if len(native) == 0 {
+		return ask + "; no release this provider knows runs this whole pipeline's prefill-decode."
+	}
+	return ask + ", or set vllm_omni_version to a release that runs the whole pipeline's prefill-decode: " + strings.Join(native, ", ") + "."
 }
 
 // fix says what to change when no release runs the plan.

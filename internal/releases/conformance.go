@@ -28,8 +28,9 @@ type Deployment struct {
 	// Envs are the process environments of the launches, in Argvs' order;
 	// nil when the launches are not known (a config checked alone).
 	Envs []map[string]string
-	// UserPipeline is true when the `pipeline:` key is the user's own
-	// registration rather than one the release has.
+	// UserPipeline is true when the `pipeline:` key is registered by a
+	// module the processes import before vllm-omni's CLI runs (the user's,
+	// or the one the plan writes) rather than one the release has.
 	UserPipeline bool
 	// Planned says what the plan knows and a config alone does not: which
 	// stages are the PD pair and where each stage runs. Nil for a config

@@ -14,10 +14,14 @@ import (
 type preset struct {
 	Name       string
 	Processors []ProcessorRef
+	Stages     int
 }
 
+// need is what the preset's default plan asks of a release: its split
+// thinker is stage 0, so every other stage follows the PD pair.
 func (p preset) need() Need {
-	return Need{BaseDialect: StageArgs, BasePipeline: p.Name, Connectors: []string{"NixlConnector"}, Processors: p.Processors}
+	return Need{BaseDialect: StageArgs, BasePipeline: p.Name, Connectors: []string{"NixlConnector"}, Processors: p.Processors,
+		Definition: p.Name, AfterPair: p.Stages > 1}
 }
 
 // Markdown renders the release table and the recipe's deviations as the
@@ -26,7 +30,7 @@ func (p preset) need() Need {
 // PD. The page is a tfplugindocs template; it holds no template actions.
 func Markdown(names []string, load func(string) (*stageconfig.Document, error)) string {
 	presets := presetsOf(names, load)
-	return introSection(presets) + upstreamSection() + tableSection(presets) + everyReleaseSection() + deviationsSection()
+	return introSection(presets) + upstreamSection() + registrationSection(presets) + tableSection(presets) + everyReleaseSection() + deviationsSection()
 }
 
 // presetsOf reads each named preset's input processors; a preset that
@@ -37,6 +41,7 @@ func presetsOf(names []string, load func(string) (*stageconfig.Document, error))
 		p := preset{Name: name}
 		if doc, err := load(name); err == nil {
 			p.Processors = ProcessorsOf(doc)
+			p.Stages = len(doc.Stages())
 		}
 		presets = append(presets, p)
 	}
@@ -66,11 +71,11 @@ func introSection(presets []preset) string {
 	s.w("A line (`\"0.22\"`) means its newest final release, or its newest release candidate when it has no final one; an " +
 		"exact release or candidate (`\"0.26.0rc1\"`) means that row. Release candidates are chosen only when named, since " +
 		"pip installs none unless asked.\n\n")
-	s.w("Releases from 0.26.0 on load only the `stages` dialect, which runs PD only through a registered pipeline, and no " +
-		"release registers one: on those, a plan needs `format = \"stages\"`, a `pipeline` key that your machines register " +
-		"themselves with vllm-omni's `register_pipeline()`. The plan warns that PD then depends on that registration; " +
-		"unset, `vllm_omni_version` is then the newest final release that loads the dialect, so set it to the release " +
-		"your machines run.\n\n")
+	s.w("Releases from %s on load only the `stages` dialect, which runs PD only through a registered pipeline, and no "+
+		"release registers one. On those the plan writes the registration itself and every process imports it first "+
+		"([below](#the-pipeline-registration-the-plan-writes)); there prefill-decode runs the thinker alone, text out. "+
+		"Set `vllm_omni_version` to the release your machines run: unset, it is the newest release that runs the plan "+
+		"natively where one does. A `pipeline` of your own names your module instead, which the processes import the same way.\n\n", firstWritingRegistration())
 	return s.String()
 }
 
@@ -137,6 +142,99 @@ func upstreamSection() string {
 	return s.String()
 }
 
+// preflightExit is the status the units' preflight and its launcher exit
+// with when the machine does not match the plan (pipeline.PreflightExit,
+// which imports this package).
+const preflightExit = 78
+
+// firstWritingRegistration is the oldest release a PD plan writes its
+// registration for.
+func firstWritingRegistration() string {
+	for _, r := range Table {
+		if r.WritesRegistration() {
+			return r.Version
+		}
+	}
+	return "none"
+}
+
+// registrationSection says what the registration the plan writes is, why
+// it is there, what it was checked against, and what would break it.
+func registrationSection(presets []preset) string {
+	var s section
+	g := Newest().Registry
+	s.w("## The pipeline registration the plan writes\n\n")
+	s.w("This is the provider's own bridge over a gap upstream has not closed. In the `stages` dialect vllm-omni finds " +
+		"the PD pair only in a registered pipeline's stages: `is_prefill_only` and `is_decode_only` written on a deploy " +
+		"file's stage land in its engine arguments, which PD detection never reads. No release registers a PD pipeline, " +
+		"and a registration from a `vllm_omni.general_plugins` entry point comes too late: the head and each headless " +
+		"stage resolve the deploy config's `pipeline:` in the CLI's own process before plugins load, and an unknown " +
+		"name is a `KeyError`. No release is known to have served a pipeline registered this way end to end.\n\n")
+	s.w("On a release that loads only the `stages` dialect (from %s) a PD plan writes a Python module of data only "+
+		"(`registration`, written to `registration_path` beside the check script): the planned stages as `%s`s, each "+
+		"with its id, its inputs as `input_sources`, its final output, its PD flag in `%s` and the rest from the "+
+		"release's own definition of the split stage's pipeline, passed to `%s`. The module registers under its own "+
+		"name, `omni_pd_` and the start of its SHA-256, which the config's `pipeline:` names; the config also says "+
+		"`async_chunk: false`, since the pipeline has no async-chunk processor, and the pair's ids are adjacent, since "+
+		"the orchestrator hands a request from stage s to s+1. With `pipeline` set, your module of that name is "+
+		"imported instead, from `registration_path` or else Python's path.\n\n", firstWritingRegistration(), g.StageType, g.PDFlags, g.Signature)
+	s.w("Each unit's preflight, once its checks pass, execs its Python with a launcher (`python -c`) instead of "+
+		"`vllm`: it imports `%s`, then the module, checks that `%s` then holds the pipeline with one prefill and "+
+		"one decode stage in its stages' `%s`, decode's id the prefill's plus one, and runs `%s.main()` in that "+
+		"same process with `vllm`'s own arguments: the process systemd started stays the one that serves, so exit "+
+		"statuses and restarts are `vllm`'s. As `-c`, it is not run again in the processes vLLM spawns, which need no "+
+		"registration. Any of those checks that fails is one line and exit status %d, which the units do not "+
+		"restart: a registry that does not import, a module that does not (a field the release's `%s` lacks is a "+
+		"`TypeError` there), no `%s` dict, no pipeline of the module's name, no PD pair in `%s`, and a module "+
+		"file whose hash is not its name (another plan's).\n\n", g.Module, g.Table, g.PDFlags, g.CLIMain, preflightExit, g.StageType, g.Table, g.PDFlags)
+	s.w("What a change of the registry's API would break, and how it shows: a registry that moved or renamed "+
+		"`%s`, `%s` or the dataclasses, or dropped a field the module names, fails the preflight with one line; "+
+		"`%s` no longer a plain dict, likewise. `pipeline:` resolved in another process than the CLI's would fail the "+
+		"start with the `KeyError` in the unit's journal, and restart. A release that stopped copying `%s` to the top "+
+		"level of the stage config would start with PD off: the head would not log `PD disaggregation detected`, "+
+		"which the examples' `check_commands` look for.\n\n", g.Register, g.Table, g.Table, g.PDFlags)
+	s.w("Run against the releases' own code (0.26.0rc1 at cbab1d4d, which 0.26.0's row carries; 0.27.0rc1 at 2ce15ab7; " +
+		"main at 10906e3a, which the later rows carry, and at bd4f9acf), through the launcher, its CLI replaced by " +
+		"what serve and run_headless do first with the config, with the " +
+		"module and the config a plan writes and vLLM and torch stubbed: the deploy loader resolves the pipeline, PD " +
+		"detection finds the pair, the PD validator passes, and every stage's metadata and engine arguments are built, " +
+		"for the head and for a headless stage; without the module it is the `KeyError`. Not run: vLLM's own config, " +
+		"the processes, the CLI's parser and a NIXL transfer.\n\n")
+	s.w("Only what the release can serve: from 0.25.0rc1 no input processor hands the stages after the pair (the "+
+		"talker) prefill's and decode's embeddings together, so there prefill-decode is the thinker alone, text out. "+
+		"A plan with a talker on a release that writes the registration is an error (`pd_thinker_only`) that names "+
+		"the releases where the whole pipeline runs PD; ask for the thinker alone with a thinker-only preset%s or a "+
+		"`base_config` of the thinker. The registration is written from these pipeline definitions:\n\n", thinkerOnlyPresets(presets))
+	for i := len(Table) - 1; i >= 0; i-- {
+		r := Table[i]
+		if !r.WritesRegistration() {
+			continue
+		}
+		var defs []string
+		for _, d := range r.Registry.Pipelines {
+			defs = append(defs, "`"+d.Key+"` ("+d.Source+")")
+		}
+		s.w("- **%s**: %s. Processors that merge PD embeddings: %s.\n", r.Version, strings.Join(defs, ", "), r.MergedPDEmbeddings.Source)
+	}
+	s.w("\n")
+	return s.String()
+}
+
+// thinkerOnlyPresets names the presets of the thinker alone, for the
+// advice: ` (`a`)`, or "".
+func thinkerOnlyPresets(presets []preset) string {
+	var names []string
+	for _, p := range presets {
+		if p.Stages == 1 {
+			names = append(names, "`"+p.Name+"`")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(names, ", ") + ")"
+}
+
 // tableSection is the table, a row per release newest first, and each
 // row's sources.
 func tableSection(presets []preset) string {
@@ -144,8 +242,8 @@ func tableSection(presets []preset) string {
 	s.w("## The table\n\n")
 	s.w("Newest first: from %s, the newest release this provider version knows, to %s, the first that runs PD. "+
 		"A version no row matches is a plan error on `vllm_omni_version`.\n\n", Newest().Version, Table[0].Version)
-	s.w("| release | read at | date | vLLM | loads (flag) | presets that run PD natively | per-stage `runtime.env` | stage-based flags | KV connectors (passing the handoff gate) | notes |\n")
-	s.w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	s.w("| release | read at | date | vLLM | loads (flag) | presets that run PD natively | presets that run PD on the plan's registration | per-stage `runtime.env` | stage-based flags | KV connectors (passing the handoff gate) | notes |\n")
+	s.w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for i := len(Table) - 1; i >= 0; i-- {
 		s.WriteString(tableRow(Table[i], presets))
 	}
@@ -181,8 +279,27 @@ func tableRow(r Release, presets []preset) string {
 		}
 		conns = append(conns, n)
 	}
-	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Version, cell(read), date, r.VLLM, strings.Join(loads, ", "),
-		nativePresets(r, presets), env, codeList(r.StageCLI.Names), strings.Join(conns, ", "), cell(r.Notes))
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Version, cell(read), date, r.VLLM, strings.Join(loads, ", "),
+		nativePresets(r, presets), registeredPresets(r, presets), env, codeList(r.StageCLI.Names), strings.Join(conns, ", "), cell(r.Notes))
+}
+
+// registeredPresets names the presets whose default plan runs PD on r
+// through the registration the plan writes; "none" when no preset does,
+// "-" where the plan writes none.
+func registeredPresets(r Release, presets []preset) string {
+	if !r.WritesRegistration() {
+		return "-"
+	}
+	var names []string
+	for _, p := range presets {
+		if c, why := p.need().evaluate(r); len(why) == 0 && c.Registration {
+			names = append(names, "`"+p.Name+"`")
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // nativePresets names the presets whose default plan runs PD natively on
@@ -190,7 +307,7 @@ func tableRow(r Release, presets []preset) string {
 func nativePresets(r Release, presets []preset) string {
 	var natives []string
 	for _, p := range presets {
-		if c, why := p.need().evaluate(r); len(why) == 0 {
+		if c, why := p.need().evaluate(r); len(why) == 0 && c.Native() {
 			natives = append(natives, fmt.Sprintf("`%s` (`%s`)", p.Name, c.Dialect))
 		}
 	}
@@ -206,6 +323,9 @@ func rowSources(r Release) string {
 	s.w("- **%s**: %s. Handoff gate: %s. Per-stage `runtime.env`: %s. Input processors: %s.", r.Version, r.Source, r.Handoff.Source, r.StageEnv.Source, r.Processors.Source)
 	if len(r.RequiredStageKeys.Names) > 0 {
 		s.w(" Stage keys read with no default (%s): %s.", codeList(r.RequiredStageKeys.Names), r.RequiredStageKeys.Source)
+	}
+	if r.Registry != nil {
+		s.w(" Pipeline registry: %s.", r.Registry.Source)
 	}
 	s.w("\n")
 	return s.String()

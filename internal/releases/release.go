@@ -80,6 +80,13 @@ type Release struct {
 	// RequiredStageKeys are stage keys the stage_args stage init reads
 	// with no default: a stage without one fails at start.
 	RequiredStageKeys Facts
+	// Registry is the release's pipeline registry, which a registration
+	// (the plan's or the user's) is imported into before the CLI runs;
+	// nil before it existed.
+	Registry *Registry
+	// MergedPDEmbeddings are the input processors that hand the stages
+	// after the PD pair prefill's and decode's embeddings together.
+	MergedPDEmbeddings Facts
 	// Notes say what the row could not pin down and which side it took.
 	Notes string
 }

@@ -2,6 +2,7 @@ package releases
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,7 +76,7 @@ func TestTable_Rows(t *testing.T) {
 		if n := len(r.RequiredStageKeys.Names); n != want.requiredKeys {
 			t.Errorf("%s: %d stage keys without a default, want %d", r.Version, n, want.requiredKeys)
 		}
-		if _, why := qwen3Default.evaluate(r); (len(why) == 0) != want.nativeQwen3Default {
+		if c, why := qwen3Default.evaluate(r); (len(why) == 0 && c.Native()) != want.nativeQwen3Default {
 			t.Errorf("%s: runs the default plan natively = %v (%v), want %v", r.Version, len(why) == 0, why, want.nativeQwen3Default)
 		}
 	}
@@ -281,6 +282,44 @@ func TestTable_KVConnectorsFromEntries(t *testing.T) {
 		}
 		if !r.KVConnectors.Has("NixlConnector") || !r.KVConnectors.Has(MultiConnector) {
 			t.Errorf("%s: %v lacks NixlConnector or MultiConnector", r.Version, r.KVConnectors.Names)
+		}
+	}
+}
+
+// The registry facts: a registry from 0.24.0 (#3760), a registration the
+// plan writes on the releases that load only the stages dialect, a
+// processor that merges PD embeddings to 0.24.0, and, for a row read at its
+// own commit, registry facts read at that commit.
+func TestTable_Registry(t *testing.T) {
+	for _, r := range Table {
+		v := r.V()
+		registry := v.Compare(MustVersion("0.24.0")) >= 0
+		if (r.Registry != nil) != registry {
+			t.Errorf("%s: has a registry = %v, want %v", r.Version, r.Registry != nil, registry)
+		}
+		if r.WritesRegistration() != (registry && !r.Reads(StageArgs)) {
+			t.Errorf("%s: writes a registration = %v", r.Version, r.WritesRegistration())
+		}
+		if merges := v.Compare(MustVersion("0.25.0rc1")) < 0; r.MergesPDEmbeddings() != merges || r.MergedPDEmbeddings.Source == "" {
+			t.Errorf("%s: merges PD embeddings = %v, want %v (%s)", r.Version, r.MergesPDEmbeddings(), merges, r.MergedPDEmbeddings.Source)
+		}
+		if r.Registry == nil {
+			continue
+		}
+		if r.Commit != "" && (!strings.Contains(r.Registry.Source, r.Commit) || !strings.Contains(r.MergedPDEmbeddings.Source, r.Commit)) {
+			t.Errorf("%s: registry facts not read at the row's commit %s: %s", r.Version, r.Commit, r.Registry.Source)
+		}
+		def, ok := r.Registry.Definition("qwen3_omni_moe_thinker_only")
+		thinker, _ := def.Stage("thinker")
+		wantOutput := "text"
+		if v.Compare(MustVersion("0.27.0rc1")) < 0 {
+			wantOutput = "latent"
+		}
+		if !ok || thinker.EngineOutputType != wantOutput || thinker.ExecutionType != "LLM_AR" || !thinker.SamplingConstraints["detokenize"] {
+			t.Errorf("%s: the thinker-only definition %+v, want engine_output_type %s", r.Version, def, wantOutput)
+		}
+		if r.Registry.PDFlags != "extras" || !slices.Contains(r.Registry.StageFields, "extras") {
+			t.Errorf("%s: the PD flags travel in %q", r.Version, r.Registry.PDFlags)
 		}
 	}
 }

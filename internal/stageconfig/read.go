@@ -132,6 +132,10 @@ func (s Stage) ConnectorRefs(key string) []ConnectorRef {
 // TopString reads a top-level key's text, such as `pipeline`.
 func (d *Document) TopString(key string) (string, bool) { return scalarString(mapGet(d.top(), key)) }
 
+// TopBool reads a top-level key vllm-omni reads as a boolean, such as
+// `async_chunk`; ok is false when it is absent or not a boolean.
+func (d *Document) TopBool(key string) (v, ok bool) { return scalarBool(mapGet(d.top(), key)) }
+
 // HasTop reports whether the config writes a top-level key, null included.
 func (d *Document) HasTop(key string) bool { return mapGet(d.top(), key) != nil }
 

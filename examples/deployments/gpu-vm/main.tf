@@ -16,6 +16,8 @@ module "pipeline" {
   config_path  = var.config_path
   vllm_bin_dir = var.vllm_bin_dir
 
+  vllm_omni_version = var.vllm_omni_version
+
   # A new machine type starts from fresh allocations.
   triggers = {
     instance_type = var.instance_type

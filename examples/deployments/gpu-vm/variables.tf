@@ -10,6 +10,12 @@ variable "model" {
   default     = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
 }
 
+variable "vllm_omni_version" {
+  description = "The vllm-omni release the machine image carries. Null: the newest release that runs the pipeline's PD natively."
+  type        = string
+  default     = null
+}
+
 variable "instance_type" {
   description = "Machine type; it must have at least var.gpus GPUs."
   type        = string

@@ -54,7 +54,8 @@ locals {
         system = true
         shell  = "/usr/sbin/nologin"
       }]
-      # The config, the check script the units run first, the one unit
+      # The config, the check script the units run first, the pipeline
+      # registration they import where the plan writes one, the one unit
       # file, and each of this host's stages' drop-ins.
       write_files = concat(
         [
@@ -68,6 +69,13 @@ locals {
             permissions = "0644"
             content     = provider::omni::check_script()
           },
+        ],
+        omni_pd_pipeline.this.registration == null ? [] : [{
+          path        = omni_pd_pipeline.this.registration_path
+          permissions = "0644"
+          content     = omni_pd_pipeline.this.registration
+        }],
+        [
           {
             path        = omni_pd_pipeline.this.systemd_unit.path
             permissions = "0644"
