@@ -337,3 +337,18 @@ func TestContainerDockerParsesThePlan(t *testing.T) {
 		}
 	}
 }
+
+// The model cache exists before a container mounts it, since podman
+// refuses a missing source (status 125, restarted for ever): systemd makes
+// the default one (CacheDirectory=), the unit any other (mkdir -p).
+func TestContainerUnitsMakeTheCache(t *testing.T) {
+	for dir, want := range map[string]string{
+		DefaultCacheDir:         "CacheDirectory=vllm-omni\n",
+		"/srv/models/vllm-omni": "ExecStartPre=/bin/mkdir -p /srv/models/vllm-omni\n",
+	} {
+		res := mustPlan(t, Spec{Model: seedModel, Service: ServiceSpec{CacheDir: dir}, Container: &ContainerSpec{Runtime: "podman"}})
+		if !strings.Contains(res.SystemdUnit.Content, want) {
+			t.Errorf("cache_dir %q: the template lacks %q:\n%s", dir, want, res.SystemdUnit.Content)
+		}
+	}
+}

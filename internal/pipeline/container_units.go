@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/omnipd/terraform-provider-omni/internal/container"
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
@@ -54,10 +55,14 @@ func containerUnit(c unitContext, what, order string, template bool, spec contai
 	}
 	unit := unitHead(c, what, order, template)
 	unit.Sections[0].Directives = append(unit.Sections[0].Directives, unitDirs...)
+	cache, err := containerCacheDirective(c.service.CacheDir)
+	if err != nil {
+		return systemd.Unit{}, err
+	}
 	svc := append([]systemd.Directive{}, shared...)
 	svc = append(svc,
 		systemd.Directive{Key: "EnvironmentFile", Value: "-" + c.service.EnvironmentFile, Comment: "Secrets (HF_TOKEN=...), passed on to the container by name: never in Terraform state."},
-		systemd.Directive{Key: "SyslogIdentifier", Value: "%N"}, modprobe)
+		systemd.Directive{Key: "SyslogIdentifier", Value: "%N"}, cache, modprobe)
 	if withExec {
 		svc = append(svc, exec...)
 	}
@@ -68,6 +73,23 @@ func containerUnit(c unitContext, what, order string, template bool, spec contai
 	}
 	svc = append(svc, systemd.Directive{Key: "TimeoutStartSec", Value: strconv.Itoa(timeout)})
 	return withService(unit, svc), nil
+}
+
+// containerCacheDirective makes the model cache exist before the runtime
+// mounts it: podman refuses a bind mount whose source is missing (its
+// status 125, which restarts the unit for ever), and docker would create
+// it itself, root's, unseen. Under /var/cache systemd makes it
+// (CacheDirectory=; root's, as the containers run as the image's root);
+// elsewhere the unit makes it first.
+func containerCacheDirective(dir string) (systemd.Directive, error) {
+	if rel, ok := strings.CutPrefix(dir, "/var/cache/"); ok && rel != "" {
+		return systemd.Directive{Key: "CacheDirectory", Value: rel, Comment: "The model cache the containers mount, made before they start."}, nil
+	}
+	mkdir, err := systemd.Command([]string{"/bin/mkdir", "-p", dir})
+	if err != nil {
+		return systemd.Directive{}, err
+	}
+	return systemd.Directive{Key: "ExecStartPre", Value: mkdir, Comment: "The model cache the containers mount, made before they start."}, nil
 }
 
 // containerWholeUnit is the unit of a whole-pipeline process in a
