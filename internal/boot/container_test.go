@@ -88,7 +88,7 @@ func TestContainerStages(t *testing.T) {
 
 	headGPUs, headlessGPUs := []int{2, 3}, []int{1}
 	config := filepath.Join(dir, "etc", "deploy.yaml")
-	configYAML := fmt.Sprintf(`stages:
+	configYAML := fmt.Sprintf(`stage_args:
   - stage_id: 0
     runtime:
       devices: "%s"
@@ -115,9 +115,12 @@ func TestContainerStages(t *testing.T) {
 	mounts := []container.Mount{{Source: config, Target: config, ReadOnly: true}, {Source: check, Target: check, ReadOnly: true},
 		{Source: cache, Target: cache}}
 
+	// The stage_args dialect, whose stages are the file's own: in the
+	// stages dialect they are a registered pipeline's, which this
+	// hand-made pair is not.
 	loader := ""
 	for _, l := range r.Loaders {
-		if l.Dialect == releases.Stages {
+		if l.Dialect == releases.StageArgs {
 			loader = l.Flag
 		}
 	}
