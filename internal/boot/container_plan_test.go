@@ -31,50 +31,10 @@ const planModel = "Qwen/Qwen3-Omni-30B-A3B-Instruct"
 // with it, and a request crosses the stages. The deploy config is the
 // plan's, with devices as each container numbers them.
 func TestContainerPlan(t *testing.T) {
-	p, _, image, dir := containerHost(t)
+	p, _, image, dir := containerHost(t, containerRelease)
 	netns := newLAN(t, "plan").host("10.20.0.12")
-
-	spec := pipeline.Spec{Model: planModel, VLLMOmniVersion: containerRelease, ConfigPath: filepath.Join(dir, "etc", "deploy-config.yaml"),
-		Service: pipeline.ServiceSpec{CacheDir: filepath.Join(dir, "cache"), CheckScriptPath: filepath.Join(dir, "etc", "pd-check.py"),
-			UnitPrefix: fmt.Sprintf("omniplan%d", os.Getpid()), HeadWaitSeconds: ptr(60)},
-		Container: &pipeline.ContainerSpec{Runtime: "podman", RuntimePath: p.path, Image: image, Pull: "never"}}
-	res, ds := pipeline.Plan(spec)
-	if res == nil || len(ds) > 0 {
-		t.Fatalf("the plan: %v", ds)
-	}
-	writeFiles(t, map[string]string{spec.ConfigPath: res.ConfigYAML, spec.Service.CheckScriptPath: pipeline.CheckScript})
-	if err := os.MkdirAll(spec.Service.CacheDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	started := time.Now()
-	logs := map[string]*containerLog{}
-	var wants []containerWant
-	for _, proc := range res.Launches[0].Processes {
-		u := readUnitCommands(t, proc.UnitName, res.SystemdUnit.Content, proc.DropIn.Content)
-		w := planWant(t, spec, image, proc, u)
-		logs[w.name] = startUnit(t, p, netns, u, 140*time.Second)
-		wants = append(wants, w)
-	}
-	url := "http://127.0.0.1:" + strconv.Itoa(res.APIPort)
-	waitInNamespace(t, netns, "the head to serve "+planModel, 90*time.Second, logs, "python3", spec.Service.CheckScriptPath, "ready", url+"/v1/models", planModel)
-	t.Logf("%d containers of the plan up and the head ready in %s", len(wants), time.Since(started).Round(10*time.Millisecond))
-	if out, err := inNamespace(netns, "python3", spec.Service.CheckScriptPath, "smoke", url+"/v1/chat/completions", planModel, wants[0].name); err != nil {
-		t.Fatalf("a request through the stages: %v\n%s\n%s", err, out, dumpLogs(logs))
-	}
-
-	hostIPC, err := os.Readlink("/proc/self/ns/ipc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range wants {
-		checkContainer(t, p, w, spec.Service.CacheDir, hostIPC)
-	}
-	for _, w := range wants[1:] {
-		if !strings.Contains(logs[w.name].String(), "registered with the omni master") {
-			t.Errorf("%s did not register with the head:\n%s", w.name, logs[w.name])
-		}
-	}
+	spec := containerPlanSpec(p, image, dir, planModel, containerRelease)
+	runContainerPlan(t, p, netns, spec)
 
 	// The same image under a plan for another release: its unit's
 	// container fails its preflight, with the status that keeps the unit
@@ -87,25 +47,112 @@ func TestContainerPlan(t *testing.T) {
 			t.Fatalf("the plan: %v", ds)
 		}
 		writeFiles(t, map[string]string{other.ConfigPath: res.ConfigYAML})
-		proc := res.Launches[0].Processes[0]
-		u := readUnitCommands(t, proc.UnitName, res.SystemdUnit.Content, "")
-		if proc.DropIn != nil {
-			u = readUnitCommands(t, proc.UnitName, res.SystemdUnit.Content, proc.DropIn.Content)
-		}
-		t.Cleanup(func() {
-			stopUnit(t, p, u.unit, u.post, u.env)
-			removeIDFile(t, u.unit)
-		})
-		out, err := p.commandFor(netns, u.start, u.env).CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != pipeline.PreflightExit || !strings.Contains(restartPrevented(res.SystemdUnit.Content), " "+strconv.Itoa(pipeline.PreflightExit)+" ") {
-			t.Fatalf("podman run ended with %v, want exit status %d, which the unit does not restart after:\n%s", err, pipeline.PreflightExit, out)
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) != 1 || !strings.Contains(lines[0], "vllm-omni 0.24.0 is installed") {
-			t.Errorf("the preflight said\n%s\nwant one line naming the image's release", out)
-		}
+		headFailsOnce(t, p, netns, res, headUnit(t, res), "vllm-omni 0.24.0 is installed")
 	})
+}
+
+// containerPlanSpec is a plan of model on release whose units run the
+// stand-in image with podman, its files in dir and its units named for
+// this test run.
+func containerPlanSpec(p podman, image, dir, model, release string) pipeline.Spec {
+	return pipeline.Spec{Model: model, VLLMOmniVersion: release, ConfigPath: filepath.Join(dir, "etc", "deploy-config.yaml"),
+		Service: pipeline.ServiceSpec{CacheDir: filepath.Join(dir, "cache"), CheckScriptPath: filepath.Join(dir, "etc", "pd-check.py"),
+			UnitPrefix: fmt.Sprintf("omniplan%d", os.Getpid()), HeadWaitSeconds: ptr(60)},
+		Container: &pipeline.ContainerSpec{Runtime: "podman", RuntimePath: p.path, Image: image, Pull: "never"}}
+}
+
+// plannedRun is a container plan running: the plan, what each process's
+// container must show (the head first) and what each printed, by
+// container name.
+type plannedRun struct {
+	res   *pipeline.Result
+	wants []containerWant
+	logs  map[string]*containerLog
+}
+
+// runContainerPlan plans spec, writes the files the plan's hosts keep (the
+// deploy config, the check script and the pipeline registration if it
+// writes one), starts each process's unit in netns as systemd would, and
+// checks the run: the head answers and a request crosses the stages,
+// every container is what its unit says, and every headless stage
+// registered with the head. The units stop when the test ends.
+func runContainerPlan(t *testing.T, p podman, netns string, spec pipeline.Spec) plannedRun {
+	t.Helper()
+	res, ds := pipeline.Plan(spec)
+	if res == nil || len(ds) > 0 {
+		t.Fatalf("the plan: %v", ds)
+	}
+	files := map[string]string{spec.ConfigPath: res.ConfigYAML, spec.Service.CheckScriptPath: pipeline.CheckScript}
+	if reg := res.Registration; reg != nil {
+		files[reg.Path] = reg.Content
+	}
+	writeFiles(t, files)
+	if err := os.MkdirAll(spec.Service.CacheDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	started := time.Now()
+	run := plannedRun{res: res, logs: map[string]*containerLog{}}
+	for _, proc := range res.Launches[0].Processes {
+		u := readUnitCommands(t, proc.UnitName, res.SystemdUnit.Content, proc.DropIn.Content)
+		w := planWant(t, spec, res.Registration, proc, u)
+		run.logs[w.name] = startUnit(t, p, netns, u, 140*time.Second)
+		run.wants = append(run.wants, w)
+	}
+	url := "http://127.0.0.1:" + strconv.Itoa(res.APIPort)
+	waitInNamespace(t, netns, "the head to serve "+spec.Model, 90*time.Second, run.logs, "python3", spec.Service.CheckScriptPath, "ready", url+"/v1/models", spec.Model)
+	t.Logf("%d containers of the plan for vllm-omni %s up and the head ready in %s", len(run.wants), res.Release, time.Since(started).Round(10*time.Millisecond))
+	if out, err := inNamespace(netns, "python3", spec.Service.CheckScriptPath, "smoke", url+"/v1/chat/completions", spec.Model, run.wants[0].name); err != nil {
+		t.Fatalf("a request through the stages: %v\n%s\n%s", err, out, dumpLogs(run.logs))
+	}
+
+	hostIPC, err := os.Readlink("/proc/self/ns/ipc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range run.wants {
+		checkContainer(t, p, w, spec.Service.CacheDir, hostIPC)
+	}
+	for _, w := range run.wants[1:] {
+		if !strings.Contains(run.logs[w.name].String(), "registered with the omni master") {
+			t.Errorf("%s did not register with the head:\n%s", w.name, run.logs[w.name])
+		}
+	}
+	return run
+}
+
+// headUnit is the commands of the unit of res's head: the first process
+// of its first launch.
+func headUnit(t *testing.T, res *pipeline.Result) unitCommands {
+	t.Helper()
+	proc := res.Launches[0].Processes[0]
+	dropin := ""
+	if proc.DropIn != nil {
+		dropin = proc.DropIn.Content
+	}
+	return readUnitCommands(t, proc.UnitName, res.SystemdUnit.Content, dropin)
+}
+
+// headFailsOnce runs u, the head's unit of res, once: its container must
+// fail the preflight with the status that keeps the unit from
+// restarting (res's RestartPreventExitStatus=), and one line that says
+// want.
+func headFailsOnce(t *testing.T, p podman, netns string, res *pipeline.Result, u unitCommands, want string) {
+	t.Helper()
+	t.Cleanup(func() {
+		stopUnit(t, p, u.unit, u.post, u.env)
+		removeIDFile(t, u.unit)
+	})
+	out, err := p.commandFor(netns, u.start, u.env).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != pipeline.PreflightExit || !strings.Contains(restartPrevented(res.SystemdUnit.Content), " "+strconv.Itoa(pipeline.PreflightExit)+" ") {
+		t.Fatalf("podman run ended with %v, want exit status %d, which the unit does not restart after:\n%s", err, pipeline.PreflightExit, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "vllm-omni preflight: error: ") || !strings.Contains(lines[0], want) {
+		t.Errorf("the preflight said\n%s\nwant one error line with %q", out, want)
+	}
+	t.Logf("%s refused once, status %d: %s", u.unit, exit.ExitCode(), lines[0])
 }
 
 // restartPrevented is a unit's RestartPreventExitStatus= value, with a
@@ -121,10 +168,12 @@ func restartPrevented(unit string) string {
 
 // planWant is what proc's container must show, from the plan: its unit's
 // argv as systemd reads it, the command after the image, the process's
-// GPUs, the plan's mounts at their own paths, and the cache, the device
-// order and the stage's environment.
-func planWant(t *testing.T, spec pipeline.Spec, image string, proc pipeline.Process, u unitCommands) containerWant {
+// GPUs, the plan's mounts at their own paths (the pipeline registration
+// reg read-only among them, when the plan has one), and the cache, the
+// device order and the stage's environment.
+func planWant(t *testing.T, spec pipeline.Spec, reg *pipeline.Registration, proc pipeline.Process, u unitCommands) containerWant {
 	t.Helper()
+	image := spec.Container.Image
 	at := slices.Index(u.start, image)
 	if at < 0 || u.start[0] != spec.Container.RuntimePath || u.start[1] != "run" {
 		t.Fatalf("%s: ExecStart= does not run the image with podman: %q", proc.UnitName, u.start)
@@ -135,6 +184,9 @@ func planWant(t *testing.T, spec pipeline.Spec, image string, proc pipeline.Proc
 			{Source: spec.Service.CheckScriptPath, Target: spec.Service.CheckScriptPath, ReadOnly: true}, {Source: cache, Target: cache}},
 		env:    []container.EnvVar{{Name: "HOME", Value: cache}, {Name: "HF_HOME", Value: cache}, {Name: "CUDA_DEVICE_ORDER", Value: "PCI_BUS_ID"}},
 		record: "stage-" + strconv.Itoa(*proc.StageID)}
+	if reg != nil {
+		w.mounts = append(w.mounts, container.Mount{Source: reg.Path, Target: reg.Path, ReadOnly: true})
+	}
 	for k, v := range proc.Env {
 		w.env = append(w.env, container.EnvVar{Name: k, Value: v})
 	}

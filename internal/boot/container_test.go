@@ -82,7 +82,7 @@ func localDevices(t *testing.T, gpus []int) string {
 // release, and a container given fewer GPUs than its stage needs, fail
 // the preflight with its status and one line.
 func TestContainerStages(t *testing.T) {
-	p, r, image, dir := containerHost(t)
+	p, r, image, dir := containerHost(t, containerRelease)
 	const address = "10.20.0.11"
 	netns := newLAN(t, "containers").host(address)
 
@@ -199,12 +199,12 @@ func TestContainerStages(t *testing.T) {
 }
 
 // containerHost sets this machine up to run containers of the stand-in
-// image of containerRelease: podman as the machine needs it, the image, a
+// image of a release: podman as the machine needs it, the image, a
 // directory of the test's own, and four GPUs declared by a fake CDI spec.
-func containerHost(t *testing.T) (p podman, r releases.Release, image, dir string) {
+func containerHost(t *testing.T, release string) (p podman, r releases.Release, image, dir string) {
 	t.Helper()
 	p = needPodman(t)
-	r, problem := releases.Lookup(containerRelease)
+	r, problem := releases.Lookup(release)
 	if problem != nil {
 		t.Fatal(problem.Detail)
 	}
@@ -451,18 +451,7 @@ func checkContainer(t *testing.T, p podman, w containerWant, cache, hostIPC stri
 // mask, root as in the official image.
 func checkRecord(t *testing.T, w containerWant, cache string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(cache, "vllm-standin", w.record+".json"))
-	if err != nil {
-		t.Fatalf("%s: the stand-in's record: %v", w.name, err)
-	}
-	var rec struct {
-		Argv []string          `json:"argv"`
-		Env  map[string]string `json:"env"`
-		UID  int               `json:"uid"`
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	rec := readRecord(t, w, cache)
 	if want := w.command[slices.Index(w.command, "--")+1:]; !slices.Equal(rec.Argv, want) {
 		t.Errorf("%s: vllm ran with %q, want %q", w.name, rec.Argv, want)
 	}
@@ -480,4 +469,28 @@ func checkRecord(t *testing.T, w containerWant, cache string) {
 	if rec.UID != 0 {
 		t.Errorf("%s: vllm runs as uid %d, want root as in the official image", w.name, rec.UID)
 	}
+}
+
+// standinRecord is what the stand-in vllm recorded of itself: its argv,
+// environment, process ID (in its container) and user.
+type standinRecord struct {
+	Argv []string          `json:"argv"`
+	Env  map[string]string `json:"env"`
+	PID  int               `json:"pid"`
+	UID  int               `json:"uid"`
+}
+
+// readRecord reads the record the stand-in vllm of w's container wrote in
+// the cache.
+func readRecord(t *testing.T, w containerWant, cache string) standinRecord {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(cache, "vllm-standin", w.record+".json"))
+	if err != nil {
+		t.Fatalf("%s: the stand-in's record: %v", w.name, err)
+	}
+	var rec standinRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
