@@ -593,7 +593,7 @@ var catalogue = []Area{
 				"Remove `pipeline`, or set `format = \"stages\"`."},
 			{PipelineUserRegistered, Warning,
 				"The chosen release registers no pipeline of the name `pipeline` gives; the deploy loader raises `KeyError` unless your module of that name registers it. On a release with a pipeline registry the units import that module before vllm-omni's CLI runs, from `registration_path` or else Python's path, and refuse to start when it does not register a prefill-decode pair.",
-				"Write the module (`register_pipeline()` with the PD flags in each stage's `extras`) to `registration_path`, or install it where the machines' Python imports it."},
+				"Write the module (`register_pipeline()` with the PD flags in each stage's `extras`) to `registration_path`, or, without `container` (whose containers mount that path), install it where the machines' Python imports it."},
 			{PDThinkerOnly, Error,
 				"On the chosen release no input processor hands the stages after the prefill-decode pair (Qwen3-Omni's talker) prefill's and decode's embeddings together, so prefill-decode runs there for the thinker alone, text out; this plan has stages after the pair.",
 				"Ask for the thinker alone (`preset = \"qwen3_omni_moe_thinker_only\"`, or a `base_config` with the thinker only), or set `vllm_omni_version` to a release the detail lists, where the whole pipeline runs prefill-decode."},

@@ -27,7 +27,9 @@ func (f *checkScriptFunction) Definition(_ context.Context, _ function.Definitio
 		Summary: "The check script the pipelines' units and health checks run",
 		MarkdownDescription: "Returns the Python script every host of an `omni_pd_pipeline` keeps at its `check_script_path` " +
 			"(written by the same cloud-init document as `config_yaml` and the units). Its `preflight` is each unit's main " +
-			"process: it checks the machine against the plan and then execs `vllm` in its place. `ready` and `smoke` are " +
+			"process (with `container`, the container's command): it checks the machine against the plan and then execs `vllm` in its place, " +
+			"or, given `--registration` (where the pipeline's `registration_path` is not null), a launcher that imports the pipeline " +
+			"registration and runs vllm-omni's CLI in the same process. `ready` and `smoke` are " +
 			"`health.readiness_command` and `health.smoke_command`. It needs only Python's standard library. The script is " +
 			"the same for every pipeline a provider version plans, and each pipeline's `id` changes when it does.",
 		Return: function.StringReturn{},

@@ -81,7 +81,7 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators:          []validator.String{stringvalidator.OneOf("stage_args", "stages")},
 		},
 		"pipeline": schema.StringAttribute{
-			MarkdownDescription: "The top-level `pipeline:` key of a `stages` output, which is how that dialect turns PD on: the name of your own Python module, which registers a PD pipeline under that name with vllm-omni's `register_pipeline()`, the PD flags in its stages' `extras` (the plan warns that PD depends on it). On a release with a pipeline registry (0.24.0 on) every process imports it before vllm-omni's CLI runs, from `registration_path` (beside the check script) or else Python's path, and refuses to start when it registers no prefill-decode pair. Setting it implies `format = \"stages\"`; it is an error with `stage_args` output. Default: on a release that loads only the `stages` dialect, the registration the plan writes (`registration`); no release registers a PD pipeline itself, so elsewhere a `stages` output needs it.",
+			MarkdownDescription: "The top-level `pipeline:` key of a `stages` output, which is how that dialect turns PD on: the name of your own Python module, which registers a PD pipeline under that name with vllm-omni's `register_pipeline()`, the PD flags in its stages' `extras` (the plan warns that PD depends on it). On a release with a pipeline registry (0.24.0 on) every process imports it before vllm-omni's CLI runs, from `registration_path` (beside the check script) or else Python's path (with `container`, write it to `registration_path`, which every container mounts), and refuses to start when it registers no prefill-decode pair. Setting it implies `format = \"stages\"`; it is an error with `stage_args` output. Default: on a release that loads only the `stages` dialect, the registration the plan writes (`registration`); no release registers a PD pipeline itself, so elsewhere a `stages` output needs it.",
 			Optional:            true,
 			Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[A-Za-z0-9_.-]+$`), "must be a pipeline key: letters, digits, '_', '.', '-'")},
 		},
@@ -180,16 +180,16 @@ func pipelineInputAttributes() map[string]schema.Attribute {
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		},
 		"systemd": schema.SingleNestedAttribute{
-			MarkdownDescription: "How each process runs as a systemd service (`systemd_unit`, with each stage's `launches[*].processes[*].systemd_dropin`). Every field has a default. The units run sandboxed, and every path they are given is judged against their sandbox: one they read (`config_path`, a local `model`, `vllm_path`, `python_path`, a stage's `model` or `tokenizer`) under `/home`, `/root` or `/run/user` (`ProtectHome=yes`) or `/tmp` or `/var/tmp` (`PrivateTmp=yes`) is refused, and so is a `cache_dir` there or in `/dev/shm` (`RemoveIPC=yes`); `environment_file`, which systemd reads before the sandbox is set up, may be anywhere.",
+			MarkdownDescription: "How each process runs as a systemd service (`systemd_unit`, with each stage's `launches[*].processes[*].systemd_dropin`). Every field has a default. On a host install the units run sandboxed, and every path they are given is judged against their sandbox: one they read (`config_path`, a local `model`, `vllm_path`, `python_path`, a stage's `model` or `tokenizer`) under `/home`, `/root` or `/run/user` (`ProtectHome=yes`) or `/tmp` or `/var/tmp` (`PrivateTmp=yes`) is refused, and so is a `cache_dir` there or in `/dev/shm` (`RemoveIPC=yes`); `environment_file`, which systemd reads before the sandbox is set up, may be anywhere.",
 			Optional:            true,
 			Attributes: map[string]schema.Attribute{
 				"user": schema.StringAttribute{
-					MarkdownDescription: "The system account the processes run as, with its primary group. Default: `" + pipeline.DefaultServiceUser + "`. Create it on the machine; `root` is refused.",
+					MarkdownDescription: "The system account the processes run as, with its primary group. Default: `" + pipeline.DefaultServiceUser + "`. Create it on the machine; `root` is refused. Unused with `container` (a warning): those units run the runtime's client as root.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},
 				"cache_dir": schema.StringAttribute{
-					MarkdownDescription: "The model cache, `HF_HOME` (and `HOME`, for the Triton and torch compile caches): the one directory the processes write besides `/dev/shm`. Default: `" + pipeline.DefaultCacheDir + "`, which systemd creates owned by `user` (`CacheDirectory=`); any other path must exist, writable by `user`. The processes write it, so it must not hold `/etc/systemd/system` or `check_script_path`, which they could then rewrite; the deploy config and the environment file may lie in it.",
+					MarkdownDescription: "The model cache, `HF_HOME` (and `HOME`, for the Triton and torch compile caches): the one directory the processes write besides `/dev/shm`. Default: `" + pipeline.DefaultCacheDir + "`, which systemd creates (`CacheDirectory=`) owned by the account the units run as: `user`, or root with `container`; any other path must exist, writable by that account. The processes write it, so it must not hold `/etc/systemd/system` or `check_script_path`, which they could then rewrite; the deploy config and the environment file may lie in it.",
 					Optional:            true,
 					Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 				},

@@ -177,7 +177,7 @@ func registrationSection(presets []preset) string {
 		"name, `omni_pd_` and the start of its SHA-256, which the config's `pipeline:` names; the config also says "+
 		"`async_chunk: false`, since the pipeline has no async-chunk processor, and the pair's ids are adjacent, since "+
 		"the orchestrator hands a request from stage s to s+1. With `pipeline` set, your module of that name is "+
-		"imported instead, from `registration_path` or else Python's path.\n\n", firstWritingRegistration(), g.StageType, g.PDFlags, g.Signature)
+		"imported instead, from `registration_path` or else Python's path (with `container`, write it to `registration_path`, which every container mounts).\n\n", firstWritingRegistration(), g.StageType, g.PDFlags, g.Signature)
 	s.w("Each unit's preflight, once its checks pass, execs its Python with a launcher (`python -c`) instead of "+
 		"`vllm`: it imports `%s`, then the module, checks that `%s` then holds the pipeline with one prefill and "+
 		"one decode stage in its stages' `%s`, decode's id the prefill's plus one, and runs `%s.main()` in that "+

@@ -1,7 +1,9 @@
 # A vllm-omni prefill-decode pipeline for one cluster, and one cloud-init
-# document per machine that brings it up: the deploy config, one systemd
-# unit per process the machine runs, and the account they run as. One
-# machine or several, it is the same path: launches has one entry per host.
+# document per machine that brings it up: the deploy config, the check
+# script, the pipeline registration where the plan writes one, the template
+# unit with a drop-in per process the machine runs, and the account the
+# units run as on a host install (unused with a container). One machine or
+# several, it is the same path: launches has one entry per host.
 
 resource "omni_pd_pipeline" "this" {
   model          = var.model
@@ -48,7 +50,9 @@ locals {
   # machine's address, or "local" when the pipeline names no host.
   user_data_by_host = {
     for l in omni_pd_pipeline.this.launches : l.host => "#cloud-config\n${yamlencode({
-      # The account the units run as; "default" keeps the image's own user.
+      # The account the units run as on a host install (with a container they
+      # run the runtime's client as root, and it is unused); "default" keeps
+      # the image's own user.
       users = ["default", {
         name   = var.service_user
         system = true

@@ -1,5 +1,5 @@
 output "id" {
-  description = "Content hash of the deploy config; use it to replace machines when the config changes."
+  description = "Content hash of what the machines run (the deploy config, the check script, the registration and the units); use it to replace machines when it changes."
   value       = omni_pd_pipeline.this.id
 }
 
@@ -29,7 +29,7 @@ output "user_data" {
 }
 
 output "user_data_by_host" {
-  description = "cloud-init document of each machine, by host: its deploy config, one systemd unit per process, and the units started."
+  description = "cloud-init document of each machine, by host: its deploy config, the check script, the pipeline registration where the plan writes one, the template unit and a drop-in per process, and the units started."
   value       = local.user_data_by_host
 }
 

@@ -64,6 +64,13 @@ locals {
 
 output "docker_scripts" {
   description = "One script per host, by host address: run the head's host's first."
+  # The containers run each process's argv as it is. Where the processes
+  # import a pipeline registration first (a release that loads only the
+  # stages dialect, or with `pipeline` set), argv alone cannot start.
+  precondition {
+    condition     = local.pd.registration_path == null
+    error_message = "This plan's processes import the pipeline registration at registration_path before vllm-omni's CLI runs, which argv alone cannot do. Write registration to registration_path on every host and start each process through the check script's preflight, whose words carry --registration (see processes on omni_pd_pipeline's page), or plan for a release that runs prefill-decode natively."
+  }
   value = { for l in local.pd.launches : l.host => join("\n", concat(
     ["#!/bin/bash", "set -eu"],
     [for r in local.runs[l.host] : r.line if r.head],
