@@ -338,10 +338,10 @@ func launchInputsOf(spec Spec, d decisions) launchInputs {
 // configPath is config_path as given, or the default.
 func (s Spec) configPath() string { return firstNonEmpty(s.ConfigPath, DefaultConfigPath) }
 
-// contentID hashes what a machine runs: the config, the check script and
-// every unit file, so that an id change means the machines must change. A
-// NUL separates the parts; none of them can hold one. h holds the config
-// already.
+// contentID hashes what a machine runs: the config, the check script, the
+// pipeline registration and every unit file, so that an id change means
+// the machines must change. A NUL separates the parts; none of them can
+// hold one. h holds the config already.
 func contentID(h hash.Hash, res *Result) string {
 	write := func(s string) {
 		h.Write([]byte{0})
