@@ -4,42 +4,23 @@ import (
 	"fmt"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/attrpath"
 	"github.com/omnipd/terraform-provider-omni/internal/envvar"
 	"github.com/omnipd/terraform-provider-omni/internal/systemd"
 )
 
 // Step is one step of a Problem's path: a field name, or a list index when
 // Name is empty.
-type Step struct {
-	Name  string
-	Index int
-}
+type Step = attrpath.Step
 
 // Path locates the value a Problem concerns, by the names of a container
 // block's attributes (image, runtime, runtime_path, pull, gpus, mounts,
 // options) and, for the values the plan computes, of Spec's fields in the
 // same style (name, unit, host_gpus, env, pass_env, nofile, stop_timeout,
 // command).
-type Path []Step
-
-// String renders the path as Terraform prints one: mounts[1].target.
-func (p Path) String() string {
-	var b strings.Builder
-	for i, s := range p {
-		switch {
-		case s.Name == "":
-			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
-		case i > 0:
-			b.WriteString("." + s.Name)
-		default:
-			b.WriteString(s.Name)
-		}
-	}
-	return b.String()
-}
+type Path = attrpath.Path
 
 // attr is a path of one attribute, index and the key within the element
 // following when given: attr("mounts", 1, "target").

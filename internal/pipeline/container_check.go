@@ -14,15 +14,7 @@ var blockAttributes = map[string]bool{"image": true, "runtime": true, "runtime_p
 // containerAttr is the attribute of the container block at a path of
 // container.Check's.
 func containerAttr(p container.Path) Path {
-	out := AttrPath("container")
-	for _, s := range p {
-		if s.Name == "" {
-			out = out.Index(s.Index)
-		} else {
-			out = out.Attr(s.Name)
-		}
-	}
-	return out
+	return append(AttrPath("container"), p...)
 }
 
 // checkContainer checks the container block before anything is planned,

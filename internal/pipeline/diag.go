@@ -2,9 +2,9 @@ package pipeline
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/omnipd/terraform-provider-omni/internal/attrpath"
 	"github.com/omnipd/terraform-provider-omni/internal/diagcode"
 )
 
@@ -18,50 +18,15 @@ const (
 	SeverityWarning
 )
 
-// Step is one step of an attribute path: an attribute (or object key) name,
-// or a list index when Name is empty.
-type Step struct {
-	Name  string
-	Index int
-}
+// Step is one step of an attribute path (attrpath.Step).
+type Step = attrpath.Step
 
-// Path locates the input a Diagnostic concerns, in the provider's schema.
-type Path []Step
+// Path locates the input a Diagnostic concerns, in the provider's schema
+// (attrpath.Path).
+type Path = attrpath.Path
 
 // AttrPath builds a path of attribute names.
-func AttrPath(names ...string) Path {
-	p := make(Path, len(names))
-	for i, n := range names {
-		p[i] = Step{Name: n}
-	}
-	return p
-}
-
-// Attr extends the path with an attribute name.
-func (p Path) Attr(name string) Path {
-	return append(p[:len(p):len(p)], Step{Name: name})
-}
-
-// Index extends the path with a list index.
-func (p Path) Index(i int) Path {
-	return append(p[:len(p):len(p)], Step{Index: i})
-}
-
-// String renders the path as Terraform prints one: prefill.devices[1].
-func (p Path) String() string {
-	var b strings.Builder
-	for i, s := range p {
-		switch {
-		case s.Name == "":
-			b.WriteString("[" + strconv.Itoa(s.Index) + "]")
-		case i > 0:
-			b.WriteString("." + s.Name)
-		default:
-			b.WriteString(s.Name)
-		}
-	}
-	return b.String()
-}
+func AttrPath(names ...string) Path { return attrpath.Of(names...) }
 
 // Diagnostic is one problem found while planning.
 type Diagnostic struct {
