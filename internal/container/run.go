@@ -173,18 +173,6 @@ func ExecStart(s Spec) (string, error) {
 	return commandLine(s.RuntimePath, append(runWords(s), words(s.Command...)...))
 }
 
-// ExecStartWith is ExecStart with command, a command line already quoted
-// for systemd, in place of s.Command: a unit whose command carries
-// specifiers (%i) or variables ($NAME) for systemd to expand, as a
-// template's does, runs it in the container unchanged.
-func ExecStartWith(s Spec, command string) (string, error) {
-	line, err := commandLine(s.RuntimePath, runWords(s))
-	if err != nil {
-		return "", err
-	}
-	return line + " " + command, nil
-}
-
 // commandLine renders an executable and its words as a systemd command
 // line.
 func commandLine(executable string, ws []word) (string, error) {

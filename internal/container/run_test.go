@@ -230,23 +230,6 @@ func TestExecStartReadsBack(t *testing.T) {
 	}
 }
 
-// A command line already written for systemd follows the image as it is.
-func TestExecStartWith(t *testing.T) {
-	s := stage(Podman, CDI, true)
-	full, err := ExecStart(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	with, err := ExecStartWith(s, "/usr/bin/python3 $OMNI_PD_CHECKS --stage-id %i")
-	if err != nil {
-		t.Fatal(err)
-	}
-	image := " " + DefaultImage("0.24.0") + " "
-	if prefix := full[:strings.Index(full, image)+len(image)]; with != prefix+"/usr/bin/python3 $OMNI_PD_CHECKS --stage-id %i" {
-		t.Errorf("got %s\nwant the run line up to the image, then the command line", with)
-	}
-}
-
 // A word systemd cannot carry is an error, not a unit that fails to load.
 func TestExecStartRefuses(t *testing.T) {
 	for _, s := range []Spec{
@@ -269,17 +252,6 @@ func TestNameFor(t *testing.T) {
 	} {
 		if got := NameFor(unit); got != want || !containerName.MatchString(got) {
 			t.Errorf("NameFor(%q) = %q, want %q", unit, got, want)
-		}
-	}
-}
-
-func TestExitStatuses(t *testing.T) {
-	if got := NoRestartStatuses(78, 127); !slices.Equal(got, []int{78, 126, 127}) {
-		t.Errorf("NoRestartStatuses(78, 127) = %v", got)
-	}
-	for _, s := range RestartStatuses() {
-		if slices.Contains(NoRestartStatuses(78), s) {
-			t.Errorf("%d both restarts and does not", s)
 		}
 	}
 }

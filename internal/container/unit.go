@@ -1,7 +1,6 @@
 package container
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -140,30 +139,16 @@ func argv(executable string, ws []word) []string {
 // reference, "Exit Status"); any other status is the container's command's.
 const (
 	// ExitRuntimeError is the runtime's own error: among others a pull
-	// that failed, which a later start may not.
+	// that failed, which a later start may not, so a unit restarts after
+	// it. (Under --init the init runs the command: a command the image
+	// lacks ends the init with its own status, 1 with podman 4.3.1's
+	// catatonit, which restarts too.)
 	ExitRuntimeError = 125
 	// ExitCannotInvoke is a command the image holds but cannot execute.
 	ExitCannotInvoke = 126
 	// ExitNotFound is a command the image does not hold.
 	ExitNotFound = 127
 )
-
-// NoRestartStatuses are the statuses after which a container's unit must
-// not restart, ascending: the command's own that say the machine or the
-// image is unlike the plan (the preflight's), and the runtime's for a
-// command the image cannot run, which a restart would meet again. Under
-// --init the init runs the command: a command the image lacks then ends
-// the init with its own status (1 with podman's catatonit, measured with
-// podman 4.3.1), which restarts.
-func NoRestartStatuses(command ...int) []int {
-	s := append(slices.Clone(command), ExitCannotInvoke, ExitNotFound)
-	slices.Sort(s)
-	return slices.Compact(s)
-}
-
-// RestartStatuses are the runtime's statuses after which a container's
-// unit should restart: its own error, a failed pull among them.
-func RestartStatuses() []int { return []int{ExitRuntimeError} }
 
 // NameFor is the container name for a unit: its name without the
 // .service suffix, with "-" for each character a container name cannot

@@ -352,3 +352,31 @@ func TestContainerUnitsMakeTheCache(t *testing.T) {
 		}
 	}
 }
+
+// A container unit does not restart after the preflight's status or the
+// runtime's for a command the image cannot run (a restart would meet them
+// again), and does restart after the runtime's own error, such as a pull
+// that failed.
+func TestContainerUnitsRestartPolicy(t *testing.T) {
+	res := mustPlan(t, Spec{Model: seedModel, Container: &ContainerSpec{Runtime: "podman"}})
+	var prevented []int
+	for _, line := range strings.Split(res.SystemdUnit.Content, "\n") {
+		if v, ok := strings.CutPrefix(line, "RestartPreventExitStatus="); ok {
+			for _, w := range strings.Fields(v) {
+				n, err := strconv.Atoi(w)
+				if err != nil {
+					t.Fatalf("RestartPreventExitStatus=%s", v)
+				}
+				prevented = append(prevented, n)
+			}
+		}
+	}
+	for _, s := range []int{PreflightExit, container.ExitCannotInvoke, container.ExitNotFound} {
+		if !slices.Contains(prevented, s) {
+			t.Errorf("status %d restarts the unit; prevented: %v", s, prevented)
+		}
+	}
+	if slices.Contains(prevented, container.ExitRuntimeError) {
+		t.Errorf("the runtime's own error %d does not restart the unit; prevented: %v", container.ExitRuntimeError, prevented)
+	}
+}
